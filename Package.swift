@@ -1,0 +1,65 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "cafconv",
+    products: [
+        .executable(name: "cafconv", targets: ["cafconv"]),
+        .library(name: "CAFKit", targets: ["CAFKit"]),
+        .library(name: "WAVEKit", targets: ["WAVEKit"]),
+        .library(name: "Conversion", targets: ["Conversion"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        // libsndfile, found with pkg-config; no logic here.
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]
+        ),
+        // The only target that sees C types from libsndfile.
+        .target(name: "SndFile", dependencies: ["CSndFile"], swiftSettings: strict),
+        // Byte cursor, byte sources and FourCC shared by the pure-Swift parsers.
+        .target(name: "BinaryIO", swiftSettings: strict),
+        // Core Audio Format model, parser, writer and validator (standard library only).
+        .target(name: "CAFKit", dependencies: ["BinaryIO"], swiftSettings: strict),
+        // RIFF/WAVE, RF64 and AIFF chunk reader for inspection (standard library only).
+        .target(name: "WAVEKit", dependencies: ["BinaryIO"], swiftSettings: strict),
+        // The conversion engine: plan, convert, verify, report. No terminal output.
+        .target(
+            name: "Conversion",
+            dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO"],
+            swiftSettings: strict
+        ),
+        // The command-line front end.
+        .executableTarget(
+            name: "cafconv",
+            dependencies: [
+                "Conversion", "CAFKit", "WAVEKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Fixture builders shared by the test targets (WAV writer, sample generators).
+        .target(name: "TestSupport", dependencies: ["BinaryIO"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"], swiftSettings: strict),
+        .testTarget(name: "CAFKitTests", dependencies: ["CAFKit", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "WAVEKitTests", dependencies: ["WAVEKit", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SndFileTests", dependencies: ["SndFile", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "ConversionTests",
+            dependencies: ["Conversion", "CAFKit", "WAVEKit", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "cafconvTests",
+            dependencies: ["cafconv", "CAFKit", "TestSupport"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,163 @@
+import BinaryIO
+
+/// A recoverable oddity the reader found and worked around.
+public struct CAFWarning: Equatable, Sendable, CustomStringConvertible {
+    /// The absolute byte offset the warning is about.
+    public var offset: UInt64
+    /// One sentence: what was found and what the reader did about it.
+    public var message: String
+
+    /// Creates a warning.
+    public init(at offset: UInt64, _ message: String) {
+        self.offset = offset
+        self.message = message
+    }
+
+    public var description: String { "at byte \(offset): \(message)" }
+}
+
+/// A CAF file as the tolerant reader sees it: the chunk table, the audio description and where
+/// the audio is. Reading costs O(chunks): audio bytes are never loaded.
+public struct CAFFile: Sendable {
+    /// The size of the file header (`caff`, version, flags).
+    public static let headerSize: UInt64 = 8
+
+    /// The file version from the header (1 for every CAF file so far).
+    public var version: UInt16
+    /// The file flags from the header (0).
+    public var flags: UInt16
+    /// Every chunk in file order.
+    public var chunks: [ChunkHeader]
+    /// The audio description from the first `desc` chunk.
+    public var description: AudioDescription
+    /// The edit count from the start of the `data` chunk.
+    public var editCount: UInt32
+    /// The absolute offset of the first audio byte (after the edit count).
+    public var audioOffset: UInt64
+    /// The number of audio bytes the reader uses (clamped to the file).
+    public var audioBytes: UInt64
+    /// Recoverable problems, in file order.
+    public var warnings: [CAFWarning]
+    /// The file length when it was read.
+    public var fileLength: UInt64
+
+    /// The `data` chunk entry.
+    public var dataChunk: ChunkHeader? { chunks.first { $0.type == .data } }
+
+    /// The number of whole frames of linear PCM audio, or `nil` for other formats.
+    public var linearPCMFrames: UInt64? {
+        guard let bytesPerFrame = description.bytesPerFrame else { return nil }
+        return audioBytes / UInt64(bytesPerFrame)
+    }
+
+    /// Reads the header and chunk table of the CAF file in `source`.
+    public init(reading source: some ByteSource) throws(CAFError) {
+        let length = source.length
+        fileLength = length
+        var header: ByteCursor
+        do { header = try source.cursor(at: 0, count: Int(Self.headerSize)) } catch {
+            throw CAFError.from(error, reading: "the file header")
+        }
+        guard header.remaining >= 4 else {
+            throw CAFError(.truncated, at: 0, "file is \(length) bytes long, too short for a CAF header")
+        }
+        do {
+            let type = try header.readFourCC()
+            guard type == .caff else { throw CAFError(.notCAF(found: type), at: 0, "file type is '\(type)', not 'caff'") }
+            version = try header.readUInt16(.big)
+            flags = try header.readUInt16(.big)
+        } catch let error as CAFError {
+            throw error
+        } catch let error as ByteError {
+            throw CAFError.from(error, reading: "the file header")
+        } catch {
+            throw CAFError(.io, at: 0, "\(error)")
+        }
+        guard version == 1 else {
+            throw CAFError(.unsupportedVersion(version), at: 4, "file version is \(version), expected 1")
+        }
+
+        var warnings: [CAFWarning] = []
+        var chunks: [ChunkHeader] = []
+        var offset = Self.headerSize
+        while offset < length {
+            let left = length - offset
+            if left < ChunkHeader.size {
+                warnings.append(CAFWarning(at: offset, "\(left) stray bytes after the last chunk"))
+                break
+            }
+            var cursor: ByteCursor
+            do { cursor = try source.cursor(at: offset, count: Int(ChunkHeader.size)) } catch {
+                throw CAFError.from(error, reading: "chunk header")
+            }
+            let type: FourCC
+            let declared: Int64
+            do {
+                type = try cursor.readFourCC()
+                declared = try cursor.readInt64(.big)
+            } catch {
+                throw CAFError.from(error, reading: "chunk header")
+            }
+            let available = left - ChunkHeader.size
+            var size: UInt64
+            if declared == -1 && type == .data {
+                size = available
+            } else if declared < 0 {
+                throw CAFError(.malformedChunk(type), at: offset,
+                               "chunk '\(type)' declares a negative size (\(declared))")
+            } else if UInt64(declared) > available {
+                warnings.append(CAFWarning(at: offset,
+                    "chunk '\(type)' declares \(declared) bytes but only \(available) remain in the file; clamped"))
+                size = available
+            } else {
+                size = UInt64(declared)
+            }
+            chunks.append(ChunkHeader(type: type, offset: offset, declaredSize: declared, size: size))
+            offset += ChunkHeader.size + size
+            if declared == -1 { break }
+        }
+        if chunks.count > 0, let last = chunks.last, last.type == .data, last.declaredSize >= 0 {
+            let trailing = length - last.end
+            if trailing == 4 {
+                warnings.append(CAFWarning(at: last.end,
+                    "4 bytes follow the last 'data' chunk: its size seems to leave out the 4-byte edit count"))
+            }
+        }
+        self.chunks = chunks
+
+        guard let descChunk = chunks.first(where: { $0.type == .desc }) else {
+            throw CAFError(.missingDescription, at: Self.headerSize, "no 'desc' chunk")
+        }
+        guard descChunk.size >= UInt64(AudioDescription.size) else {
+            throw CAFError(.malformedChunk(.desc), at: descChunk.offset,
+                           "'desc' chunk is \(descChunk.size) bytes, expected \(AudioDescription.size)")
+        }
+        do {
+            var body = try source.cursor(at: descChunk.bodyOffset, count: AudioDescription.size)
+            description = try AudioDescription(parsing: &body)
+        } catch {
+            throw CAFError.from(error, reading: "'desc' chunk")
+        }
+        if descChunk.size > UInt64(AudioDescription.size) {
+            warnings.append(CAFWarning(at: descChunk.offset,
+                "'desc' chunk is \(descChunk.size) bytes, longer than \(AudioDescription.size); extra bytes ignored"))
+        }
+
+        guard let dataChunk = chunks.first(where: { $0.type == .data }) else {
+            throw CAFError(.missingData, at: offset, "no 'data' chunk")
+        }
+        guard dataChunk.size >= 4 else {
+            throw CAFError(.malformedChunk(.data), at: dataChunk.offset,
+                           "'data' chunk is \(dataChunk.size) bytes, too short for its 4-byte edit count")
+        }
+        do {
+            var body = try source.cursor(at: dataChunk.bodyOffset, count: 4)
+            editCount = try body.readUInt32(.big)
+        } catch {
+            throw CAFError.from(error, reading: "'data' chunk")
+        }
+        audioOffset = dataChunk.bodyOffset + 4
+        audioBytes = dataChunk.size - 4
+        self.warnings = warnings
+    }
+}

@@ -1,0 +1,175 @@
+import BinaryIO
+
+/// One broken rule: which rule, where, what was expected and what was found.
+public struct CAFDiagnostic: Equatable, Sendable, CustomStringConvertible {
+    /// A short stable name of the rule, such as `desc-first` or `byte-order`.
+    public var rule: String
+    /// The chunk the rule is about, if any.
+    public var chunk: FourCC?
+    /// The absolute byte offset the rule is about.
+    public var offset: UInt64
+    /// What the rule or the user asked for.
+    public var expected: String
+    /// What the file holds.
+    public var found: String
+
+    /// Creates a diagnostic.
+    public init(rule: String, chunk: FourCC? = nil, offset: UInt64, expected: String, found: String) {
+        self.rule = rule
+        self.chunk = chunk
+        self.offset = offset
+        self.expected = expected
+        self.found = found
+    }
+
+    /// `rule: expected X, found Y (chunk 'desc' at byte 8)`.
+    public var description: String {
+        let place = chunk.map { "chunk '\($0)' at byte \(offset)" } ?? "at byte \(offset)"
+        return "\(rule): expected \(expected), found \(found) (\(place))"
+    }
+}
+
+/// What a caller expects of a file beyond the spec rules; `nil` fields are not checked.
+public struct CAFExpectations: Equatable, Sendable {
+    /// The format ID (`lpcm`, `alac`, ...).
+    public var formatID: FourCC?
+    /// The byte order of linear PCM samples.
+    public var byteOrder: ByteOrder?
+    /// Bits per channel.
+    public var bitsPerChannel: UInt32?
+    /// Whether linear PCM samples are floats.
+    public var isFloat: Bool?
+    /// Channels per frame.
+    public var channels: UInt32?
+    /// Frames per second.
+    public var sampleRate: Double?
+    /// The number of valid frames.
+    public var frames: UInt64?
+
+    /// Expectations with every field given or left out.
+    public init(formatID: FourCC? = nil, byteOrder: ByteOrder? = nil, bitsPerChannel: UInt32? = nil,
+                isFloat: Bool? = nil, channels: UInt32? = nil, sampleRate: Double? = nil, frames: UInt64? = nil) {
+        self.formatID = formatID
+        self.byteOrder = byteOrder
+        self.bitsPerChannel = bitsPerChannel
+        self.isFloat = isFloat
+        self.channels = channels
+        self.sampleRate = sampleRate
+        self.frames = frames
+    }
+}
+
+/// Judges a ``CAFFile`` against the rules of the CAF specification and against expectations.
+public enum CAFValidator {
+    /// Every broken rule, in file order of the chunks they concern; empty when the file is valid.
+    public static func validate(_ file: CAFFile, expecting expected: CAFExpectations = CAFExpectations()) -> [CAFDiagnostic] {
+        var problems = structuralProblems(file)
+        problems += expectationProblems(file, expected)
+        return problems
+    }
+
+    static func structuralProblems(_ file: CAFFile) -> [CAFDiagnostic] {
+        var problems: [CAFDiagnostic] = []
+        let chunks = file.chunks
+        if let first = chunks.first, first.type != .desc {
+            problems.append(CAFDiagnostic(rule: "desc-first", chunk: first.type, offset: first.offset,
+                                          expected: "'desc' as the first chunk", found: "'\(first.type)'"))
+        }
+        for chunk in chunks where chunk.type == .desc && chunk.size != UInt64(AudioDescription.size) {
+            problems.append(CAFDiagnostic(rule: "desc-size", chunk: .desc, offset: chunk.offset,
+                                          expected: "\(AudioDescription.size) bytes", found: "\(chunk.size) bytes"))
+        }
+        let descCount = chunks.filter { $0.type == .desc }.count
+        if descCount > 1, let second = chunks.filter({ $0.type == .desc }).dropFirst().first {
+            problems.append(CAFDiagnostic(rule: "one-desc", chunk: .desc, offset: second.offset,
+                                          expected: "exactly one 'desc' chunk", found: "\(descCount)"))
+        }
+        let dataChunks = chunks.filter { $0.type == .data }
+        if dataChunks.count != 1, let extra = dataChunks.dropFirst().first {
+            problems.append(CAFDiagnostic(rule: "one-data", chunk: .data, offset: extra.offset,
+                                          expected: "exactly one 'data' chunk", found: "\(dataChunks.count)"))
+        }
+        for (index, chunk) in chunks.enumerated() {
+            if chunk.declaredSize == -1 {
+                if chunk.type != .data || index != chunks.count - 1 {
+                    problems.append(CAFDiagnostic(rule: "size-minus-one", chunk: chunk.type, offset: chunk.offset,
+                                                  expected: "size -1 only on a last 'data' chunk",
+                                                  found: "size -1 on '\(chunk.type)'"))
+                }
+            } else if chunk.declaredSize >= 0, UInt64(chunk.declaredSize) != chunk.size {
+                problems.append(CAFDiagnostic(rule: "chunk-within-file", chunk: chunk.type, offset: chunk.offset,
+                                              expected: "\(chunk.declaredSize) bytes within the file",
+                                              found: "\(chunk.size) bytes before the end of the file"))
+            }
+        }
+        if let last = chunks.last, last.end < file.fileLength {
+            problems.append(CAFDiagnostic(rule: "file-ends-with-chunk", chunk: nil, offset: last.end,
+                                          expected: "the file to end at byte \(last.end), where its last chunk ends",
+                                          found: "\(file.fileLength - last.end) more bytes"))
+        }
+        let desc = file.description
+        let descOffset = chunks.first { $0.type == .desc }?.offset ?? CAFFile.headerSize
+        if !(desc.sampleRate.isFinite && desc.sampleRate > 0) {
+            problems.append(CAFDiagnostic(rule: "sample-rate", chunk: .desc, offset: descOffset,
+                                          expected: "a finite positive sample rate", found: "\(desc.sampleRate)"))
+        }
+        if desc.channelsPerFrame == 0 {
+            problems.append(CAFDiagnostic(rule: "channels", chunk: .desc, offset: descOffset,
+                                          expected: "at least 1 channel", found: "0"))
+        }
+        if desc.isLinearPCM {
+            let bits = desc.bitsPerChannel
+            let validBits: [UInt32] = desc.isFloat ? [32, 64] : [8, 16, 24, 32]
+            if !validBits.contains(bits) {
+                problems.append(CAFDiagnostic(rule: "lpcm-bits", chunk: .desc, offset: descOffset,
+                                              expected: desc.isFloat ? "32 or 64 bits" : "8, 16, 24 or 32 bits",
+                                              found: "\(bits) bits"))
+            }
+            if desc.framesPerPacket != 1 {
+                problems.append(CAFDiagnostic(rule: "lpcm-frames-per-packet", chunk: .desc, offset: descOffset,
+                                              expected: "1 frame per packet", found: "\(desc.framesPerPacket)"))
+            }
+            let packet = desc.channelsPerFrame * ((bits + 7) / 8)
+            if desc.bytesPerPacket != packet {
+                problems.append(CAFDiagnostic(rule: "lpcm-bytes-per-packet", chunk: .desc, offset: descOffset,
+                                              expected: "\(packet) bytes per packet (channels x bytes per sample)",
+                                              found: "\(desc.bytesPerPacket)"))
+            }
+            if desc.bytesPerPacket > 0, file.audioBytes % UInt64(desc.bytesPerPacket) != 0,
+               let data = file.dataChunk {
+                problems.append(CAFDiagnostic(rule: "whole-frames", chunk: .data, offset: data.offset,
+                                              expected: "a multiple of \(desc.bytesPerPacket) audio bytes",
+                                              found: "\(file.audioBytes) bytes"))
+            }
+        } else if desc.bitsPerChannel != 0, desc.formatID != .alac {
+            problems.append(CAFDiagnostic(rule: "compressed-bits", chunk: .desc, offset: descOffset,
+                                          expected: "0 bits per channel for '\(desc.formatID)'",
+                                          found: "\(desc.bitsPerChannel)"))
+        }
+        return problems
+    }
+
+    static func expectationProblems(_ file: CAFFile, _ expected: CAFExpectations) -> [CAFDiagnostic] {
+        var problems: [CAFDiagnostic] = []
+        let desc = file.description
+        let at = file.chunks.first { $0.type == .desc }?.offset ?? CAFFile.headerSize
+        func check(_ rule: String, _ want: String?, _ have: String) {
+            if let want, want != have {
+                problems.append(CAFDiagnostic(rule: rule, chunk: .desc, offset: at, expected: want, found: have))
+            }
+        }
+        check("format", expected.formatID.map { "'\($0)'" }, "'\(desc.formatID)'")
+        if let order = expected.byteOrder, desc.isLinearPCM, desc.bitsPerChannel > 8 || desc.isFloat {
+            check("byte-order", order.rawValue, desc.byteOrder?.rawValue ?? "none")
+        }
+        check("bits", expected.bitsPerChannel.map(String.init), String(desc.bitsPerChannel))
+        check("float", expected.isFloat.map { $0 ? "float" : "integer" }, desc.isFloat ? "float" : "integer")
+        check("channels", expected.channels.map(String.init), String(desc.channelsPerFrame))
+        check("sample-rate", expected.sampleRate.map { "\($0)" }, "\(desc.sampleRate)")
+        if let frames = expected.frames, let found = file.linearPCMFrames, frames != found {
+            problems.append(CAFDiagnostic(rule: "frames", chunk: .data, offset: file.dataChunk?.offset ?? 0,
+                                          expected: "\(frames) frames", found: "\(found) frames"))
+        }
+        return problems
+    }
+}

@@ -1,0 +1,95 @@
+import BinaryIO
+
+/// The `fmt ` chunk of a WAVE file, including the WAVE_FORMAT_EXTENSIBLE fields.
+public struct WAVEFormat: Equatable, Sendable {
+    /// `WAVE_FORMAT_PCM`.
+    public static let pcm: UInt16 = 0x0001
+    /// `WAVE_FORMAT_IEEE_FLOAT`.
+    public static let ieeeFloat: UInt16 = 0x0003
+    /// `WAVE_FORMAT_ALAW`.
+    public static let aLaw: UInt16 = 0x0006
+    /// `WAVE_FORMAT_MULAW`.
+    public static let muLaw: UInt16 = 0x0007
+    /// `WAVE_FORMAT_EXTENSIBLE`.
+    public static let extensible: UInt16 = 0xFFFE
+
+    /// The format tag as written.
+    public var formatTag: UInt16
+    /// Channels.
+    public var channels: UInt16
+    /// Frames per second.
+    public var sampleRate: UInt32
+    /// Average bytes per second.
+    public var byteRate: UInt32
+    /// Bytes per frame.
+    public var blockAlign: UInt16
+    /// Bits per sample (the container size).
+    public var bitsPerSample: UInt16
+    /// The size of the extension, when the chunk has one.
+    public var extensionSize: UInt16?
+    /// Valid bits per sample (WAVE_FORMAT_EXTENSIBLE).
+    public var validBitsPerSample: UInt16?
+    /// Speaker positions (WAVE_FORMAT_EXTENSIBLE).
+    public var channelMask: UInt32?
+    /// The sub-format GUID as 16 bytes (WAVE_FORMAT_EXTENSIBLE).
+    public var subFormat: [UInt8]?
+
+    /// The effective format tag: the sub-format's first two bytes for WAVE_FORMAT_EXTENSIBLE.
+    public var effectiveTag: UInt16 {
+        if formatTag == Self.extensible, let guid = subFormat, guid.count == 16 {
+            return UInt16(guid[0]) | UInt16(guid[1]) << 8
+        }
+        return formatTag
+    }
+
+    /// Whether the samples are linear PCM (integer or float).
+    public var isLinearPCM: Bool { effectiveTag == Self.pcm || effectiveTag == Self.ieeeFloat }
+    /// Whether the samples are IEEE floats.
+    public var isFloat: Bool { effectiveTag == Self.ieeeFloat }
+
+    /// Parses the chunk body; `order` is `.big` only for RIFX files.
+    public init(parsing cursor: inout ByteCursor, order: ByteOrder = .little) throws(ByteError) {
+        formatTag = try cursor.readUInt16(order)
+        channels = try cursor.readUInt16(order)
+        sampleRate = try cursor.readUInt32(order)
+        byteRate = try cursor.readUInt32(order)
+        blockAlign = try cursor.readUInt16(order)
+        bitsPerSample = try cursor.readUInt16(order)
+        if cursor.remaining >= 2 {
+            let size = try cursor.readUInt16(order)
+            extensionSize = size
+            if formatTag == Self.extensible, size >= 22, cursor.remaining >= 22 {
+                validBitsPerSample = try cursor.readUInt16(order)
+                channelMask = try cursor.readUInt32(order)
+                subFormat = try cursor.readBytes(16)
+            }
+        }
+    }
+
+    /// The name of the encoding: "PCM", "IEEE float", "IMA ADPCM", ... or the tag in hex.
+    public var encodingName: String {
+        switch effectiveTag {
+        case Self.pcm: return "PCM"
+        case Self.ieeeFloat: return "IEEE float"
+        case Self.aLaw: return "A-law"
+        case Self.muLaw: return "µ-law"
+        case 0x0002: return "Microsoft ADPCM"
+        case 0x0011: return "IMA ADPCM"
+        case 0x0031: return "GSM 6.10"
+        case 0x0055: return "MPEG Layer 3"
+        case 0x0050: return "MPEG"
+        case 0x0092: return "Dolby AC-3 SPDIF"
+        case 0x0161, 0x0162, 0x0163: return "Windows Media Audio"
+        case 0xF1AC: return "FLAC"
+        default:
+            let digits = Array("0123456789ABCDEF")
+            var text = ""
+            var value = effectiveTag
+            for _ in 0..<4 {
+                text.insert(digits[Int(value & 0xF)], at: text.startIndex)
+                value >>= 4
+            }
+            return "format tag 0x" + text
+        }
+    }
+}
