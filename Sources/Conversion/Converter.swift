@@ -1,0 +1,259 @@
+import BinaryIO
+import CAFKit
+import SndFile
+import WAVEKit
+
+/// Options that decide what a conversion writes.
+public struct ConversionOptions: Sendable, Equatable {
+    /// `-d`: the output data format; `nil` keeps the source's format where CAF can hold it.
+    public var dataFormat: DataFormat?
+    /// `--endian`: the output byte order; `nil` means the `-d` prefix, else little-endian.
+    public var endian: EndianChoice?
+    /// `-j`: how many files to convert at once.
+    public var jobs: Int
+    /// Samples (all channels) moved per block; bounds memory per job.
+    public var blockSamples: Int
+
+    /// Creates options; `jobs` defaults to the number of processors.
+    public init(dataFormat: DataFormat? = nil, endian: EndianChoice? = nil, jobs: Int? = nil, blockSamples: Int = 1 << 16) {
+        self.dataFormat = dataFormat
+        self.endian = endian
+        self.jobs = max(1, jobs ?? FileSystem.processorCount)
+        self.blockSamples = max(1, blockSamples)
+    }
+
+    /// Checks that the options agree with each other.
+    public func validate() throws(UsageError) {
+        if let fromFormat = dataFormat?.byteOrder, let endian, endian == .little || endian == .big,
+           fromFormat.rawValue != endian.rawValue {
+            throw UsageError("-d \(dataFormat?.text ?? "") asks for \(fromFormat.rawValue)-endian samples but --endian asks for \(endian.rawValue)")
+        }
+        if dataFormat?.byteOrder != nil, let endian, endian == .native || endian == .source {
+            throw UsageError("-d \(dataFormat?.text ?? "") already names a byte order; drop --endian \(endian.rawValue)")
+        }
+    }
+}
+
+/// How samples travel from the reader to the writer.
+enum SampleRoute: Equatable {
+    /// Integer in, integer out: libsndfile's left-justified 32-bit ints, exact.
+    case integers
+    /// Float in, float out: doubles, exact.
+    case floats
+    /// Integer in, float out: a sample of N bits `s` becomes `s / 2^(N-1)`.
+    case integersToFloats
+    /// Float in, integer out: `x * 2^(bits-1)`, rounded to nearest, clipped to the integer range.
+    case floatsToIntegers(bits: Int)
+
+    init(from source: Encoding, to target: Encoding) {
+        switch (source.isFloat, target.isFloat) {
+        case (true, true): self = .floats
+        case (false, true): self = .integersToFloats
+        case (true, false): self = .floatsToIntegers(bits: target.bits ?? 16)
+        case (false, false): self = .integers
+        }
+    }
+}
+
+/// Converts one job: read with libsndfile, write a temporary CAF with libsndfile, check it with
+/// CAFKit, then rename it into place. Any failure leaves nothing at the output path.
+enum Converter {
+    static func convert(_ job: Job, options: ConversionOptions, sequence: Int) -> FileResult {
+        let started = FileSystem.now()
+        var result = FileResult(input: job.input, output: job.output, status: .failed)
+        let temporary = FileSystem.joined(FileSystem.directoryName(job.output),
+                                          ".\(FileSystem.baseName(job.output)).cafconv-\(FileSystem.processID)-\(sequence).tmp")
+        var created = false
+        do {
+            let wave: WAVEFile
+            do {
+                wave = try WAVEFile(reading: try FileByteSource(path: job.input))
+            } catch let error as WAVEError {
+                throw ConversionError(error.message)
+            } catch let error as ByteError {
+                throw ConversionError(error.description)
+            }
+            result.warnings = wave.warnings.map(\.message)
+
+            let reader: SoundFile
+            do { reader = try SoundFile.open(readingFrom: job.input) } catch {
+                throw ConversionError("libsndfile cannot read it: \(error.message)")
+            }
+            let source = reader.info
+            let target = TargetFormat.resolve(source: source.encoding, sourceOrder: wave.byteOrder,
+                                              dataFormat: options.dataFormat, endian: options.endian)
+            result.formatIn = formatCode(source.encoding, wave.byteOrder)
+            result.formatOut = target.description
+            result.channels = source.channels
+            result.sampleRate = source.sampleRate
+
+            try FileSystem.makeDirectories(FileSystem.directoryName(job.output))
+            let descriptor = try FileSystem.createExclusive(temporary)
+            created = true
+            let outInfo = SoundInfo(sampleRate: source.sampleRate, channels: source.channels, major: .caf,
+                                    encoding: target.encoding,
+                                    endianness: target.byteOrder == .little ? .little : .big)
+            let writer: SoundFile
+            do {
+                writer = try SoundFile.create(descriptor: descriptor, path: temporary, info: outInfo)
+                try writer.setAddPeakChunk(false)
+                try writer.setNormalisation(false)
+                try reader.setNormalisation(false)
+                if let map = try reader.channelMap() { try? writer.setChannelMap(map) }
+            } catch {
+                throw ConversionError("libsndfile cannot write \(target) CAF: \(error.message)")
+            }
+            let frames: Int64
+            do {
+                frames = try pump(from: reader, to: writer, route: SampleRoute(from: source.encoding, to: target.encoding),
+                                  blockSamples: options.blockSamples)
+                try writer.close()
+                try reader.close()
+            } catch {
+                throw ConversionError("\(error.path == job.input ? "reading" : "writing") failed: \(error.message)")
+            }
+            if frames < source.frames {
+                result.warnings.append("the header declares \(source.frames) frames but only \(frames) could be read; converted \(frames)")
+            }
+            if frames == 0 {
+                result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
+            }
+            result.bytes = try finish(temporary, target: target, channels: source.channels,
+                                      sampleRate: source.sampleRate, frames: UInt64(frames))
+            result.frames = frames
+            try FileSystem.rename(temporary, job.output)
+            created = false
+            result.status = .converted
+        } catch {
+            result.reason = (error as? ConversionError)?.message ?? "\(error)"
+        }
+        if created { FileSystem.remove(temporary) }
+        result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
+        return result
+    }
+
+    /// Moves every frame through the route; returns the number of frames written.
+    static func pump(from reader: SoundFile, to writer: SoundFile, route: SampleRoute,
+                     blockSamples: Int) throws(SndFileError) -> Int64 {
+        let channels = max(reader.info.channels, 1)
+        let blockFrames = max(1, blockSamples / channels)
+        var total: Int64 = 0
+        switch route {
+        case .integers:
+            var buffer = [Int32](repeating: 0, count: blockFrames * channels)
+            while true {
+                let got = try buffer.withUnsafeMutableBufferPointer { b throws(SndFileError) in
+                    try reader.readFrames(into: b, frames: blockFrames)
+                }
+                if got == 0 { break }
+                try buffer.withUnsafeBufferPointer { b throws(SndFileError) in try writer.writeFrames(b, frames: got) }
+                total += Int64(got)
+            }
+        case .floats:
+            var buffer = [Double](repeating: 0, count: blockFrames * channels)
+            while true {
+                let got = try buffer.withUnsafeMutableBufferPointer { b throws(SndFileError) in
+                    try reader.readFrames(into: b, frames: blockFrames)
+                }
+                if got == 0 { break }
+                try buffer.withUnsafeBufferPointer { b throws(SndFileError) in try writer.writeFrames(b, frames: got) }
+                total += Int64(got)
+            }
+        case .integersToFloats:
+            var ints = [Int32](repeating: 0, count: blockFrames * channels)
+            var doubles = [Double](repeating: 0, count: blockFrames * channels)
+            while true {
+                let got = try ints.withUnsafeMutableBufferPointer { b throws(SndFileError) in
+                    try reader.readFrames(into: b, frames: blockFrames)
+                }
+                if got == 0 { break }
+                SampleScaling.integersToFloats(ints, into: &doubles, count: got * channels)
+                try doubles.withUnsafeBufferPointer { b throws(SndFileError) in try writer.writeFrames(b, frames: got) }
+                total += Int64(got)
+            }
+        case .floatsToIntegers(let bits):
+            var doubles = [Double](repeating: 0, count: blockFrames * channels)
+            var ints = [Int32](repeating: 0, count: blockFrames * channels)
+            while true {
+                let got = try doubles.withUnsafeMutableBufferPointer { b throws(SndFileError) in
+                    try reader.readFrames(into: b, frames: blockFrames)
+                }
+                if got == 0 { break }
+                SampleScaling.floatsToIntegers(doubles, into: &ints, count: got * channels, bits: bits)
+                try ints.withUnsafeBufferPointer { b throws(SndFileError) in try writer.writeFrames(b, frames: got) }
+                total += Int64(got)
+            }
+        }
+        return total
+    }
+
+    /// Trims libsndfile's stray pad byte, checks the file with CAFKit, and returns its size.
+    static func finish(_ path: String, target: TargetFormat, channels: Int, sampleRate: Int,
+                       frames: UInt64) throws(ConversionError) -> UInt64 {
+        var file = try readBack(path)
+        // libsndfile pads an odd-length last 'data' chunk with one byte; CAF has no pad bytes.
+        if let data = file.dataChunk, data == file.chunks.last, file.fileLength == data.end + 1 {
+            try FileSystem.truncate(path, to: data.end)
+            file = try readBack(path)
+        }
+        let problems = CAFValidator.validate(file, expecting: expectations(for: target, channels: channels,
+                                                                            sampleRate: sampleRate, frames: frames))
+        if let first = problems.first {
+            throw ConversionError("the written CAF failed verification: \(first)")
+        }
+        return file.fileLength
+    }
+
+    static func readBack(_ path: String) throws(ConversionError) -> CAFFile {
+        do {
+            return try CAFFile(reading: try FileByteSource(path: path))
+        } catch let error as CAFError {
+            throw ConversionError("the written CAF cannot be read back: \(error)")
+        } catch {
+            throw ConversionError("the written CAF cannot be read back: \(error)")
+        }
+    }
+
+    /// What the written file must say, derived from the target (not from libsndfile).
+    static func expectations(for target: TargetFormat, channels: Int, sampleRate: Int, frames: UInt64) -> CAFExpectations {
+        var expected = CAFExpectations(channels: UInt32(channels), sampleRate: Double(sampleRate))
+        switch target.encoding {
+        case .pcmS8, .pcm16, .pcm24, .pcm32, .float32, .float64:
+            expected.formatID = .lpcm
+            expected.bitsPerChannel = UInt32(target.encoding.bits ?? 0)
+            expected.isFloat = target.encoding.isFloat
+            expected.byteOrder = target.byteOrder
+            expected.frames = frames
+        case .ulaw: expected.formatID = .ulaw
+        case .alaw: expected.formatID = .alaw
+        case .alac16, .alac20, .alac24, .alac32: expected.formatID = .alac
+        default: break
+        }
+        return expected
+    }
+}
+
+/// The documented mapping between integer and float samples. Integers of N bits map to floats by
+/// dividing by 2^(N-1): full scale -2^(N-1) is exactly -1.0 and 2^(N-1)-1 is 1 - 2^-(N-1).
+/// Floats map back by multiplying by 2^(N-1), rounding to nearest (ties to even) and clipping.
+public enum SampleScaling {
+    /// Left-justified 32-bit integers to floats: `x / 2^31`, which is `s / 2^(N-1)` for an N-bit `s`.
+    public static func integersToFloats(_ source: [Int32], into target: inout [Double], count: Int) {
+        let scale = 1.0 / 2_147_483_648.0
+        for index in 0..<count { target[index] = Double(source[index]) * scale }
+    }
+
+    /// Floats to left-justified integers of `bits` bits: round(x * 2^(bits-1)), clipped, shifted left.
+    public static func floatsToIntegers(_ source: [Double], into target: inout [Int32], count: Int, bits: Int) {
+        let scale = Double(Int64(1) << (bits - 1))
+        let high = scale - 1
+        let low = -scale
+        let shift = Int32(32 - bits)
+        for index in 0..<count {
+            var value = (source[index] * scale).rounded(.toNearestOrEven)
+            if value.isNaN { value = 0 }
+            value = min(max(value, low), high)
+            target[index] = Int32(value) << shift
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import BinaryIO
+import SndFile
+
+/// A usage mistake in options (exit status 64), with a sentence saying what is wrong.
+public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong and how to fix it.
+    public var message: String
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The byte order asked for with `--endian`.
+public enum EndianChoice: String, Sendable, CaseIterable, Codable {
+    /// Little-endian, as Apple platforms expect (the default).
+    case little
+    /// Big-endian, the CAF default of libsndfile, ffmpeg and sox.
+    case big
+    /// The byte order of the machine running cafconv.
+    case native
+    /// The byte order of the input (little for RIFF WAV, big for RIFX).
+    case source
+
+    /// The concrete byte order for an input whose samples are in `sourceOrder`.
+    public func resolve(source sourceOrder: ByteOrder) -> ByteOrder {
+        switch self {
+        case .little: return .little
+        case .big: return .big
+        case .native: return .host
+        case .source: return sourceOrder
+        }
+    }
+}
+
+/// An output data format in afconvert's `-d` grammar: `[LE|BE]{I|F}bits` (`LEI16`, `BEF32`, `I8`),
+/// or a codec name (`ulaw`, `alaw`, `alac`).
+public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
+    /// What the samples become.
+    public enum Kind: Equatable, Sendable {
+        /// Linear PCM of the given bits, integer or float.
+        case linearPCM(bits: Int, isFloat: Bool)
+        /// G.711 µ-law.
+        case ulaw
+        /// G.711 A-law.
+        case alaw
+        /// Apple Lossless at the source's bit depth.
+        case alac
+    }
+
+    /// What the samples become.
+    public var kind: Kind
+    /// The byte order named by an `LE`/`BE` prefix, if any.
+    public var byteOrder: ByteOrder?
+    /// The text as given.
+    public var text: String
+
+    public var description: String { text }
+
+    /// The formats `-d` accepts, for help texts.
+    public static let examples = "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac"
+
+    /// Parses a `-d` value, or throws a usage error that says what is wrong.
+    public init(parsing text: String) throws(UsageError) {
+        self.text = text
+        var rest = Substring(text)
+        if let at = rest.firstIndex(of: "@") {
+            let rate = rest[rest.index(after: at)...]
+            throw UsageError("'\(text)': resampling (@\(rate)) is not supported; cafconv keeps the source's sample rate, so drop '@\(rate)'")
+        }
+        if rest.contains("/") || rest.contains("#") {
+            throw UsageError("'\(text)': format flags ('/') and frames per packet ('#') are not supported; use one of \(Self.examples)")
+        }
+        switch rest.lowercased() {
+        case "ulaw":
+            kind = .ulaw
+            byteOrder = nil
+            return
+        case "alaw":
+            kind = .alaw
+            byteOrder = nil
+            return
+        case "alac":
+            kind = .alac
+            byteOrder = nil
+            return
+        case "aac", "aacl", "aach", "ima4", "opus", "flac", "mp3", "ilbc", "ac-3":
+            throw UsageError("'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(Self.examples)")
+        default:
+            break
+        }
+        var order: ByteOrder?
+        if rest.hasPrefix("LE") {
+            order = .little
+            rest = rest.dropFirst(2)
+        } else if rest.hasPrefix("BE") {
+            order = .big
+            rest = rest.dropFirst(2)
+        }
+        let isFloat: Bool
+        if rest.hasPrefix("UI") {
+            throw UsageError("'\(text)': CAF linear PCM is signed; use I8 (unsigned 8-bit sources become signed with the same waveform)")
+        } else if rest.hasPrefix("I") {
+            isFloat = false
+        } else if rest.hasPrefix("F") {
+            isFloat = true
+        } else {
+            throw UsageError("'\(text)' is not a data format; use one of \(Self.examples)")
+        }
+        rest = rest.dropFirst()
+        guard let bits = Int(rest) else {
+            throw UsageError("'\(text)': expected a bit depth after '\(isFloat ? "F" : "I")'; use one of \(Self.examples)")
+        }
+        let allowed = isFloat ? [32, 64] : [8, 16, 24, 32]
+        guard allowed.contains(bits) else {
+            let list = allowed.map(String.init).joined(separator: ", ")
+            throw UsageError("'\(text)': \(isFloat ? "float" : "integer") samples can be \(list) bits, not \(bits)")
+        }
+        kind = .linearPCM(bits: bits, isFloat: isFloat)
+        byteOrder = order
+    }
+}
+
+/// What a conversion writes: the sample encoding and, for multi-byte PCM, its byte order.
+public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
+    /// The libsndfile encoding of the output.
+    public var encoding: Encoding
+    /// The byte order of the output samples.
+    public var byteOrder: ByteOrder
+
+    /// Creates a target.
+    public init(encoding: Encoding, byteOrder: ByteOrder) {
+        self.encoding = encoding
+        self.byteOrder = byteOrder
+    }
+
+    /// The afconvert-style name: `LEI16`, `BEF32`, `I8`, `ulaw`, `alac` (16-bit)...
+    public var description: String { formatCode(encoding, byteOrder) }
+
+    /// Picks the output format for a source, following the options.
+    ///
+    /// Without `-d`, the source's sample format is kept when CAF can hold it; unsigned 8-bit
+    /// becomes signed 8-bit, and encodings CAF cannot hold (ADPCM, GSM 6.10, ...) become 16-bit.
+    public static func resolve(source: Encoding, sourceOrder: ByteOrder, dataFormat: DataFormat?,
+                               endian: EndianChoice?) -> TargetFormat {
+        let order = dataFormat?.byteOrder ?? (endian ?? .little).resolve(source: sourceOrder)
+        let encoding: Encoding
+        switch dataFormat?.kind {
+        case .linearPCM(let bits, let isFloat)?:
+            if isFloat {
+                encoding = bits == 64 ? .float64 : .float32
+            } else {
+                encoding = [8: Encoding.pcmS8, 16: .pcm16, 24: .pcm24][bits] ?? .pcm32
+            }
+        case .ulaw?: encoding = .ulaw
+        case .alaw?: encoding = .alaw
+        case .alac?:
+            switch source {
+            case .pcm24, .alac24, .float32, .float64: encoding = .alac24
+            case .pcm32, .alac32: encoding = .alac32
+            case .alac20: encoding = .alac20
+            default: encoding = .alac16
+            }
+        case nil:
+            switch source {
+            case .pcmU8, .pcmS8: encoding = .pcmS8
+            case .pcm16, .pcm24, .pcm32, .float32, .float64, .ulaw, .alaw: encoding = source
+            default: encoding = .pcm16
+            }
+        }
+        return TargetFormat(encoding: encoding, byteOrder: order)
+    }
+}
+
+/// The afconvert-style code of an encoding: `LEI16`, `BEF64`, `I8`, `ulaw`, `alac16`, `ima-adpcm`...
+public func formatCode(_ encoding: Encoding, _ order: ByteOrder) -> String {
+    let prefix = order == .little ? "LE" : "BE"
+    switch encoding {
+    case .pcmS8: return "I8"
+    case .pcmU8: return "UI8"
+    case .pcm16: return prefix + "I16"
+    case .pcm24: return prefix + "I24"
+    case .pcm32: return prefix + "I32"
+    case .float32: return prefix + "F32"
+    case .float64: return prefix + "F64"
+    case .ulaw: return "ulaw"
+    case .alaw: return "alaw"
+    case .alac16: return "alac16"
+    case .alac20: return "alac20"
+    case .alac24: return "alac24"
+    case .alac32: return "alac32"
+    case .imaADPCM: return "ima-adpcm"
+    case .msADPCM: return "ms-adpcm"
+    case .gsm610: return "gsm610"
+    case .other: return encoding.description
+    }
+}

@@ -1,0 +1,122 @@
+/// One file to convert: where it comes from and where its CAF goes.
+public struct Job: Equatable, Sendable {
+    /// The input path as found (a given path, or a folder path joined with the relative path).
+    public var input: String
+    /// The output path.
+    public var output: String
+
+    /// Creates a job.
+    public init(input: String, output: String) {
+        self.input = input
+        self.output = output
+    }
+}
+
+/// Turns command-line inputs into jobs: walks folders, mirrors trees, and refuses plans that would
+/// overwrite an input or write two inputs to one output.
+public enum Planner {
+    /// The jobs to run, and results for inputs that failed before any conversion (missing,
+    /// unreadable folder, output clash), in input order.
+    public struct Plan: Sendable {
+        /// Jobs in a stable order: inputs as given, folder contents sorted by name.
+        public var jobs: [Job]
+        /// Inputs that cannot be converted at all, with the reason.
+        public var failures: [FileResult]
+    }
+
+    /// Whether a file name is picked up from a folder: `*.wav` or `*.wave`, in any case.
+    public static func isWAVName(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return (lower.hasSuffix(".wav") || lower.hasSuffix(".wave")) && !name.hasPrefix(".")
+    }
+
+    /// Plans the conversion of `inputs` into `output` (a file or folder; `nil` writes beside inputs).
+    public static func plan(inputs: [String], output: String?) -> Plan {
+        var jobs: [Job] = []
+        var failures: [FileResult] = []
+        let singleFile = inputs.count == 1 && FileSystem.kind(of: inputs[0]) == .file
+        let outputIsFolder: Bool = {
+            guard let output else { return false }
+            if !singleFile { return true }
+            return output.hasSuffix("/") || FileSystem.kind(of: output) == .directory
+        }()
+        let outputIdentity = output.flatMap { FileSystem.identity(of: $0) }
+
+        for input in inputs {
+            switch FileSystem.kind(of: input) {
+            case .missing:
+                failures.append(.failed(input, reason: "no such file or folder"))
+            case .other:
+                failures.append(.failed(input, reason: "not a regular file or folder"))
+            case .file:
+                let name = FileSystem.stem(FileSystem.baseName(input)) + ".caf"
+                let target: String
+                if let output {
+                    target = outputIsFolder ? FileSystem.joined(output, name) : output
+                } else {
+                    target = FileSystem.joined(FileSystem.directoryName(input), name)
+                }
+                jobs.append(Job(input: input, output: target))
+            case .directory:
+                var visited: Set<FileSystem.Identity> = []
+                walk(folder: input, relative: "", output: output, skip: outputIdentity, visited: &visited,
+                     jobs: &jobs, failures: &failures)
+            }
+        }
+        return refuseClashes(jobs: jobs, failures: failures, inputs: inputs)
+    }
+
+    private static func walk(folder: String, relative: String, output: String?, skip: FileSystem.Identity?,
+                             visited: inout Set<FileSystem.Identity>, jobs: inout [Job], failures: inout [FileResult]) {
+        guard let identity = FileSystem.identity(of: folder), visited.insert(identity).inserted else { return }
+        let names: [String]
+        do { names = try FileSystem.entries(of: folder) } catch {
+            failures.append(.failed(folder, reason: error.message))
+            return
+        }
+        for name in names {
+            let path = FileSystem.joined(folder, name)
+            let childRelative = relative.isEmpty ? name : relative + "/" + name
+            switch FileSystem.kind(of: path) {
+            case .directory:
+                if let skip, FileSystem.identity(of: path) == skip { continue }
+                walk(folder: path, relative: childRelative, output: output, skip: skip, visited: &visited,
+                     jobs: &jobs, failures: &failures)
+            case .file where isWAVName(name):
+                let outName = FileSystem.stem(childRelative) + ".caf"
+                let target = output.map { FileSystem.joined($0, outName) }
+                    ?? FileSystem.joined(folder, FileSystem.stem(name) + ".caf")
+                jobs.append(Job(input: path, output: target))
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Refuses jobs whose output is an input, or the output of an earlier job.
+    private static func refuseClashes(jobs: [Job], failures: [FileResult], inputs: [String]) -> Plan {
+        var kept: [Job] = []
+        var failures = failures
+        var outputs: [String: String] = [:]
+        var inputIdentities: Set<FileSystem.Identity> = []
+        for job in jobs {
+            if let identity = FileSystem.identity(of: job.input) { inputIdentities.insert(identity) }
+        }
+        for job in jobs {
+            if job.output == job.input
+                || FileSystem.identity(of: job.output).map({ inputIdentities.contains($0) }) == true {
+                failures.append(.failed(job.input, output: job.output,
+                                        reason: "the output path \(job.output) is an input; refusing to overwrite it"))
+                continue
+            }
+            if let earlier = outputs[job.output] {
+                failures.append(.failed(job.input, output: job.output,
+                                        reason: "\(earlier) is also converted to \(job.output); rename one of them"))
+                continue
+            }
+            outputs[job.output] = job.input
+            kept.append(job)
+        }
+        return Plan(jobs: kept, failures: failures)
+    }
+}

@@ -1,0 +1,106 @@
+/// What happened to one input.
+public struct FileResult: Equatable, Sendable, Codable {
+    /// How a file ended.
+    public enum Status: String, Sendable, Codable {
+        case converted
+        case upToDate = "up-to-date"
+        case failed
+        case skipped
+    }
+
+    /// The input path.
+    public var input: String
+    /// The output path, when one was planned.
+    public var output: String?
+    /// How it ended.
+    public var status: Status
+    /// Why it failed or was skipped.
+    public var reason: String?
+    /// Recoverable problems found in the input and what was done about them.
+    public var warnings: [String]
+    /// The input's format, afconvert-style (`LEI24`, `UI8`, `ima-adpcm`...).
+    public var formatIn: String?
+    /// The output's format, afconvert-style (`LEI16`, `BEF32`, `alac24`...).
+    public var formatOut: String?
+    /// Channels.
+    public var channels: Int?
+    /// Frames per second.
+    public var sampleRate: Int?
+    /// Frames written.
+    public var frames: Int64?
+    /// Bytes of the output file.
+    public var bytes: UInt64?
+    /// Wall time spent on this file.
+    public var milliseconds: Double?
+
+    /// Creates a result.
+    public init(input: String, output: String? = nil, status: Status, reason: String? = nil, warnings: [String] = [],
+                formatIn: String? = nil, formatOut: String? = nil, channels: Int? = nil, sampleRate: Int? = nil,
+                frames: Int64? = nil, bytes: UInt64? = nil, milliseconds: Double? = nil) {
+        self.input = input
+        self.output = output
+        self.status = status
+        self.reason = reason
+        self.warnings = warnings
+        self.formatIn = formatIn
+        self.formatOut = formatOut
+        self.channels = channels
+        self.sampleRate = sampleRate
+        self.frames = frames
+        self.bytes = bytes
+        self.milliseconds = milliseconds
+    }
+
+    /// A failure with its reason.
+    public static func failed(_ input: String, output: String? = nil, reason: String) -> FileResult {
+        FileResult(input: input, output: output, status: .failed, reason: reason)
+    }
+}
+
+/// Counts over a whole run.
+public struct Totals: Equatable, Sendable, Codable {
+    /// Files converted.
+    public var converted = 0
+    /// Files already up to date.
+    public var upToDate = 0
+    /// Files that failed.
+    public var failed = 0
+    /// Files skipped.
+    public var skipped = 0
+    /// Bytes written.
+    public var bytes: UInt64 = 0
+    /// Wall time of the run.
+    public var milliseconds: Double = 0
+
+    /// Empty totals.
+    public init() {}
+}
+
+/// The result of a whole run: one record per input, in plan order, and the totals.
+public struct ConversionReport: Equatable, Sendable, Codable {
+    /// One record per input.
+    public var files: [FileResult]
+    /// Sums over `files`.
+    public var totals: Totals
+
+    /// Builds a report and its totals.
+    public init(files: [FileResult], milliseconds: Double) {
+        self.files = files
+        var totals = Totals()
+        for file in files {
+            switch file.status {
+            case .converted:
+                totals.converted += 1
+                totals.bytes += file.bytes ?? 0
+            case .upToDate: totals.upToDate += 1
+            case .failed: totals.failed += 1
+            case .skipped: totals.skipped += 1
+            }
+        }
+        totals.milliseconds = milliseconds
+        self.totals = totals
+    }
+
+    /// Whether every input converted or was up to date.
+    public var succeeded: Bool { totals.failed == 0 }
+}
