@@ -118,6 +118,11 @@ enum Converter {
             if frames == 0 {
                 result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
             }
+            if target.encoding.bits != nil, !target.encoding.isLinearPCM {
+                // CAFKit does not decode ALAC: prove the lossless claim by decoding it with libsndfile.
+                try checkLossless(source: job.input, output: temporary, sourceEncoding: source.encoding,
+                                  target: target.encoding, blockSamples: options.blockSamples)
+            }
             result.bytes = try finish(temporary, target: target, channels: source.channels,
                                       sampleRate: source.sampleRate, frames: UInt64(frames))
             result.frames = frames
@@ -185,6 +190,55 @@ enum Converter {
             }
         }
         return total
+    }
+
+    /// Decodes `output` and `source` side by side and throws at the first sample that differs
+    /// (after the same integer/float mapping the conversion used).
+    static func checkLossless(source: String, output: String, sourceEncoding: Encoding, target: Encoding,
+                              blockSamples: Int) throws(ConversionError) {
+        do {
+            let original = try SoundFile.open(readingFrom: source)
+            let written = try SoundFile.open(readingFrom: output)
+            try original.setNormalisation(false)
+            try written.setNormalisation(false)
+            let channels = max(original.info.channels, 1)
+            let blockFrames = max(1, blockSamples / channels)
+            var expected = [Int32](repeating: 0, count: blockFrames * channels)
+            var doubles = [Double](repeating: 0, count: sourceEncoding.isFloat ? blockFrames * channels : 0)
+            var found = [Int32](repeating: 0, count: blockFrames * channels)
+            var frame: Int64 = 0
+            while true {
+                let got: Int
+                if sourceEncoding.isFloat {
+                    got = try doubles.withUnsafeMutableBufferPointer { b throws(SndFileError) in
+                        try original.readFrames(into: b, frames: blockFrames)
+                    }
+                    SampleScaling.floatsToIntegers(doubles, into: &expected, count: got * channels, bits: target.bits ?? 24)
+                } else {
+                    got = try expected.withUnsafeMutableBufferPointer { b throws(SndFileError) in
+                        try original.readFrames(into: b, frames: blockFrames)
+                    }
+                }
+                let back = try found.withUnsafeMutableBufferPointer { b throws(SndFileError) in
+                    try written.readFrames(into: b, frames: blockFrames)
+                }
+                if back != got {
+                    throw ConversionError("the written \(target) holds \(frame + Int64(back)) frames, expected \(frame + Int64(got))")
+                }
+                if got == 0 { return }
+                // Compare at the target's precision: a 16-bit ALAC of an 8-bit source holds the same values.
+                let drop = Int32(32 - (target.bits ?? 32))
+                for index in 0..<got * channels where expected[index] >> drop != found[index] >> drop {
+                    throw ConversionError(
+                        "libsndfile's \(target) encoder did not reproduce the audio (frame \(frame + Int64(index / channels)), channel \(index % channels + 1)); this audio cannot be stored as ALAC by libsndfile \(SoundFile.libraryVersion), use a PCM format")
+                }
+                frame += Int64(got)
+            }
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw ConversionError("cannot check the written \(target): \(error)")
+        }
     }
 
     /// Trims libsndfile's stray pad byte, checks the file with CAFKit, and returns its size.

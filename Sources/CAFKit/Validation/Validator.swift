@@ -141,7 +141,9 @@ public enum CAFValidator {
                                               expected: "a multiple of \(desc.bytesPerPacket) audio bytes",
                                               found: "\(file.audioBytes) bytes"))
             }
-        } else if desc.bitsPerChannel != 0, desc.formatID != .alac {
+        } else if desc.bitsPerChannel != 0, desc.formatID != .alac,
+                  !((desc.formatID == .ulaw || desc.formatID == .alaw) && desc.bitsPerChannel == 8) {
+            // G.711 carries one 8-bit code per channel; Core Audio describes it with 8 bits.
             problems.append(CAFDiagnostic(rule: "compressed-bits", chunk: .desc, offset: descOffset,
                                           expected: "0 bits per channel for '\(desc.formatID)'",
                                           found: "\(desc.bitsPerChannel)"))

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Paths of the repository and of the shared real-world corpus, found from this source file.
+public enum RepositoryPaths {
+    /// The repository root (the folder holding Package.swift).
+    public static var root: String {
+        let here = URL(fileURLWithPath: #filePath)
+        return here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    /// `../shared/corpus/real` beside the repository, or `nil` when it is absent.
+    public static var realCorpus: String? {
+        let path = URL(fileURLWithPath: root).deletingLastPathComponent()
+            .appendingPathComponent("shared/corpus/real").standardizedFileURL.path
+        return FileManager.default.fileExists(atPath: path + "/ORACLE.json") ? path : nil
+    }
+
+    /// The `ORACLE.json` of the real corpus, keyed by file name.
+    public static func oracle() throws -> [String: [String: Any]] {
+        guard let folder = realCorpus else { return [:] }
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/ORACLE.json"))
+        return (try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]]) ?? [:]
+    }
+
+    /// The built `cafconv` executable next to the test bundle.
+    public static var executable: String {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.path != "/" {
+            let candidate = url.deletingLastPathComponent().appendingPathComponent("cafconv")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            url = url.deletingLastPathComponent()
+        }
+        return root + "/.build/debug/cafconv"
+    }
+}
+
+/// The outcome of running a program.
+public struct ProcessResult: Sendable {
+    /// The exit status (or 128 + signal).
+    public var status: Int32
+    /// Everything written to stdout.
+    public var stdout: [UInt8]
+    /// Everything written to stderr, as text.
+    public var stderr: String
+    /// stdout as text.
+    public var text: String { String(decoding: stdout, as: UTF8.self) }
+}
+
+/// Runs `program` with `arguments` and waits for it.
+public func run(_ program: String, _ arguments: [String], currentDirectory: String? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let outData = ReadAll(out.fileHandleForReading)
+    let errData = ReadAll(err.fileHandleForReading)
+    outData.start()
+    errData.start()
+    process.waitUntilExit()
+    let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    return ProcessResult(status: status, stdout: [UInt8](outData.wait()),
+                         stderr: String(decoding: errData.wait(), as: UTF8.self))
+}
+
+/// Reads a pipe to its end on a background thread, so two pipes never deadlock.
+final class ReadAll: @unchecked Sendable {
+    private let handle: FileHandle
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+    init(_ handle: FileHandle) { self.handle = handle }
+    func start() {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
+
+/// The path of a program on `PATH`, or `nil` when it is not installed.
+public func which(_ name: String) -> String? {
+    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+        let candidate = "\(folder)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}
