@@ -39,8 +39,10 @@ public struct FourCC: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// The four bytes in file order.
     public var bytes: [UInt8] {
-        [UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16),
-         UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue)]
+        [
+            UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16),
+            UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue),
+        ]
     }
 
     /// The code as text; bytes outside printable ASCII are written as `\xNN`.

@@ -25,8 +25,11 @@ public struct ConversionOptions: Sendable, Equatable {
     /// Checks that the options agree with each other.
     public func validate() throws(UsageError) {
         if let fromFormat = dataFormat?.byteOrder, let endian, endian == .little || endian == .big,
-           fromFormat.rawValue != endian.rawValue {
-            throw UsageError("-d \(dataFormat?.text ?? "") asks for \(fromFormat.rawValue)-endian samples but --endian asks for \(endian.rawValue)")
+            fromFormat.rawValue != endian.rawValue
+        {
+            throw UsageError(
+                "-d \(dataFormat?.text ?? "") asks for \(fromFormat.rawValue)-endian samples but --endian asks for \(endian.rawValue)"
+            )
         }
         if dataFormat?.byteOrder != nil, let endian, endian == .native || endian == .source {
             throw UsageError("-d \(dataFormat?.text ?? "") already names a byte order; drop --endian \(endian.rawValue)")
@@ -61,8 +64,9 @@ enum Converter {
     static func convert(_ job: Job, options: ConversionOptions, sequence: Int) -> FileResult {
         let started = FileSystem.now()
         var result = FileResult(input: job.input, output: job.output, status: .failed)
-        let temporary = FileSystem.joined(FileSystem.directoryName(job.output),
-                                          ".\(FileSystem.baseName(job.output)).cafconv-\(FileSystem.processID)-\(sequence).tmp")
+        let temporary = FileSystem.joined(
+            FileSystem.directoryName(job.output),
+            ".\(FileSystem.baseName(job.output)).cafconv-\(FileSystem.processID)-\(sequence).tmp")
         var created = false
         do {
             let wave: WAVEFile
@@ -80,8 +84,9 @@ enum Converter {
                 throw ConversionError("libsndfile cannot read it: \(error.message)")
             }
             let source = reader.info
-            let target = TargetFormat.resolve(source: source.encoding, sourceOrder: wave.byteOrder,
-                                              dataFormat: options.dataFormat, endian: options.endian)
+            let target = TargetFormat.resolve(
+                source: source.encoding, sourceOrder: wave.byteOrder,
+                dataFormat: options.dataFormat, endian: options.endian)
             result.formatIn = formatCode(source.encoding, wave.byteOrder)
             result.formatOut = target.description
             result.channels = source.channels
@@ -90,9 +95,10 @@ enum Converter {
             try FileSystem.makeDirectories(FileSystem.directoryName(job.output))
             let descriptor = try FileSystem.createExclusive(temporary)
             created = true
-            let outInfo = SoundInfo(sampleRate: source.sampleRate, channels: source.channels, major: .caf,
-                                    encoding: target.encoding,
-                                    endianness: target.byteOrder == .little ? .little : .big)
+            let outInfo = SoundInfo(
+                sampleRate: source.sampleRate, channels: source.channels, major: .caf,
+                encoding: target.encoding,
+                endianness: target.byteOrder == .little ? .little : .big)
             let writer: SoundFile
             do {
                 writer = try SoundFile.create(descriptor: descriptor, path: temporary, info: outInfo)
@@ -105,26 +111,30 @@ enum Converter {
             }
             let frames: Int64
             do {
-                frames = try pump(from: reader, to: writer, route: SampleRoute(from: source.encoding, to: target.encoding),
-                                  blockSamples: options.blockSamples)
+                frames = try pump(
+                    from: reader, to: writer, route: SampleRoute(from: source.encoding, to: target.encoding),
+                    blockSamples: options.blockSamples)
                 try writer.close()
                 try reader.close()
             } catch {
                 throw ConversionError("\(error.path == job.input ? "reading" : "writing") failed: \(error.message)")
             }
             if frames < source.frames {
-                result.warnings.append("the header declares \(source.frames) frames but only \(frames) could be read; converted \(frames)")
+                result.warnings.append(
+                    "the header declares \(source.frames) frames but only \(frames) could be read; converted \(frames)")
             }
             if frames == 0 {
                 result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
             }
             if target.encoding.bits != nil, !target.encoding.isLinearPCM {
                 // CAFKit does not decode ALAC: prove the lossless claim by decoding it with libsndfile.
-                try checkLossless(source: job.input, output: temporary, sourceEncoding: source.encoding,
-                                  target: target.encoding, blockSamples: options.blockSamples)
+                try checkLossless(
+                    source: job.input, output: temporary, sourceEncoding: source.encoding,
+                    target: target.encoding, blockSamples: options.blockSamples)
             }
-            result.bytes = try finish(temporary, target: target, channels: source.channels,
-                                      sampleRate: source.sampleRate, frames: UInt64(frames))
+            result.bytes = try finish(
+                temporary, target: target, channels: source.channels,
+                sampleRate: source.sampleRate, frames: UInt64(frames))
             result.frames = frames
             try FileSystem.rename(temporary, job.output)
             created = false
@@ -138,8 +148,10 @@ enum Converter {
     }
 
     /// Moves every frame through the route; returns the number of frames written.
-    static func pump(from reader: SoundFile, to writer: SoundFile, route: SampleRoute,
-                     blockSamples: Int) throws(SndFileError) -> Int64 {
+    static func pump(
+        from reader: SoundFile, to writer: SoundFile, route: SampleRoute,
+        blockSamples: Int
+    ) throws(SndFileError) -> Int64 {
         let channels = max(reader.info.channels, 1)
         let blockFrames = max(1, blockSamples / channels)
         var total: Int64 = 0
@@ -194,8 +206,10 @@ enum Converter {
 
     /// Decodes `output` and `source` side by side and throws at the first sample that differs
     /// (after the same integer/float mapping the conversion used).
-    static func checkLossless(source: String, output: String, sourceEncoding: Encoding, target: Encoding,
-                              blockSamples: Int) throws(ConversionError) {
+    static func checkLossless(
+        source: String, output: String, sourceEncoding: Encoding, target: Encoding,
+        blockSamples: Int
+    ) throws(ConversionError) {
         do {
             let original = try SoundFile.open(readingFrom: source)
             let written = try SoundFile.open(readingFrom: output)
@@ -223,14 +237,16 @@ enum Converter {
                     try written.readFrames(into: b, frames: blockFrames)
                 }
                 if back != got {
-                    throw ConversionError("the written \(target) holds \(frame + Int64(back)) frames, expected \(frame + Int64(got))")
+                    throw ConversionError(
+                        "the written \(target) holds \(frame + Int64(back)) frames, expected \(frame + Int64(got))")
                 }
                 if got == 0 { return }
                 // Compare at the target's precision: a 16-bit ALAC of an 8-bit source holds the same values.
                 let drop = Int32(32 - (target.bits ?? 32))
                 for index in 0..<got * channels where expected[index] >> drop != found[index] >> drop {
                     throw ConversionError(
-                        "libsndfile's \(target) encoder did not reproduce the audio (frame \(frame + Int64(index / channels)), channel \(index % channels + 1)); this audio cannot be stored as ALAC by libsndfile \(SoundFile.libraryVersion), use a PCM format")
+                        "libsndfile's \(target) encoder did not reproduce the audio (frame \(frame + Int64(index / channels)), channel \(index % channels + 1)); this audio cannot be stored as ALAC by libsndfile \(SoundFile.libraryVersion), use a PCM format"
+                    )
                 }
                 frame += Int64(got)
             }
@@ -242,16 +258,21 @@ enum Converter {
     }
 
     /// Trims libsndfile's stray pad byte, checks the file with CAFKit, and returns its size.
-    static func finish(_ path: String, target: TargetFormat, channels: Int, sampleRate: Int,
-                       frames: UInt64) throws(ConversionError) -> UInt64 {
+    static func finish(
+        _ path: String, target: TargetFormat, channels: Int, sampleRate: Int,
+        frames: UInt64
+    ) throws(ConversionError) -> UInt64 {
         var file = try readBack(path)
         // libsndfile pads an odd-length last 'data' chunk with one byte; CAF has no pad bytes.
         if let data = file.dataChunk, data == file.chunks.last, file.fileLength == data.end + 1 {
             try FileSystem.truncate(path, to: data.end)
             file = try readBack(path)
         }
-        let problems = CAFValidator.validate(file, expecting: expectations(for: target, channels: channels,
-                                                                            sampleRate: sampleRate, frames: frames))
+        let problems = CAFValidator.validate(
+            file,
+            expecting: expectations(
+                for: target, channels: channels,
+                sampleRate: sampleRate, frames: frames))
         if let first = problems.first {
             throw ConversionError("the written CAF failed verification: \(first)")
         }

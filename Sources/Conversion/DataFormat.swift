@@ -65,10 +65,12 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         var rest = Substring(text)
         if let at = rest.firstIndex(of: "@") {
             let rate = rest[rest.index(after: at)...]
-            throw UsageError("'\(text)': resampling (@\(rate)) is not supported; cafconv keeps the source's sample rate, so drop '@\(rate)'")
+            throw UsageError(
+                "'\(text)': resampling (@\(rate)) is not supported; cafconv keeps the source's sample rate, so drop '@\(rate)'")
         }
         if rest.contains("/") || rest.contains("#") {
-            throw UsageError("'\(text)': format flags ('/') and frames per packet ('#') are not supported; use one of \(Self.examples)")
+            throw UsageError(
+                "'\(text)': format flags ('/') and frames per packet ('#') are not supported; use one of \(Self.examples)")
         }
         switch rest.lowercased() {
         case "ulaw":
@@ -84,7 +86,9 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
             byteOrder = nil
             return
         case "aac", "aacl", "aach", "ima4", "opus", "flac", "mp3", "ilbc", "ac-3":
-            throw UsageError("'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(Self.examples)")
+            throw UsageError(
+                "'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(Self.examples)"
+            )
         default:
             break
         }
@@ -98,7 +102,8 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         }
         let isFloat: Bool
         if rest.hasPrefix("UI") {
-            throw UsageError("'\(text)': CAF linear PCM is signed; use I8 (unsigned 8-bit sources become signed with the same waveform)")
+            throw UsageError(
+                "'\(text)': CAF linear PCM is signed; use I8 (unsigned 8-bit sources become signed with the same waveform)")
         } else if rest.hasPrefix("I") {
             isFloat = false
         } else if rest.hasPrefix("F") {
@@ -140,8 +145,10 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
     ///
     /// Without `-d`, the source's sample format is kept when CAF can hold it; unsigned 8-bit
     /// becomes signed 8-bit, and encodings CAF cannot hold (ADPCM, GSM 6.10, ...) become 16-bit.
-    public static func resolve(source: Encoding, sourceOrder: ByteOrder, dataFormat: DataFormat?,
-                               endian: EndianChoice?) -> TargetFormat {
+    public static func resolve(
+        source: Encoding, sourceOrder: ByteOrder, dataFormat: DataFormat?,
+        endian: EndianChoice?
+    ) -> TargetFormat {
         let order = dataFormat?.byteOrder ?? (endian ?? .little).resolve(source: sourceOrder)
         let encoding: Encoding
         switch dataFormat?.kind {

@@ -5,8 +5,10 @@ import Synchronization
 public enum Engine {
     /// Converts `inputs` into `output` (a file, a folder, or `nil` for beside each input).
     /// `progress` is called once per finished file, from worker threads.
-    public static func convert(inputs: [String], output: String?, options: ConversionOptions,
-                               progress: (@Sendable (FileResult) -> Void)? = nil) -> ConversionReport {
+    public static func convert(
+        inputs: [String], output: String?, options: ConversionOptions,
+        progress: (@Sendable (FileResult) -> Void)? = nil
+    ) -> ConversionReport {
         let started = FileSystem.now()
         let plan = Planner.plan(inputs: inputs, output: output)
         for failure in plan.failures { progress?(failure) }
@@ -29,7 +31,8 @@ public enum Engine {
             }
         }
         let finished = results.withLock { $0.compactMap { $0 } }
-        return ConversionReport(files: plan.failures + finished,
-                                milliseconds: Double(FileSystem.now() - started) / 1_000_000)
+        return ConversionReport(
+            files: plan.failures + finished,
+            milliseconds: Double(FileSystem.now() - started) / 1_000_000)
     }
 }

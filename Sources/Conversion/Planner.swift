@@ -59,15 +59,18 @@ public enum Planner {
                 jobs.append(Job(input: input, output: target))
             case .directory:
                 var visited: Set<FileSystem.Identity> = []
-                walk(folder: input, relative: "", output: output, skip: outputIdentity, visited: &visited,
-                     jobs: &jobs, failures: &failures)
+                walk(
+                    folder: input, relative: "", output: output, skip: outputIdentity, visited: &visited,
+                    jobs: &jobs, failures: &failures)
             }
         }
         return refuseClashes(jobs: jobs, failures: failures, inputs: inputs)
     }
 
-    private static func walk(folder: String, relative: String, output: String?, skip: FileSystem.Identity?,
-                             visited: inout Set<FileSystem.Identity>, jobs: inout [Job], failures: inout [FileResult]) {
+    private static func walk(
+        folder: String, relative: String, output: String?, skip: FileSystem.Identity?,
+        visited: inout Set<FileSystem.Identity>, jobs: inout [Job], failures: inout [FileResult]
+    ) {
         guard let identity = FileSystem.identity(of: folder), visited.insert(identity).inserted else { return }
         let names: [String]
         do { names = try FileSystem.entries(of: folder) } catch {
@@ -80,11 +83,13 @@ public enum Planner {
             switch FileSystem.kind(of: path) {
             case .directory:
                 if let skip, FileSystem.identity(of: path) == skip { continue }
-                walk(folder: path, relative: childRelative, output: output, skip: skip, visited: &visited,
-                     jobs: &jobs, failures: &failures)
+                walk(
+                    folder: path, relative: childRelative, output: output, skip: skip, visited: &visited,
+                    jobs: &jobs, failures: &failures)
             case .file where isWAVName(name):
                 let outName = FileSystem.stem(childRelative) + ".caf"
-                let target = output.map { FileSystem.joined($0, outName) }
+                let target =
+                    output.map { FileSystem.joined($0, outName) }
                     ?? FileSystem.joined(folder, FileSystem.stem(name) + ".caf")
                 jobs.append(Job(input: path, output: target))
             default:
@@ -104,14 +109,19 @@ public enum Planner {
         }
         for job in jobs {
             if job.output == job.input
-                || FileSystem.identity(of: job.output).map({ inputIdentities.contains($0) }) == true {
-                failures.append(.failed(job.input, output: job.output,
-                                        reason: "the output path \(job.output) is an input; refusing to overwrite it"))
+                || FileSystem.identity(of: job.output).map({ inputIdentities.contains($0) }) == true
+            {
+                failures.append(
+                    .failed(
+                        job.input, output: job.output,
+                        reason: "the output path \(job.output) is an input; refusing to overwrite it"))
                 continue
             }
             if let earlier = outputs[job.output] {
-                failures.append(.failed(job.input, output: job.output,
-                                        reason: "\(earlier) is also converted to \(job.output); rename one of them"))
+                failures.append(
+                    .failed(
+                        job.input, output: job.output,
+                        reason: "\(earlier) is also converted to \(job.output); rename one of them"))
                 continue
             }
             outputs[job.output] = job.input

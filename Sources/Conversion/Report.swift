@@ -34,9 +34,11 @@ public struct FileResult: Equatable, Sendable, Codable {
     public var milliseconds: Double?
 
     /// Creates a result.
-    public init(input: String, output: String? = nil, status: Status, reason: String? = nil, warnings: [String] = [],
-                formatIn: String? = nil, formatOut: String? = nil, channels: Int? = nil, sampleRate: Int? = nil,
-                frames: Int64? = nil, bytes: UInt64? = nil, milliseconds: Double? = nil) {
+    public init(
+        input: String, output: String? = nil, status: Status, reason: String? = nil, warnings: [String] = [],
+        formatIn: String? = nil, formatOut: String? = nil, channels: Int? = nil, sampleRate: Int? = nil,
+        frames: Int64? = nil, bytes: UInt64? = nil, milliseconds: Double? = nil
+    ) {
         self.input = input
         self.output = output
         self.status = status

@@ -2,11 +2,11 @@ internal import CSndFile
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An error from libsndfile, with its message and the path it concerns.
@@ -192,8 +192,10 @@ public struct SoundInfo: Equatable, Sendable {
     public var endianness: Endianness
 
     /// Creates a description for a file to be written.
-    public init(frames: Int64 = 0, sampleRate: Int, channels: Int, major: MajorFormat, encoding: Encoding,
-                endianness: Endianness) {
+    public init(
+        frames: Int64 = 0, sampleRate: Int, channels: Int, major: MajorFormat, encoding: Encoding,
+        endianness: Endianness
+    ) {
         self.frames = frames
         self.sampleRate = sampleRate
         self.channels = channels
@@ -263,7 +265,8 @@ public final class SoundFile {
         var raw = info.raw
         guard sf_format_check(&raw) != 0 else {
             Glibc.close(descriptor)
-            throw SndFileError(path: path, message: "libsndfile cannot write \(info.encoding) (\(info.endianness)) in this container")
+            throw SndFileError(
+                path: path, message: "libsndfile cannot write \(info.encoding) (\(info.endianness)) in this container")
         }
         let result: Result<OpaquePointer, SndFileError> = openLock.withLock { _ in
             if let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &raw, Int32(SF_TRUE)) { return .success(handle) }

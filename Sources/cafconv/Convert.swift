@@ -36,9 +36,11 @@ struct Convert: ParsableCommand {
     @Option(help: "Byte order of the output samples (default: little).")
     var endian: EndianChoice?
 
-    @Option(name: [.customShort("d"), .long], help: ArgumentHelp(
-        "Output data format: \(DataFormat.examples). Default: the source's format.",
-        valueName: "format"))
+    @Option(
+        name: [.customShort("d"), .long],
+        help: ArgumentHelp(
+            "Output data format: \(DataFormat.examples). Default: the source's format.",
+            valueName: "format"))
     var dataFormat: String?
 
     @Option(name: [.short, .long], help: "Convert this many files at once (default: all cores).")

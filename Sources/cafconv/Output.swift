@@ -2,11 +2,11 @@ import Conversion
 import FoundationEssentials
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Renders reports: results on stdout, diagnostics and the summary on stderr.

@@ -1,9 +1,9 @@
 import BinaryIO
-import Foundation
 import CAFKit
 import Conversion
-import Testing
+import Foundation
 import TestSupport
+import Testing
 
 @Suite("Bad input: a clear reason, or a warning and only what is really there")
 struct BadInputTests {
@@ -51,13 +51,16 @@ struct BadInputTests {
             Case(name: "zero bits", bytes: patched(good, at: 34, [0, 0]), failure: "0 bits"),
             Case(name: "AIFF named .wav", bytes: aiff.bytes, failure: "content is AIFF"),
             Case(name: "CAF named .wav", bytes: caf.bytes, failure: "content is CAF"),
-            Case(name: "data shorter than declared", bytes: Array(good.prefix(good.count - 40)),
-                 warning: "declares 400 bytes but only 360 remain", frames: 90),
-            Case(name: "0xFFFFFFFF data and RIFF sizes",
-                 bytes: patched(patched(good, at: 4, [0xFF, 0xFF, 0xFF, 0xFF]), at: 40, [0xFF, 0xFF, 0xFF, 0xFF]),
-                 warning: "0xFFFFFFFF", frames: 100),
-            Case(name: "partial last frame", bytes: Array(good.prefix(good.count - 1)),
-                 warning: "not a whole number", frames: 99),
+            Case(
+                name: "data shorter than declared", bytes: Array(good.prefix(good.count - 40)),
+                warning: "declares 400 bytes but only 360 remain", frames: 90),
+            Case(
+                name: "0xFFFFFFFF data and RIFF sizes",
+                bytes: patched(patched(good, at: 4, [0xFF, 0xFF, 0xFF, 0xFF]), at: 40, [0xFF, 0xFF, 0xFF, 0xFF]),
+                warning: "0xFFFFFFFF", frames: 100),
+            Case(
+                name: "partial last frame", bytes: Array(good.prefix(good.count - 1)),
+                warning: "not a whole number", frames: 99),
         ]
     }()
 

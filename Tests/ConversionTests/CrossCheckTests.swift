@@ -1,8 +1,8 @@
 import BinaryIO
 import CAFKit
 import Conversion
-import Testing
 import TestSupport
+import Testing
 
 /// An independent decoder: ffmpeg reads our CAF and must produce the source's samples.
 @Suite("ffmpeg cross-check", .enabled(if: which("ffmpeg") != nil, "ffmpeg is not installed"))
@@ -13,8 +13,12 @@ struct CrossCheckTests {
         let converted = try convert(fixture.bytes, options: ConversionOptions(endian: order, jobs: 1))
         let ffmpeg = try #require(which("ffmpeg"))
         let codec = encoding.isFloat ? "pcm_f64le" : "pcm_s32le"
-        let result = try run(ffmpeg, ["-v", "error", "-i", converted.path, "-f", encoding.isFloat ? "f64le" : "s32le",
-                                      "-c:a", codec, "-"])
+        let result = try run(
+            ffmpeg,
+            [
+                "-v", "error", "-i", converted.path, "-f", encoding.isFloat ? "f64le" : "s32le",
+                "-c:a", codec, "-",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         if encoding.isFloat {
             let decoded = PCMLayout(bits: 64, isFloat: true, byteOrder: .little, channels: 2).decodeFloats(result.stdout[...])

@@ -2,31 +2,35 @@ import BinaryIO
 import CAFKit
 import Conversion
 import SndFile
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Data formats: the -d grammar and codecs")
 struct FormatTests {
-    @Test("afconvert-style names parse", arguments: [
-        ("LEI16", DataFormat.Kind.linearPCM(bits: 16, isFloat: false), ByteOrder?.some(.little)),
-        ("BEI24", .linearPCM(bits: 24, isFloat: false), .big),
-        ("LEI32", .linearPCM(bits: 32, isFloat: false), .little),
-        ("BEF32", .linearPCM(bits: 32, isFloat: true), .big),
-        ("LEF64", .linearPCM(bits: 64, isFloat: true), .little),
-        ("I8", .linearPCM(bits: 8, isFloat: false), nil),
-        ("F32", .linearPCM(bits: 32, isFloat: true), nil),
-        ("ulaw", .ulaw, nil), ("alaw", .alaw, nil), ("alac", .alac, nil),
-    ])
+    @Test(
+        "afconvert-style names parse",
+        arguments: [
+            ("LEI16", DataFormat.Kind.linearPCM(bits: 16, isFloat: false), ByteOrder?.some(.little)),
+            ("BEI24", .linearPCM(bits: 24, isFloat: false), .big),
+            ("LEI32", .linearPCM(bits: 32, isFloat: false), .little),
+            ("BEF32", .linearPCM(bits: 32, isFloat: true), .big),
+            ("LEF64", .linearPCM(bits: 64, isFloat: true), .little),
+            ("I8", .linearPCM(bits: 8, isFloat: false), nil),
+            ("F32", .linearPCM(bits: 32, isFloat: true), nil),
+            ("ulaw", .ulaw, nil), ("alaw", .alaw, nil), ("alac", .alac, nil),
+        ])
     func parses(text: String, kind: DataFormat.Kind, order: ByteOrder?) throws {
         let format = try DataFormat(parsing: text)
         #expect(format.kind == kind)
         #expect(format.byteOrder == order)
     }
 
-    @Test("bad formats are usage errors that say why", arguments: [
-        ("LEI16@44100", "resampling"), ("alac@48000", "resampling"), ("UI8", "signed"), ("aac", "cannot encode"),
-        ("LEI12", "not 12"), ("LEF16", "not 16"), ("LEX16", "not a data format"), ("LEI", "bit depth"), ("LEI16/0", "flags"),
-    ])
+    @Test(
+        "bad formats are usage errors that say why",
+        arguments: [
+            ("LEI16@44100", "resampling"), ("alac@48000", "resampling"), ("UI8", "signed"), ("aac", "cannot encode"),
+            ("LEI12", "not 12"), ("LEF16", "not 16"), ("LEX16", "not a data format"), ("LEI", "bit depth"), ("LEI16/0", "flags"),
+        ])
     func rejects(text: String, phrase: String) {
         #expect {
             try DataFormat(parsing: text)
@@ -39,7 +43,9 @@ struct FormatTests {
     func contradiction() throws {
         let options = ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), endian: .big)
         #expect(throws: UsageError.self) { try options.validate() }
-        #expect(throws: Never.self) { try ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), endian: .little).validate() }
+        #expect(throws: Never.self) {
+            try ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), endian: .little).validate()
+        }
         #expect(throws: Never.self) { try ConversionOptions(dataFormat: try DataFormat(parsing: "I16"), endian: .big).validate() }
     }
 
@@ -58,14 +64,17 @@ struct FormatTests {
         #expect(TargetFormat.resolve(source: .pcm16, sourceOrder: .little, dataFormat: nil, endian: .native).byteOrder == .host)
     }
 
-    @Test("ALAC keeps the source bit depth and is lossless", arguments: [
-        (WAVFixture.Encoding.int16, UInt32(16)), (.int24, 24), (.int32, 32),
-    ])
+    @Test(
+        "ALAC keeps the source bit depth and is lossless",
+        arguments: [
+            (WAVFixture.Encoding.int16, UInt32(16)), (.int24, 24), (.int32, 32),
+        ])
     func alac(encoding: WAVFixture.Encoding, bits: UInt32) throws {
         // Noise at 1/8 scale: libsndfile 1.2 mangles full-range stereo noise (see alacRefusesCorruption).
         var fixture = WAVFixture.signal(encoding, channels: 2, frames: 5000)
         fixture.integers = fixture.integers.map { $0 / 8 }
-        let converted = try convert(fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: "alac"), jobs: 1))
+        let converted = try convert(
+            fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: "alac"), jobs: 1))
         #expect(converted.file.description.formatID == .alac)
         #expect(converted.file.chunks.first?.type == .desc)
         #expect(converted.file.chunks.filter { $0.type == .data }.count == 1)
@@ -91,8 +100,9 @@ struct FormatTests {
         let folder = TempDirectory()
         let input = folder.write("wide.wav", fixture.bytes)
         let output = folder.file("wide.caf")
-        let report = Engine.convert(inputs: [input], output: output,
-                                    options: ConversionOptions(dataFormat: try DataFormat(parsing: "alac"), jobs: 1))
+        let report = Engine.convert(
+            inputs: [input], output: output,
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: "alac"), jobs: 1))
         let result = try #require(report.files.first)
         if result.status == .failed {
             #expect(result.reason?.contains("did not reproduce the audio") == true, "\(result.reason ?? "")")

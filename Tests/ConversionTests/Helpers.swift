@@ -1,8 +1,8 @@
 import BinaryIO
 import CAFKit
 import Conversion
-import Testing
 import TestSupport
+import Testing
 
 /// A converted fixture: the report record, the output path and the output as CAFKit reads it.
 struct Converted {
@@ -15,8 +15,10 @@ struct Converted {
 }
 
 /// Writes `fixture` into a fresh folder, converts it with `options`, and reads the output back.
-func convert(_ fixture: [UInt8], name: String = "in.wav", options: ConversionOptions = ConversionOptions(jobs: 1),
-             in folder: TempDirectory = TempDirectory()) throws -> Converted {
+func convert(
+    _ fixture: [UInt8], name: String = "in.wav", options: ConversionOptions = ConversionOptions(jobs: 1),
+    in folder: TempDirectory = TempDirectory()
+) throws -> Converted {
     let input = folder.write(name, fixture)
     let output = folder.file("out.caf")
     let report = Engine.convert(inputs: [input], output: output, options: options)
@@ -57,12 +59,15 @@ func decodedFloats(_ converted: Converted) throws -> [Double] {
 
 /// Compares two sample arrays and, when they differ, reports the count and the first difference
 /// instead of printing both arrays.
-func expectSameSamples<T: Equatable>(_ found: [T], _ expected: [T], _ what: String = "samples",
-                                     sourceLocation: SourceLocation = #_sourceLocation) {
+func expectSameSamples<T: Equatable>(
+    _ found: [T], _ expected: [T], _ what: String = "samples",
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     if found == expected { return }
     let index = (0..<min(found.count, expected.count)).first { found[$0] != expected[$0] } ?? min(found.count, expected.count)
     let have = index < found.count ? "\(found[index])" : "nothing"
     let want = index < expected.count ? "\(expected[index])" : "nothing"
-    Issue.record("\(what) differ: \(found.count) vs \(expected.count) values; first difference at \(index): found \(have), expected \(want)",
-                 sourceLocation: sourceLocation)
+    Issue.record(
+        "\(what) differ: \(found.count) vs \(expected.count) values; first difference at \(index): found \(have), expected \(want)",
+        sourceLocation: sourceLocation)
 }

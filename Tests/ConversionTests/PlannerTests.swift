@@ -1,6 +1,6 @@
 import Conversion
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Planning: folders, mirroring, names")
 struct PlannerTests {
@@ -16,7 +16,8 @@ struct PlannerTests {
         folder.write("in/d.aiff", Self.wav)
         let plan = Planner.plan(inputs: [folder.file("in")], output: folder.file("out"))
         #expect(plan.failures.isEmpty)
-        #expect(plan.jobs.map(\.output) == [folder.file("out/B.caf"), folder.file("out/a.caf"), folder.file("out/deep/er/c.caf")])
+        #expect(
+            plan.jobs.map(\.output) == [folder.file("out/B.caf"), folder.file("out/a.caf"), folder.file("out/deep/er/c.caf")])
     }
 
     @Test("without -o each output sits beside its input")

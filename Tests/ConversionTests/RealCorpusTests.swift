@@ -1,8 +1,8 @@
 import BinaryIO
 import CAFKit
 import Conversion
-import Testing
 import TestSupport
+import Testing
 import WAVEKit
 
 /// The WAV files of `../shared/corpus/real/`, made by other tools, convert exactly as documented here.
@@ -67,9 +67,10 @@ struct RealCorpusTests {
 
         // Sample-exact: the source's samples, decoded by WAVEKit + PCMLayout, equal the CAF's.
         let wave = try WAVEFile(reading: MemoryByteSource(before))
-        let sourceLayout = PCMLayout(bits: Int(wave.format.bitsPerSample), isFloat: wave.format.isFloat,
-                                     byteOrder: .little, channels: Int(wave.format.channels),
-                                     isUnsigned8Bit: wave.format.bitsPerSample == 8)
+        let sourceLayout = PCMLayout(
+            bits: Int(wave.format.bitsPerSample), isFloat: wave.format.isFloat,
+            byteOrder: .little, channels: Int(wave.format.channels),
+            isUnsigned8Bit: wave.format.bitsPerSample == 8)
         let start = Int(wave.audioOffset)
         let sourceAudio = before[start..<start + frames * Int(wave.format.blockAlign)]
         let outLayout = try #require(PCMLayout(caf.description))

@@ -1,8 +1,8 @@
 import BinaryIO
 import CAFKit
 import Conversion
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Sample-exact PCM conversion, decoded by CAFKit")
 struct SampleExactTests {
@@ -25,8 +25,9 @@ struct SampleExactTests {
             #expect(desc.isFloat == encoding.isFloat)
             #expect(desc.framesPerPacket == 1)
             #expect(desc.bytesPerPacket == UInt32(channels * encoding.bits / 8))
-            #expect(desc.formatFlags & AudioDescription.flagIsLittleEndian == (order == .little ? 2 : 0),
-                    "little-endian flag for \(order)")
+            #expect(
+                desc.formatFlags & AudioDescription.flagIsLittleEndian == (order == .little ? 2 : 0),
+                "little-endian flag for \(order)")
             #expect(converted.file.linearPCMFrames == 1001)
             #expect(converted.result.frames == 1001)
             if encoding.isFloat {
@@ -48,11 +49,14 @@ struct SampleExactTests {
         expectSameSamples(try decodedIntegers(converted), fixture.integers.map { $0 >> shift })
     }
 
-    @Test("integer to float: s / 2^(N-1), full scale and -1 LSB exactly", arguments: [WAVFixture.Encoding.int16, .int24, .unsigned8])
+    @Test(
+        "integer to float: s / 2^(N-1), full scale and -1 LSB exactly",
+        arguments: [WAVFixture.Encoding.int16, .int24, .unsigned8])
     func integerToFloat(encoding: WAVFixture.Encoding) throws {
         let fixture = WAVFixture.signal(encoding, channels: 1, frames: 500)
         for format in ["LEF32", "BEF64"] {
-            let converted = try convert(fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1))
+            let converted = try convert(
+                fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1))
             expectCleanLayout(converted.file)
             let scale = Double(1 << (encoding.bits - 1))
             let floats = try decodedFloats(converted)
@@ -68,11 +72,13 @@ struct SampleExactTests {
     func floatToInteger() throws {
         let values: [Double] = [1.0, -1.0, 0.0, -1.0 / 32768, 0.5, -0.5, 1.5, -1.5, 0.25 / 32768, 0.75 / 32768]
         let fixture = WAVFixture(encoding: .float32, channels: 1, floats: values)
-        let converted = try convert(fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), jobs: 1))
+        let converted = try convert(
+            fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), jobs: 1))
         expectCleanLayout(converted.file)
         expectSameSamples(try decodedIntegers(converted), [32767, -32768, 0, -1, 16384, -16384, 32767, -32768, 0, 1])
         let wide = try convert(fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: "BEI24"), jobs: 1))
-        expectSameSamples(try decodedIntegers(wide), [8_388_607, -8_388_608, 0, -256, 4_194_304, -4_194_304, 8_388_607, -8_388_608, 64, 192])
+        expectSameSamples(
+            try decodedIntegers(wide), [8_388_607, -8_388_608, 0, -256, 4_194_304, -4_194_304, 8_388_607, -8_388_608, 64, 192])
     }
 
     @Test("widening integers is exact; narrowing drops the low bits")

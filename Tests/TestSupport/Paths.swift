@@ -64,8 +64,9 @@ public func run(_ program: String, _ arguments: [String], currentDirectory: Stri
     errData.start()
     process.waitUntilExit()
     let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-    return ProcessResult(status: status, stdout: [UInt8](outData.wait()),
-                         stderr: String(decoding: errData.wait(), as: UTF8.self))
+    return ProcessResult(
+        status: status, stdout: [UInt8](outData.wait()),
+        stderr: String(decoding: errData.wait(), as: UTF8.self))
 }
 
 /// Reads a pipe to its end on a background thread, so two pipes never deadlock.

@@ -52,8 +52,10 @@ public struct WAVFixture: Sendable {
     public var extensible: Bool
 
     /// Creates a fixture; pass `integers` or `floats` matching `encoding`.
-    public init(encoding: Encoding, channels: Int, sampleRate: Int = 44100, integers: [Int32] = [],
-                floats: [Double] = [], extensible: Bool = false) {
+    public init(
+        encoding: Encoding, channels: Int, sampleRate: Int = 44100, integers: [Int32] = [],
+        floats: [Double] = [], extensible: Bool = false
+    ) {
         self.encoding = encoding
         self.channels = channels
         self.sampleRate = sampleRate
@@ -64,8 +66,10 @@ public struct WAVFixture: Sendable {
 
     /// A fixture of `frames` frames of deterministic test signal that includes both full-scale
     /// extremes, -1 LSB and zero, so scaling mistakes show.
-    public static func signal(_ encoding: Encoding, channels: Int, frames: Int, sampleRate: Int = 44100,
-                              extensible: Bool = false, seed: UInt64 = 1) -> WAVFixture {
+    public static func signal(
+        _ encoding: Encoding, channels: Int, frames: Int, sampleRate: Int = 44100,
+        extensible: Bool = false, seed: UInt64 = 1
+    ) -> WAVFixture {
         var generator = SplitMix64(seed: seed &+ UInt64(channels) &* 31 &+ UInt64(encoding.bits))
         let count = frames * channels
         if encoding.isFloat {
@@ -76,8 +80,9 @@ public struct WAVFixture: Sendable {
                 let value = unit * 2 - 1
                 return encoding == .float32 ? Double(Float(value)) : value
             }
-            return WAVFixture(encoding: encoding, channels: channels, sampleRate: sampleRate, floats: values,
-                              extensible: extensible)
+            return WAVFixture(
+                encoding: encoding, channels: channels, sampleRate: sampleRate, floats: values,
+                extensible: extensible)
         }
         let bits = encoding.bits
         let maximum = Int64(1) << (bits - 1) - 1
@@ -88,8 +93,9 @@ public struct WAVFixture: Sendable {
             let span = UInt64(maximum - minimum + 1)
             return Int32(minimum + Int64(generator.next() % span))
         }
-        return WAVFixture(encoding: encoding, channels: channels, sampleRate: sampleRate, integers: values,
-                          extensible: extensible)
+        return WAVFixture(
+            encoding: encoding, channels: channels, sampleRate: sampleRate, integers: values,
+            extensible: extensible)
     }
 
     /// Frames in the fixture.

@@ -1,0 +1,59 @@
+# cafconv: build, run on Samples/, test, install. `make help` lists the targets.
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+OUT ?= out/Samples
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
+BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+RELEASE_BIN := .build/release/cafconv
+
+.PHONY: help deps build run test release install uninstall lint format clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+deps: ## Install missing system packages (libsndfile, and ffmpeg/sndfile-programs for cross-checks)
+	@bash scripts/install-deps.sh
+
+build: deps ## Build the debug binary
+	$(SWIFT) build
+
+run: build ## Convert Samples/ into out/Samples and show what was made
+	rm -rf $(OUT)
+	.build/debug/cafconv convert Samples -o $(OUT)
+	@echo
+	@echo "Made in $(OUT):"
+	@find $(OUT) -name '*.caf' | sort | while read -r f; do \
+		.build/debug/cafconv info --brief "$$f" 2>/dev/null || ls -l "$$f"; done
+
+test: deps ## Install missing system packages and run every test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+release: deps ## Build an optimised binary with the Swift standard library linked statically
+	$(SWIFT) build -c release --static-swift-stdlib
+
+install: release ## Install the binary, man page and shell completions under $(DESTDIR)$(PREFIX)
+	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -m 755 $(RELEASE_BIN) $(BINDIR)/cafconv
+	$(RELEASE_BIN) --generate-completion-script bash > $(BASHDIR)/cafconv
+	$(RELEASE_BIN) --generate-completion-script zsh > $(ZSHDIR)/_cafconv
+	$(RELEASE_BIN) --generate-completion-script fish > $(FISHDIR)/cafconv.fish
+	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual --multi-page=false --output-directory .build/man >/dev/null
+	install -m 644 .build/man/cafconv.1 $(MANDIR)/cafconv.1
+
+uninstall: ## Remove what `make install` installed
+	rm -f $(BINDIR)/cafconv $(MANDIR)/cafconv.1 $(BASHDIR)/cafconv $(ZSHDIR)/_cafconv $(FISHDIR)/cafconv.fish
+
+lint: ## Check formatting with swift-format (strict)
+	$(SWIFT) format lint --strict -r Package.swift Sources Tests
+
+format: ## Reformat the sources in place
+	$(SWIFT) format format -i -r Package.swift Sources Tests
+
+clean: ## Remove build products and outputs
+	rm -rf .build .build-* out
