@@ -268,7 +268,7 @@ enum Converter {
             try FileSystem.truncate(path, to: data.end)
             file = try readBack(path)
         }
-        let problems = CAFValidator.validate(
+        let problems = Checks.problems(
             file,
             expecting: expectations(
                 for: target, channels: channels,

@@ -30,6 +30,29 @@ public enum Planner {
         return (lower.hasSuffix(".wav") || lower.hasSuffix(".wave")) && !name.hasPrefix(".")
     }
 
+    /// Relative paths of the files under `folder` whose names match, sorted, following symlinked
+    /// folders but never into a loop.
+    public static func files(under folder: String, matching: (String) -> Bool) -> [String] {
+        var found: [String] = []
+        var visited: Set<FileSystem.Identity> = []
+        func walk(_ path: String, _ relative: String) {
+            guard let identity = FileSystem.identity(of: path), visited.insert(identity).inserted,
+                let names = try? FileSystem.entries(of: path)
+            else { return }
+            for name in names {
+                let child = FileSystem.joined(path, name)
+                let childRelative = relative.isEmpty ? name : relative + "/" + name
+                switch FileSystem.kind(of: child) {
+                case .directory: walk(child, childRelative)
+                case .file where matching(name): found.append(childRelative)
+                default: continue
+                }
+            }
+        }
+        walk(folder, "")
+        return found
+    }
+
     /// Plans the conversion of `inputs` into `output` (a file or folder; `nil` writes beside inputs).
     public static func plan(inputs: [String], output: String?) -> Plan {
         var jobs: [Job] = []
