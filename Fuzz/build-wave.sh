@@ -21,6 +21,6 @@ swiftc $flags -emit-library -static -emit-module -module-name WAVEKit -I "$out/m
     -emit-module-path "$out/modules/WAVEKit.swiftmodule" \
     $(find "$root/Sources/WAVEKit" -name '*.swift' | sort) -o "$out/modules/libWAVEKit.a"
 # shellcheck disable=SC2086
-swiftc $flags -module-name WAVEFuzz -I "$out/modules" -L "$out/modules" -lWAVEKit -lBinaryIO \
+swiftc $flags -use-ld=lld -module-name WAVEFuzz -I "$out/modules" -L "$out/modules" -lWAVEKit -lBinaryIO \
     "$root/Fuzz/WAVEFuzz/main.swift" -o "$out/wave-fuzz"
 echo "built $out/wave-fuzz"

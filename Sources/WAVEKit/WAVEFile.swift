@@ -13,6 +13,7 @@ public struct WAVEError: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 
     static func from(_ error: ByteError, reading what: String) -> WAVEError {
@@ -38,6 +39,7 @@ public struct WAVEWarning: Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 

@@ -33,6 +33,7 @@ public struct DataSize64: Equatable, Sendable {
         return table.first { $0.type == type }?.size
     }
 
+    /// Whether all sizes and table entries are equal.
     public static func == (lhs: DataSize64, rhs: DataSize64) -> Bool {
         lhs.riffSize == rhs.riffSize && lhs.dataSize == rhs.dataSize && lhs.sampleCount == rhs.sampleCount
             && lhs.table.map(\.type) == rhs.table.map(\.type) && lhs.table.map(\.size) == rhs.table.map(\.size)
