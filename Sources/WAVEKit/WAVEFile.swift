@@ -13,6 +13,7 @@ public struct WAVEError: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 
     static func from(_ error: ByteError, reading what: String) -> WAVEError {
@@ -38,6 +39,7 @@ public struct WAVEWarning: Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 
@@ -84,18 +86,75 @@ public struct WAVEFile: Sendable {
     /// Recoverable problems.
     public var warnings: [WAVEWarning]
 
+    /// The `fact` chunk's sample length (frames per channel), when there is one.
+    public var factSampleLength: UInt32?
+    /// The `ds64` chunk of an RF64 file.
+    public var ds64: DataSize64?
+    /// Every `LIST` chunk the reader parsed, in file order.
+    public var lists: [ListChunk] = []
+    /// The `bext` chunk of a Broadcast Wave file.
+    public var broadcast: BroadcastExtension?
+    /// The `smpl` chunk.
+    public var sampler: SamplerInfo?
+    /// The points of the `cue ` chunk.
+    public var cuePoints: [CuePoint] = []
+
     /// Whole frames present in the file, when the format has a fixed block size.
     public var frames: UInt64? {
         guard format.blockAlign > 0 else { return nil }
         return audioBytes / UInt64(format.blockAlign)
     }
 
-    /// Reads the chunk table, `fmt ` and the `data` extent of a WAVE file.
+    /// Every `LIST`/`INFO` entry, in file order.
+    public var info: [InfoEntry] { lists.flatMap(\.info) }
+
+    /// Every `LIST`/`INFO` entry as text pairs such as `("ISFT", "Lavf58.76.100")`.
+    public var infoStrings: [(key: String, value: String)] { info.map { ($0.key.description, $0.value) } }
+
+    /// The `labl`, `note` and `ltxt` entries of every `LIST`/`adtl` chunk.
+    public var associatedData: AssociatedData {
+        var merged = AssociatedData()
+        for list in lists {
+            merged.labels += list.associatedData.labels
+            merged.notes += list.associatedData.notes
+            merged.labeledTexts += list.associatedData.labeledTexts
+        }
+        return merged
+    }
+
+    /// Chunks this reader does not interpret (kept with type, offset and size).
+    public var unknownChunks: [RIFFChunk] { chunks.filter { !WAVEFile.knownTypes.contains($0.type) } }
+
+    /// The format as a four-character code in the style of CAF: `lpcm` for integer and float
+    /// PCM, `ulaw`, `alaw`, else a short lowercase name of the WAVE format tag.
+    public var formatID: String { format.formatID }
+    /// Bits per sample of the container (`wBitsPerSample`) for linear PCM, `nil` otherwise.
+    public var bitsPerChannel: Int? { format.isLinearPCM ? Int(format.bitsPerSample) : nil }
+    /// Valid bits per sample: `wValidBitsPerSample` of WAVE_FORMAT_EXTENSIBLE when it is not 0,
+    /// else the container size; `nil` when not linear PCM.
+    public var validBitsPerSample: Int? {
+        guard format.isLinearPCM else { return nil }
+        if let valid = format.validBitsPerSample, valid > 0 { return Int(valid) }
+        return Int(format.bitsPerSample)
+    }
+    /// Whether the samples are IEEE floats.
+    public var isFloat: Bool { format.isFloat }
+    /// The byte order of the samples, `nil` when they are not linear PCM.
+    public var sampleByteOrder: ByteOrder? { format.isLinearPCM ? byteOrder : nil }
+
+    static let knownTypes: Set<FourCC> = [FourCC("fmt "), FourCC("data"), FourCC("fact"), FourCC("LIST"),
+                                          FourCC("bext"), FourCC("smpl"), FourCC("cue "), FourCC("ds64")]
+
+    /// Reads the chunk table, `fmt `, the `data` extent and the metadata chunks of a WAVE file.
     public init(reading source: some ByteSource) throws(WAVEError) {
         let length = source.length
         guard length > 0 else { throw WAVEError(at: 0, "empty file (0 bytes)") }
         let prefix: [UInt8]
         do { prefix = try source.read(at: 0, count: 12) } catch { throw WAVEError.from(error, reading: "RIFF header") }
+        if prefix.count < 12, prefix.count >= 4,
+           ["RIFF", "RIFX", "RF64", "BW64"].contains(FourCC(bytes: prefix[0], prefix[1], prefix[2], prefix[3]).description) {
+            throw WAVEError(at: 0, "truncated RIFF header: the file is \(prefix.count) bytes, a header needs 12")
+        }
         guard let container = Container.detect(prefix) else {
             throw WAVEError(at: 0, "not a RIFF/WAVE file (\(WAVEFile.describePrefix(prefix)))")
         }
@@ -105,74 +164,33 @@ public struct WAVEFile: Sendable {
         self.container = container
         let order: ByteOrder = container == .rifx ? .big : .little
         byteOrder = order
+
+        var header = ByteCursor(prefix)
+        let riffSize: UInt32
+        do {
+            try header.skip(4)
+            riffSize = try header.readUInt32(order)
+        } catch {
+            throw WAVEError.from(error, reading: "RIFF header")
+        }
+        let table = try ChunkWalker.walk(source, from: 12, order: order, rf64: container == .rf64)
         var warnings: [WAVEWarning] = []
-        var chunks: [RIFFChunk] = []
-        var ds64Data: UInt64?
-
-        var riffSize = UInt64(prefix[4]) | UInt64(prefix[5]) << 8 | UInt64(prefix[6]) << 16 | UInt64(prefix[7]) << 24
-        if order == .big {
-            riffSize = UInt64(prefix[4]) << 24 | UInt64(prefix[5]) << 16 | UInt64(prefix[6]) << 8 | UInt64(prefix[7])
-        }
-        if container != .rf64, riffSize + 8 != length {
-            warnings.append(WAVEWarning(at: 4, "RIFF size says the file is \(riffSize + 8) bytes, but it is \(length)"))
-        }
-
-        var offset: UInt64 = 12
-        while offset + 8 <= length {
-            var cursor: ByteCursor
-            let type: FourCC
-            var declared: UInt64
-            do {
-                cursor = try source.cursor(at: offset, count: 8)
-                type = try cursor.readFourCC()
-                declared = UInt64(try cursor.readUInt32(order))
-            } catch {
-                throw WAVEError.from(error, reading: "chunk header")
-            }
-            if !WAVEFile.isPlausibleID(type) {
-                warnings.append(WAVEWarning(at: offset,
-                    "\(length - offset) bytes at byte \(offset) are not a chunk (id '\(type)'); ignored"))
-                break
-            }
-            if container == .rf64, declared == 0xFFFF_FFFF, type == FourCC("data"), let big = ds64Data {
-                declared = big
-            }
-            let available = length - offset - 8
-            var size = declared
-            if declared > available {
-                let what = declared == 0xFFFF_FFFF ? "0xFFFFFFFF (unknown length)" : "\(declared) bytes"
-                warnings.append(WAVEWarning(at: offset,
-                    "'\(type.trimmed)' chunk declares \(what) but only \(available) remain in the file; clamped"))
-                size = available
-            }
-            let chunk = RIFFChunk(type: type, offset: offset, declaredSize: declared, size: size)
-            chunks.append(chunk)
-            if type == FourCC("ds64"), size >= 24 {
-                do {
-                    var body = try source.cursor(at: chunk.bodyOffset, count: 24)
-                    _ = try body.readUInt64(.little)
-                    ds64Data = try body.readUInt64(.little)
-                } catch {
-                    throw WAVEError.from(error, reading: "'ds64' chunk")
+        let chunks = table.chunks
+        ds64 = table.ds64
+        if container == .rf64 {
+            if let ds64 = table.ds64 {
+                if riffSize == 0xFFFF_FFFF, ds64.riffSize != length - 8 {
+                    warnings.append(WAVEWarning(at: 20, "'ds64' RIFF size says the file is \(ds64.riffSize &+ 8) bytes, but it is \(length)"))
                 }
+            } else if chunks.first?.type != FourCC("ds64") {
+                warnings.append(WAVEWarning(at: 12, "RF64 file without a 'ds64' chunk first; 32-bit sizes used"))
             }
-            var next = chunk.bodyOffset + size
-            if size % 2 == 1 {
-                // RIFF pads odd chunks to an even length; some writers forget the pad byte.
-                if next + 1 <= length, WAVEFile.chunkStarts(in: source, at: next + 1) || next + 1 == length {
-                    next += 1
-                } else if WAVEFile.chunkStarts(in: source, at: next) {
-                    warnings.append(WAVEWarning(at: chunk.offset,
-                        "odd-sized '\(type.trimmed)' chunk has no pad byte; read the next chunk without it"))
-                } else if next + 1 <= length {
-                    next += 1
-                }
-            }
-            offset = next
+        } else if riffSize == 0xFFFF_FFFF {
+            warnings.append(WAVEWarning(at: 4, "RIFF size is 0xFFFFFFFF (unknown length); the file is \(length) bytes"))
+        } else if UInt64(riffSize) + 8 != length {
+            warnings.append(WAVEWarning(at: 4, "RIFF size says the file is \(UInt64(riffSize) + 8) bytes, but it is \(length)"))
         }
-        if offset < length, length - offset < 8, !chunks.isEmpty {
-            warnings.append(WAVEWarning(at: offset, "\(length - offset) stray bytes after the last chunk"))
-        }
+        warnings += table.warnings
         self.chunks = chunks
 
         guard let fmt = chunks.first(where: { $0.type == FourCC("fmt ") }) else {
@@ -186,6 +204,14 @@ public struct WAVEFile: Sendable {
             format = try WAVEFormat(parsing: &body, order: order)
         } catch {
             throw WAVEError.from(error, reading: "'fmt ' chunk")
+        }
+        if let extra = format.extensionSize, UInt64(extra) > fmt.size - 18 {
+            warnings.append(WAVEWarning(at: fmt.bodyOffset + 16,
+                "'fmt ' extension size (cbSize) is \(extra) but the chunk holds \(fmt.size - 18) bytes after it; extension ignored"))
+        }
+        if format.formatTag == WAVEFormat.extensible, format.subFormat == nil {
+            warnings.append(WAVEWarning(at: fmt.offset,
+                "WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk is \(fmt.size) bytes, too short for its 22-byte extension"))
         }
         guard let data = chunks.first(where: { $0.type == FourCC("data") }) else {
             throw WAVEError(at: 12, "no 'data' chunk")
@@ -203,19 +229,63 @@ public struct WAVEFile: Sendable {
             warnings.append(WAVEWarning(at: data.offset,
                 "'data' holds \(audioBytes) bytes, not a whole number of \(format.blockAlign)-byte frames; the partial frame is dropped"))
         }
-        self.warnings = warnings
-    }
-
-    static func isPlausibleID(_ code: FourCC) -> Bool {
-        code.bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-    }
-
-    static func chunkStarts(in source: some ByteSource, at offset: UInt64) -> Bool {
-        guard offset + 8 <= source.length, let bytes = try? source.read(at: offset, count: 4), bytes.count == 4 else {
-            return false
+        if chunks.filter({ $0.type == FourCC("data") }).count > 1 {
+            warnings.append(WAVEWarning(at: data.offset, "more than one 'data' chunk; the first is used"))
         }
-        return isPlausibleID(FourCC(bytes: bytes[0], bytes[1], bytes[2], bytes[3]))
+        self.warnings = warnings
+        readMetadata(source, order: order)
     }
+
+    private mutating func readMetadata(_ source: some ByteSource, order: ByteOrder) {
+        for chunk in chunks where WAVEFile.knownTypes.contains(chunk.type) {
+            let name = chunk.type.trimmed
+            if chunk.size > UInt64(ChunkWalker.metadataCap), chunk.type != FourCC("data") {
+                warnings.append(WAVEWarning(at: chunk.offset,
+                    "'\(name)' chunk is \(chunk.size) bytes; only the first \(ChunkWalker.metadataCap) are read"))
+            }
+            do {
+                switch chunk.type {
+                case FourCC("fact"):
+                    var body = try ChunkWalker.body(of: chunk, in: source)
+                    if factSampleLength == nil { factSampleLength = try body.readUInt32(order) }
+                case FourCC("LIST"):
+                    var body = try ChunkWalker.body(of: chunk, in: source)
+                    let list = try ListChunk(parsing: &body, order: order)
+                    if list.truncatedEntries > 0 {
+                        warnings.append(WAVEWarning(at: chunk.offset,
+                            "'LIST'/'\(list.listType.trimmed)' chunk has \(list.truncatedEntries) entries cut short; they are ignored"))
+                    }
+                    lists.append(list)
+                case FourCC("bext"):
+                    var body = try ChunkWalker.body(of: chunk, in: source)
+                    if broadcast == nil { broadcast = try BroadcastExtension(parsing: &body, order: order) }
+                case FourCC("smpl"):
+                    var body = try ChunkWalker.body(of: chunk, in: source)
+                    let info = try SamplerInfo(parsing: &body, order: order)
+                    if UInt64(info.loops.count) < UInt64(info.declaredLoopCount) {
+                        warnings.append(WAVEWarning(at: chunk.offset,
+                            "'smpl' chunk declares \(info.declaredLoopCount) loops but holds \(info.loops.count)"))
+                    }
+                    if sampler == nil { sampler = info }
+                case FourCC("cue "):
+                    var body = try ChunkWalker.body(of: chunk, in: source)
+                    let (points, count) = try CuePoint.parseList(&body, order: order)
+                    if UInt64(points.count) < UInt64(count) {
+                        warnings.append(WAVEWarning(at: chunk.offset,
+                            "'cue ' chunk declares \(count) points but holds \(points.count)"))
+                    }
+                    if cuePoints.isEmpty { cuePoints = points }
+                default:
+                    break
+                }
+            } catch {
+                warnings.append(WAVEWarning(at: chunk.offset,
+                    "'\(name)' chunk is too short (\(chunk.size) bytes) to parse; ignored"))
+            }
+        }
+    }
+
+    static func isPlausibleID(_ code: FourCC) -> Bool { ChunkWalker.isPlausibleID(code) }
 
     static func describePrefix(_ prefix: [UInt8]) -> String {
         if prefix.isEmpty { return "empty file" }

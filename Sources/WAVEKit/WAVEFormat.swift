@@ -93,3 +93,33 @@ public struct WAVEFormat: Equatable, Sendable {
         }
     }
 }
+
+extension WAVEFormat {
+    /// The format as a CAF-style code: `lpcm` for integer and float PCM, `ulaw`, `alaw`, and a
+    /// short lowercase name for other tags (`msadpcm`, `imaadpcm`, `gsm`, `mp3`, `mpeg`, `ac3`,
+    /// `wma`, `flac`), else `0x` and the tag in hex.
+    public var formatID: String {
+        switch effectiveTag {
+        case Self.pcm, Self.ieeeFloat: return "lpcm"
+        case Self.muLaw: return "ulaw"
+        case Self.aLaw: return "alaw"
+        case 0x0002: return "msadpcm"
+        case 0x0011: return "imaadpcm"
+        case 0x0031: return "gsm"
+        case 0x0055: return "mp3"
+        case 0x0050: return "mpeg"
+        case 0x0092: return "ac3"
+        case 0x0161, 0x0162, 0x0163: return "wma"
+        case 0xF1AC: return "flac"
+        default:
+            let digits = Array("0123456789abcdef")
+            var text = ""
+            var value = effectiveTag
+            for _ in 0..<4 {
+                text.insert(digits[Int(value & 0xF)], at: text.startIndex)
+                value >>= 4
+            }
+            return "0x" + text
+        }
+    }
+}
