@@ -42,7 +42,7 @@ struct BadInputTests {
         return [
             Case(name: "empty file", bytes: [], failure: "empty file"),
             Case(name: "text named .wav", bytes: Array("hello, this is not audio\n".utf8), failure: "not a RIFF/WAVE file"),
-            Case(name: "truncated RIFF header", bytes: Array(good.prefix(10)), failure: "not a RIFF/WAVE file"),
+            Case(name: "truncated RIFF header", bytes: Array(good.prefix(10)), failure: "truncated RIFF header"),
             Case(name: "truncated fmt chunk", bytes: Array(good.prefix(28)), failure: "fmt"),
             Case(name: "missing fmt", bytes: WAVFixture.riff(chunks: [("data", [0, 0, 0, 0])]), failure: "no 'fmt ' chunk"),
             Case(name: "missing data", bytes: WAVFixture.riff(chunks: [("fmt ", fmt16)]), failure: "no 'data' chunk"),
