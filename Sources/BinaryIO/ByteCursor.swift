@@ -89,7 +89,7 @@ public struct ByteCursor: Sendable {
         return value
     }
 
-    /// Reads a big-endian `UInt16`.
+    /// Reads a `UInt16` in the given order.
     public mutating func readUInt16(_ order: ByteOrder) throws(ByteError) -> UInt16 { try read(UInt16.self, order) }
     /// Reads a `UInt32` in the given order.
     public mutating func readUInt32(_ order: ByteOrder) throws(ByteError) -> UInt32 { try read(UInt32.self, order) }
