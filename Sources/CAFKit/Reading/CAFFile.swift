@@ -112,8 +112,12 @@ public struct CAFFile: Sendable {
             }
             let available = left - ChunkHeader.size
             var size: UInt64
-            if declared == -1 && type == .data {
+            if declared == -1 {
                 size = available
+                if type != .data {
+                    warnings.append(CAFWarning(at: offset,
+                        "chunk '\(type)' declares size -1, allowed only for a last 'data' chunk; read to the end of the file"))
+                }
             } else if declared < 0 {
                 throw CAFError(.malformedChunk(type), at: offset,
                                "chunk '\(type)' declares a negative size (\(declared))")
