@@ -40,6 +40,8 @@ public struct CAFFile: Sendable {
     public var warnings: [CAFWarning]
     /// The file length when it was read.
     public var fileLength: UInt64
+    /// The fixed fields of the first `pakt` chunk, when there is one of at least 24 bytes.
+    public var packetTableHeader: PacketTableHeader?
 
     /// The `data` chunk entry.
     public var dataChunk: ChunkHeader? { chunks.first { $0.type == .data } }
@@ -49,6 +51,16 @@ public struct CAFFile: Sendable {
         guard let bytesPerFrame = description.bytesPerFrame else { return nil }
         return audioBytes / UInt64(bytesPerFrame)
     }
+
+    /// The number of valid frames: the `pakt` valid-frame count when there is a packet table,
+    /// else for linear PCM the whole frames in the audio bytes (clamped to the file); `nil` when unknown.
+    public var frames: UInt64? {
+        if let header = packetTableHeader, header.numberValidFrames >= 0 { return UInt64(header.numberValidFrames) }
+        return linearPCMFrames
+    }
+
+    /// The `pakt` chunk entry, if any.
+    public var packetTableChunk: ChunkHeader? { chunks.first { $0.type == .pakt } }
 
     /// Reads the header and chunk table of the CAF file in `source`.
     public init(reading source: some ByteSource) throws(CAFError) {
@@ -100,8 +112,12 @@ public struct CAFFile: Sendable {
             }
             let available = left - ChunkHeader.size
             var size: UInt64
-            if declared == -1 && type == .data {
+            if declared == -1 {
                 size = available
+                if type != .data {
+                    warnings.append(CAFWarning(at: offset,
+                        "chunk '\(type)' declares size -1, allowed only for a last 'data' chunk; read to the end of the file"))
+                }
             } else if declared < 0 {
                 throw CAFError(.malformedChunk(type), at: offset,
                                "chunk '\(type)' declares a negative size (\(declared))")
@@ -158,6 +174,20 @@ public struct CAFFile: Sendable {
         }
         audioOffset = dataChunk.bodyOffset + 4
         audioBytes = dataChunk.size - 4
+        packetTableHeader = nil
+        if let pakt = chunks.first(where: { $0.type == .pakt }) {
+            if pakt.size >= UInt64(PacketTableHeader.size) {
+                do {
+                    var body = try source.cursor(at: pakt.bodyOffset, count: PacketTableHeader.size)
+                    packetTableHeader = try PacketTableHeader(parsing: &body)
+                } catch {
+                    throw CAFError.from(error, reading: "'pakt' chunk")
+                }
+            } else {
+                warnings.append(CAFWarning(at: pakt.offset,
+                    "'pakt' chunk is \(pakt.size) bytes, too short for its \(PacketTableHeader.size)-byte header; ignored"))
+            }
+        }
         self.warnings = warnings
     }
 }

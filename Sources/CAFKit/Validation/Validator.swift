@@ -61,10 +61,24 @@ public struct CAFExpectations: Equatable, Sendable {
 
 /// Judges a ``CAFFile`` against the rules of the CAF specification and against expectations.
 public enum CAFValidator {
-    /// Every broken rule, in file order of the chunks they concern; empty when the file is valid.
+    /// Every broken rule that the chunk table and header fields show, then every unmet
+    /// expectation; empty when the file is valid. ``validate(_:expecting:)-(CAFDocument,_)`` also
+    /// checks chunk bodies.
     public static func validate(_ file: CAFFile, expecting expected: CAFExpectations = CAFExpectations()) -> [CAFDiagnostic] {
         var problems = structuralProblems(file)
+        problems += packetProblems(file)
         problems += expectationProblems(file, expected)
+        return problems
+    }
+
+    /// Every broken rule of ``validate(_:expecting:)-(CAFFile,_)`` plus the rules about chunk
+    /// bodies: `chunk-body`, `pakt-bytes`, `chan-size`, `chan-channels`, `peak-size`,
+    /// `info-count`, `mark-position` and `regn-position`.
+    public static func validate(_ document: CAFDocument, expecting expected: CAFExpectations = CAFExpectations()) -> [CAFDiagnostic] {
+        var problems = structuralProblems(document.file)
+        problems += packetProblems(document.file)
+        problems += bodyProblems(document)
+        problems += expectationProblems(document.file, expected)
         return problems
     }
 
@@ -168,7 +182,7 @@ public enum CAFValidator {
         check("float", expected.isFloat.map { $0 ? "float" : "integer" }, desc.isFloat ? "float" : "integer")
         check("channels", expected.channels.map(String.init), String(desc.channelsPerFrame))
         check("sample-rate", expected.sampleRate.map { "\($0)" }, "\(desc.sampleRate)")
-        if let frames = expected.frames, let found = file.linearPCMFrames, frames != found {
+        if let frames = expected.frames, let found = file.frames, frames != found {
             problems.append(CAFDiagnostic(rule: "frames", chunk: .data, offset: file.dataChunk?.offset ?? 0,
                                           expected: "\(frames) frames", found: "\(found) frames"))
         }
