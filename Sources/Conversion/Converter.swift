@@ -262,26 +262,28 @@ enum Converter {
         _ path: String, target: TargetFormat, channels: Int, sampleRate: Int,
         frames: UInt64
     ) throws(ConversionError) -> UInt64 {
-        var file = try readBack(path)
+        var document = try readBack(path)
         // libsndfile pads an odd-length last 'data' chunk with one byte; CAF has no pad bytes.
-        if let data = file.dataChunk, data == file.chunks.last, file.fileLength == data.end + 1 {
+        if let data = document.file.dataChunk, data == document.file.chunks.last,
+            document.file.fileLength == data.end + 1
+        {
             try FileSystem.truncate(path, to: data.end)
-            file = try readBack(path)
+            document = try readBack(path)
         }
         let problems = Checks.problems(
-            file,
+            document,
             expecting: expectations(
                 for: target, channels: channels,
                 sampleRate: sampleRate, frames: frames))
         if let first = problems.first {
             throw ConversionError("the written CAF failed verification: \(first)")
         }
-        return file.fileLength
+        return document.file.fileLength
     }
 
-    static func readBack(_ path: String) throws(ConversionError) -> CAFFile {
+    static func readBack(_ path: String) throws(ConversionError) -> CAFDocument {
         do {
-            return try CAFFile(reading: try FileByteSource(path: path))
+            return try Checks.read(try FileByteSource(path: path))
         } catch let error as CAFError {
             throw ConversionError("the written CAF cannot be read back: \(error)")
         } catch {
@@ -301,7 +303,9 @@ enum Converter {
             expected.frames = frames
         case .ulaw: expected.formatID = .ulaw
         case .alaw: expected.formatID = .alaw
-        case .alac16, .alac20, .alac24, .alac32: expected.formatID = .alac
+        case .alac16, .alac20, .alac24, .alac32:
+            expected.formatID = .alac
+            expected.frames = frames
         default: break
         }
         return expected

@@ -214,10 +214,10 @@ public enum Verifier {
     static func verify(file path: String, options: VerifyOptions, source: String??) -> VerifyResult {
         var result = VerifyResult(path: path, status: "failed", failures: [], warnings: [])
         let byteSource: FileByteSource
-        let file: CAFFile
+        let document: CAFDocument
         do {
             byteSource = try FileByteSource(path: path)
-            file = try CAFFile(reading: byteSource)
+            document = try Checks.read(byteSource)
         } catch let error as CAFError {
             let found: String
             if case .notCAF(let type) = error.kind {
@@ -231,15 +231,16 @@ public enum Verifier {
             result.failures = [VerifyFailure(rule: "readable", expected: "a readable file", found: "\(error)")]
             return result
         }
-        result.warnings = file.warnings.map(\.description)
+        let file = document.file
+        result.warnings = document.warnings.map(\.description)
         let desc = file.description
         result.format = desc.formatID.trimmed
         result.byteOrder = desc.byteOrder?.rawValue
-        let frames = file.linearPCMFrames
+        let frames = file.frames
         result.frames = frames
         if let frames, desc.sampleRate > 0 { result.durationSeconds = Double(frames) / desc.sampleRate }
 
-        var failures = Checks.problems(file, expecting: options.expectations).map(VerifyFailure.init)
+        var failures = Checks.problems(document, expecting: options.expectations).map(VerifyFailure.init)
         if let profile = options.profile, !profile.formats.contains(desc.formatID) {
             failures.append(
                 VerifyFailure(
@@ -391,10 +392,17 @@ public enum Verifier {
     }
 }
 
-/// The checks shared by `convert` (after writing) and `verify`: the spec rules of `CAFValidator`
-/// and the caller's expectations. One implementation for both commands.
+/// The checks shared by `convert` (after writing) and `verify`: CAFKit's reader, then the spec
+/// rules of `CAFValidator` (chunk bodies included) and the caller's expectations. One
+/// implementation for both commands.
 enum Checks {
-    static func problems(_ file: CAFFile, expecting expected: CAFExpectations) -> [CAFDiagnostic] {
-        CAFValidator.validate(file, expecting: expected)
+    /// Reads the chunk table and the (bounded) chunk bodies; audio is not loaded.
+    static func read(_ source: some ByteSource) throws(CAFError) -> CAFDocument {
+        try CAFDocument(reading: source)
+    }
+
+    /// Every broken rule and unmet expectation.
+    static func problems(_ document: CAFDocument, expecting expected: CAFExpectations) -> [CAFDiagnostic] {
+        CAFValidator.validate(document, expecting: expected)
     }
 }
