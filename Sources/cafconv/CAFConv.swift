@@ -11,7 +11,7 @@ struct CAFConv: ParsableCommand {
             64 usage error; 130 interrupted.
             """,
         version: CAFConv.version,
-        subcommands: [Convert.self, Verify.self]
+        subcommands: [Convert.self, Info.self, Verify.self]
     )
 
     static let version = "0.1.0"

@@ -72,6 +72,12 @@ enum Output {
         }
     }
 
+    /// A number without a fractional part when it has none (44100, not 44100.0).
+    static func number(_ value: Double) -> String {
+        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
     static func formatMilliseconds(_ value: Double) -> String {
         if value >= 1000 { return "\(Double(Int(value / 10)) / 100) s" }
         return "\(Double(Int(value * 10)) / 10) ms"

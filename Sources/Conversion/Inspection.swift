@@ -1,0 +1,262 @@
+import BinaryIO
+import CAFKit
+import WAVEKit
+
+/// What `cafconv info` says about one file. Field names are the JSON keys of DESIGN.md.
+public struct AudioFileInfo: Equatable, Sendable, Codable {
+    /// One chunk of the file.
+    public struct Chunk: Equatable, Sendable, Codable {
+        /// The chunk type, spaces trimmed (`fmt`, `desc`, `data`).
+        public var type: String
+        /// The absolute offset of the chunk header.
+        public var offset: UInt64
+        /// The body size as declared in the file (-1 for a CAF `data` chunk of unknown size).
+        public var size: Int64
+    }
+
+    /// A key and its value, in file order.
+    public struct Text: Equatable, Sendable, Codable {
+        /// The key (`artist`, `INAM`, `NAME`...).
+        public var key: String
+        /// The value.
+        public var value: String
+    }
+
+    /// A named position in the audio.
+    public struct Marker: Equatable, Sendable, Codable {
+        /// Frame position.
+        public var frame: Double
+        /// The marker's name or type.
+        public var name: String
+    }
+
+    /// A loop.
+    public struct Loop: Equatable, Sendable, Codable {
+        /// First frame of the loop.
+        public var start: UInt64
+        /// Last frame of the loop.
+        public var end: UInt64
+        /// How often it plays (0 = forever), when known.
+        public var playCount: UInt32?
+    }
+
+    /// The path as given.
+    public var path: String
+    /// `caf`, `wav` or `aiff`, from the magic bytes.
+    public var container: String?
+    /// The four-character format with spaces trimmed: `lpcm` for all linear PCM.
+    public var format: String?
+    /// The format in words with its byte order: "16-bit signed integer, little-endian".
+    public var formatDescription: String?
+    /// Frames per second.
+    public var sampleRate: Double?
+    /// Channels.
+    public var channels: Int?
+    /// Bits per sample (container size for WAV).
+    public var bitsPerChannel: Int?
+    /// Valid bits per sample, when a WAVE_FORMAT_EXTENSIBLE header says.
+    public var validBitsPerChannel: Int?
+    /// Whether linear PCM samples are floats.
+    public var isFloat: Bool?
+    /// `little`, `big`, or absent when not linear PCM.
+    public var byteOrder: String?
+    /// Valid frames: from `pakt` when there is one, else audio bytes / bytes per frame, clamped to the file.
+    public var frames: UInt64?
+    /// Frames / rate.
+    public var durationSeconds: Double?
+    /// Absolute offset of the first audio byte.
+    public var audioOffset: UInt64?
+    /// Audio bytes present.
+    public var audioBytes: UInt64?
+    /// Packets in the packet table (CAF).
+    public var packets: Int64?
+    /// Priming frames (CAF `pakt`).
+    public var primingFrames: Int32?
+    /// Remainder frames (CAF `pakt`).
+    public var remainderFrames: Int32?
+    /// Frames per packet, for compressed formats.
+    public var framesPerPacket: UInt32?
+    /// Bytes per packet (0 = variable), for compressed formats.
+    public var bytesPerPacket: UInt32?
+    /// The channel layout tag or bitmap, spelled out, when the file has one.
+    public var channelLayout: String?
+    /// Every chunk, in file order.
+    public var chunks: [Chunk]
+    /// Information strings (CAF `info`, WAV `LIST/INFO`, AIFF text chunks).
+    public var info: [Text]
+    /// Markers and cue points.
+    public var markers: [Marker]
+    /// Loops (WAV `smpl`).
+    public var loops: [Loop]
+    /// Recoverable problems.
+    public var warnings: [String]
+    /// Why the file is unreadable or invalid: the offset and the rule; absent when fine.
+    public var error: String?
+
+    init(path: String) {
+        self.path = path
+        chunks = []
+        info = []
+        markers = []
+        loops = []
+        warnings = []
+    }
+}
+
+/// Reads any CAF, WAV or AIFF file with the pure-Swift readers and describes it.
+public enum Inspector {
+    /// Describes one file; never throws: problems land in `error` and `warnings`.
+    public static func inspect(path: String) -> AudioFileInfo {
+        var info = AudioFileInfo(path: path)
+        let source: FileByteSource
+        do { source = try FileByteSource(path: path) } catch {
+            info.error = "\(error)"
+            return info
+        }
+        let prefix = (try? source.read(at: 0, count: 12)) ?? []
+        guard let container = Container.detect(prefix) else {
+            info.error = source.length == 0 ? "empty file (0 bytes)" : "not a CAF, WAV or AIFF file"
+            return info
+        }
+        switch container {
+        case .caf: describeCAF(source, into: &info)
+        case .wav, .rifx, .rf64: describeWAVE(source, into: &info)
+        case .aiff, .aifc: describeAIFF(source, into: &info)
+        }
+        return info
+    }
+
+    static func describeCAF(_ source: FileByteSource, into info: inout AudioFileInfo) {
+        info.container = "caf"
+        let document: CAFDocument
+        do { document = try Checks.read(source) } catch {
+            info.error = "\(error)"
+            return
+        }
+        let file = document.file
+        let desc = file.description
+        info.format = desc.formatID.trimmed
+        info.formatDescription = desc.formatName
+        info.sampleRate = desc.sampleRate
+        info.channels = Int(desc.channelsPerFrame)
+        info.bitsPerChannel = Int(desc.bitsPerChannel)
+        if desc.isLinearPCM {
+            info.isFloat = desc.isFloat
+            info.byteOrder = desc.byteOrder?.rawValue
+        } else {
+            info.framesPerPacket = desc.framesPerPacket
+            info.bytesPerPacket = desc.bytesPerPacket
+        }
+        info.frames = file.frames
+        info.audioOffset = file.audioOffset
+        info.audioBytes = file.audioBytes
+        if let table = document.contents.packetTable {
+            info.packets = table.header.numberPackets
+            info.primingFrames = table.header.primingFrames
+            info.remainderFrames = table.header.remainderFrames
+        }
+        if let layout = document.contents.channelLayout {
+            info.channelLayout = describeLayout(tag: layout.tag, bitmap: layout.bitmap)
+        }
+        info.chunks = file.chunks.map { AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: $0.declaredSize) }
+        info.info = (document.contents.infoStrings?.entries ?? []).map { AudioFileInfo.Text(key: $0.key, value: $0.value) }
+        info.markers = document.contents.markers.map {
+            AudioFileInfo.Marker(frame: $0.framePosition, name: "'\($0.type)' #\($0.markerID)")
+        }
+        info.warnings = document.warnings.map(\.description)
+        if let first = Checks.problems(document, expecting: CAFExpectations()).first {
+            info.error = "\(first)"
+        }
+        setDuration(&info)
+    }
+
+    static func describeWAVE(_ source: FileByteSource, into info: inout AudioFileInfo) {
+        info.container = "wav"
+        let file: WAVEFile
+        do { file = try WAVEFile(reading: source) } catch {
+            info.error = "at byte \(error.offset): \(error.message)"
+            return
+        }
+        let format = file.format
+        info.format = file.formatID
+        info.sampleRate = Double(format.sampleRate)
+        info.channels = Int(format.channels)
+        info.bitsPerChannel = Int(format.bitsPerSample)
+        info.validBitsPerChannel = file.validBitsPerSample
+        if format.isLinearPCM {
+            info.isFloat = format.isFloat
+            info.byteOrder = file.sampleByteOrder?.rawValue
+            let bits = Int(format.bitsPerSample)
+            let kind = format.isFloat ? "floating point" : (bits == 8 ? "unsigned integer" : "signed integer")
+            let order = bits <= 8 ? "" : ", \(file.byteOrder == .little ? "little" : "big")-endian"
+            info.formatDescription = "\(bits)-bit \(kind)\(order)"
+        } else {
+            info.formatDescription = format.encodingName
+        }
+        info.frames = file.frames
+        info.audioOffset = file.audioOffset
+        info.audioBytes = file.audioBytes
+        if let mask = format.channelMask { info.channelLayout = "WAVE channel mask 0x\(String(mask, radix: 16))" }
+        info.chunks = file.chunks.map {
+            AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: Int64($0.declaredSize))
+        }
+        info.info = file.infoStrings.map { AudioFileInfo.Text(key: $0.key, value: $0.value) }
+        info.markers = file.cuePoints.map { AudioFileInfo.Marker(frame: Double($0.position), name: "cue \($0.id)") }
+        info.loops = (file.sampler?.loops ?? []).map {
+            AudioFileInfo.Loop(start: UInt64($0.start), end: UInt64($0.end), playCount: $0.playCount)
+        }
+        info.warnings = file.warnings.map(\.message)
+        setDuration(&info)
+    }
+
+    static func describeAIFF(_ source: FileByteSource, into info: inout AudioFileInfo) {
+        info.container = "aiff"
+        let file: AIFFFile
+        do { file = try AIFFFile(reading: source) } catch {
+            info.error = "at byte \(error.offset): \(error.message)"
+            return
+        }
+        info.format = file.formatID
+        info.sampleRate = file.sampleRate
+        info.channels = file.channels
+        info.bitsPerChannel = Int(file.common.sampleSize)
+        if file.formatID == "lpcm" {
+            info.isFloat = file.isFloat
+            info.byteOrder = file.byteOrder?.rawValue
+            let bits = file.bitsPerChannel ?? Int(file.common.sampleSize)
+            let kind = file.isFloat ? "floating point" : "signed integer"
+            let order = bits <= 8 ? "" : ", \(file.byteOrder == .little ? "little" : "big")-endian"
+            info.formatDescription = "\(bits)-bit \(kind)\(order)"
+        } else {
+            info.formatDescription = "'\(file.compressionType)'" + (file.common.compressionName.map { " (\($0))" } ?? "")
+        }
+        info.frames = file.frames
+        info.audioOffset = file.audioOffset
+        info.audioBytes = file.audioBytes
+        info.chunks = file.chunks.map {
+            AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: Int64($0.declaredSize))
+        }
+        info.info = file.texts.map { AudioFileInfo.Text(key: $0.type.trimmed, value: $0.text) }
+        info.markers = file.markers.map { AudioFileInfo.Marker(frame: Double($0.position), name: $0.name) }
+        info.warnings = file.warnings.map(\.message)
+        setDuration(&info)
+    }
+
+    static func setDuration(_ info: inout AudioFileInfo) {
+        if let frames = info.frames, let rate = info.sampleRate, rate > 0 {
+            info.durationSeconds = Double(frames) / rate
+        }
+    }
+
+    /// Spells out common Core Audio channel layout tags.
+    static func describeLayout(tag: UInt32, bitmap: UInt32) -> String {
+        let names: [UInt32: String] = [
+            (100 << 16) | 1: "Mono", (101 << 16) | 2: "Stereo", (102 << 16) | 2: "StereoHeadphones",
+            (108 << 16) | 4: "Quadraphonic", (113 << 16) | 3: "MPEG 3.0 A", (117 << 16) | 5: "MPEG 5.0 A",
+            (121 << 16) | 6: "MPEG 5.1 A", (128 << 16) | 8: "MPEG 7.1 A",
+        ]
+        if tag == 0 { return "channel descriptions" }
+        if tag == 1 << 16 { return "bitmap 0x\(String(bitmap, radix: 16))" }
+        return names[tag] ?? "tag 0x\(String(tag, radix: 16)) (\(tag >> 16), \(tag & 0xFFFF) channels)"
+    }
+}
