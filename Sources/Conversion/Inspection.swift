@@ -93,6 +93,43 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
     /// Why the file is unreadable or invalid: the offset and the rule; absent when fine.
     public var error: String?
 
+    enum CodingKeys: String, CodingKey {
+        case path, container, format, formatDescription, sampleRate, channels, bitsPerChannel, validBitsPerChannel
+        case isFloat, byteOrder, frames, durationSeconds, audioOffset, audioBytes, packets, primingFrames
+        case remainderFrames, framesPerPacket, bytesPerPacket, channelLayout, chunks, info, markers, loops, warnings, error
+    }
+
+    /// Writes every key of DESIGN.md, with `null` for what is unknown; the extra keys only when known.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encode(self.container, forKey: .container)
+        try container.encode(format, forKey: .format)
+        try container.encode(sampleRate, forKey: .sampleRate)
+        try container.encode(channels, forKey: .channels)
+        try container.encode(bitsPerChannel, forKey: .bitsPerChannel)
+        try container.encode(isFloat, forKey: .isFloat)
+        try container.encode(byteOrder, forKey: .byteOrder)
+        try container.encode(frames, forKey: .frames)
+        try container.encode(durationSeconds, forKey: .durationSeconds)
+        try container.encode(audioOffset, forKey: .audioOffset)
+        try container.encode(audioBytes, forKey: .audioBytes)
+        try container.encode(chunks, forKey: .chunks)
+        try container.encode(warnings, forKey: .warnings)
+        try container.encode(error, forKey: .error)
+        try container.encodeIfPresent(formatDescription, forKey: .formatDescription)
+        try container.encodeIfPresent(validBitsPerChannel, forKey: .validBitsPerChannel)
+        try container.encodeIfPresent(packets, forKey: .packets)
+        try container.encodeIfPresent(primingFrames, forKey: .primingFrames)
+        try container.encodeIfPresent(remainderFrames, forKey: .remainderFrames)
+        try container.encodeIfPresent(framesPerPacket, forKey: .framesPerPacket)
+        try container.encodeIfPresent(bytesPerPacket, forKey: .bytesPerPacket)
+        try container.encodeIfPresent(channelLayout, forKey: .channelLayout)
+        try container.encode(info, forKey: .info)
+        try container.encode(markers, forKey: .markers)
+        try container.encode(loops, forKey: .loops)
+    }
+
     init(path: String) {
         self.path = path
         chunks = []

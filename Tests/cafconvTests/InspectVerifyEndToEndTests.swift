@@ -1,0 +1,70 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("cafconv info and verify, end to end")
+struct InspectVerifyEndToEndTests {
+    static let wav = WAVFixture.signal(.int24, channels: 2, frames: 480, sampleRate: 48000).bytes
+
+    /// Converts a fixture with the binary and returns the folder, the WAV and the CAF.
+    func made(_ arguments: [String] = []) throws -> (TempDirectory, String, String) {
+        let folder = TempDirectory()
+        let wav = folder.write("a.wav", Self.wav)
+        let caf = folder.file("a.caf")
+        let result = try run(RepositoryPaths.executable, ["convert", "-q", wav, "-o", caf] + arguments)
+        try #require(result.status == 0, "\(result.stderr)")
+        return (folder, wav, caf)
+    }
+
+    @Test("info: text, brief and JSON with the keys of DESIGN.md")
+    func info() throws {
+        let (folder, wav, caf) = try made()
+        defer { withExtendedLifetime(folder) {} }
+        let text = try run(RepositoryPaths.executable, ["info", caf])
+        #expect(text.status == 0)
+        #expect(text.text.contains("24-bit signed integer, little-endian"))
+        #expect(text.text.contains("Frames:          480"))
+        let brief = try run(RepositoryPaths.executable, ["info", "--brief", caf, wav])
+        #expect(brief.text.split(separator: "\n").count == 2)
+        #expect(brief.text.contains("CAF audio, 24-bit signed integer, little-endian, stereo, 48000 Hz, 480 frames"))
+        let json = try run(RepositoryPaths.executable, ["info", "--json", caf])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [[String: Any]])
+        let object = try #require(array.first)
+        for key in [
+            "path", "container", "format", "sampleRate", "channels", "bitsPerChannel", "isFloat", "byteOrder",
+            "frames", "durationSeconds", "audioOffset", "audioBytes", "chunks", "warnings",
+        ] {
+            #expect(object[key] != nil, "missing key \(key)")
+        }
+        #expect(object["byteOrder"] as? String == "little")
+        #expect(object["frames"] as? Int == 480)
+        #expect((object["chunks"] as? [[String: Any]])?.first?["type"] as? String == "desc")
+    }
+
+    @Test("info exits 1 naming the file when one is unreadable")
+    func infoFails() throws {
+        let folder = TempDirectory()
+        let junk = folder.write("junk.caf", Array("caff-but-not-really".utf8))
+        let result = try run(RepositoryPaths.executable, ["info", junk])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("junk.caf"))
+    }
+
+    @Test("verify: exit 0 on a good file, 1 with one line per failure, 64 on usage errors")
+    func verify() throws {
+        let (folder, wav, caf) = try made()
+        let good = try run(RepositoryPaths.executable, ["verify", "--endian", "little", "--against", wav, caf])
+        #expect(good.status == 0, "\(good.text)\(good.stderr)")
+        let bad = try run(RepositoryPaths.executable, ["verify", "--endian", "big", "--rate", "44100", caf])
+        #expect(bad.status == 1)
+        #expect(bad.text.contains("\(caf): byte-order: expected big, found little"))
+        #expect(bad.text.contains("\(caf): sample-rate: expected 44100.0, found 48000.0"))
+        let json = try run(RepositoryPaths.executable, ["verify", "--json", "--profile", "ios-notification", folder.path])
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
+        #expect((object["totals"] as? [String: Any])?["passed"] as? Int == 1)
+        #expect(try run(RepositoryPaths.executable, ["verify", "--profile", "android", caf]).status == 64)
+        #expect(try run(RepositoryPaths.executable, ["verify"]).status == 64)
+        #expect(try run(RepositoryPaths.executable, ["verify", "-d", "LEI16", "--endian", "big", caf]).status == 64)
+    }
+}
