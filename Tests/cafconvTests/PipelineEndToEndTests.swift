@@ -48,12 +48,14 @@ func interrupted(_ arguments: [String], signal: Int32, after delay: Double) thro
 
 @Suite("cafconv convert in builds and CI, end to end")
 struct PipelineEndToEndTests {
-    @Test("SIGINT stops the batch: exit 130, no temporary left, every output valid; a re-run finishes")
-    func sigint() throws {
+    @Test(
+        "SIGINT and SIGTERM stop the batch: exit 130, no temporary left, every output valid; a re-run finishes",
+        arguments: [SIGINT, SIGTERM])
+    func sigint(signal: Int32) throws {
         let folder = TempDirectory()
         slowBatch(folder)
         let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
-        let ended = try interrupted(arguments, signal: SIGINT, after: 0.1)
+        let ended = try interrupted(arguments, signal: signal, after: 0.1)
         #expect(ended.status == 130 && !ended.bySignal)
         #expect(leftovers(folder.path).isEmpty, "\(leftovers(folder.path))")
         let before = try validOutputs(folder.file("out"))
@@ -78,6 +80,27 @@ struct PipelineEndToEndTests {
         #expect(try validOutputs(folder.file("out")) == 6)
         let third = try run(RepositoryPaths.executable, arguments)
         #expect(third.stderr.contains("0 converted, 6 up to date"), "\(third.stderr)")
+    }
+
+    @Test(
+        "peak memory does not grow with file size (blocks are streamed)",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")))
+    func boundedMemory() throws {
+        let folder = TempDirectory()
+        func peakKilobytes(frames: Int) throws -> Int {
+            let name = "f\(frames).wav"
+            let format: [UInt8] = [1, 0, 2, 0, 0x44, 0xAC, 0, 0, 0x10, 0xB1, 2, 0, 4, 0, 16, 0]
+            folder.write(name, WAVFixture.riff(chunks: [("fmt ", format), ("data", [UInt8](repeating: 7, count: frames * 4))]))
+            let result = try run(
+                "/usr/bin/time",
+                ["-f", "peak=%M", RepositoryPaths.executable, "convert", folder.file(name), "-o", folder.file(name + ".caf")])
+            #expect(result.status == 0, "\(result.stderr)")
+            let line = try #require(result.stderr.split(separator: "\n").last { $0.hasPrefix("peak=") })
+            return try #require(Int(line.dropFirst(5)))
+        }
+        let small = try peakKilobytes(frames: 100_000)
+        let large = try peakKilobytes(frames: 8_000_000)  // 32 MB of audio
+        #expect(large < small + 8 * 1024, "peak \(large) KB for 32 MB of audio vs \(small) KB for 0.4 MB")
     }
 
     @Test("--check and --dry-run write nothing; --check exits 1 while anything is out of date")
