@@ -160,6 +160,7 @@ enum Converter {
             if frames == 0 {
                 result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
             }
+            if cancellation.isCancelled { throw ConversionError(Cancellation.reason) }
             if target.encoding.bits != nil, !target.encoding.isLinearPCM {
                 // CAFKit does not decode ALAC: prove the lossless claim by decoding it with libsndfile.
                 try checkLossless(

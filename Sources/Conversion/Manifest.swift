@@ -48,7 +48,10 @@ struct Manifest: Equatable {
                 let outputSize = UInt64(fields[5]), let outputTime = Int64(fields[6]),
                 let frames = Int64(fields[9])
             else { continue }
-            manifest.entries[unescape(fields[0])] = Entry(
+            // Never trust a record that points outside the manifest's folder (--prune deletes files).
+            let key = unescape(fields[0])
+            guard !key.hasPrefix("/"), !key.split(separator: "/").contains("..") else { continue }
+            manifest.entries[key] = Entry(
                 source: unescape(fields[1]), sourceStamp: FileSystem.Stamp(size: sourceSize, modified: sourceTime),
                 fingerprint: unescape(fields[4]), outputStamp: FileSystem.Stamp(size: outputSize, modified: outputTime),
                 formatIn: unescape(fields[7]), formatOut: unescape(fields[8]), frames: frames)

@@ -205,3 +205,25 @@ struct IncrementalTests {
         #expect(!exists(folder.file("in/build/build")))
     }
 }
+
+@Suite("Manifest safety")
+struct ManifestSafetyTests {
+    @Test("--prune never follows a manifest record that points outside the output folder")
+    func noEscape() throws {
+        let folder = TempDirectory()
+        sourceTree(folder, count: 1)
+        _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1))
+        let victim = folder.write("victim.caf", Array("keep me".utf8))
+        var info = stat()
+        _ = stat(victim, &info)
+        let line =
+            "../victim.caf\t/nonexistent/gone.wav\t1\t1\tx\t\(info.st_size)\t"
+            + "\(Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))\tLEI16\tLEI16\t1\n"
+        let manifest = try #require(readFile(folder.file("out/.cafconv-manifest")))
+        writeFile(folder.file("out/.cafconv-manifest"), manifest + Array(line.utf8))
+        let report = Engine.convert(
+            inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1, prune: true))
+        #expect(report.totals.pruned == 0 && report.totals.orphaned == 0)
+        #expect(exists(victim))
+    }
+}
