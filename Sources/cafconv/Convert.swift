@@ -102,7 +102,7 @@ struct Convert: ParsableCommand {
         defer { interruption.stop() }
         let terminal = Terminal.current
         let style = Output.Style(
-            json: json, quiet: quiet, verbose: verbose, dryRun: options.dryRun, color: terminal.color)
+            json: json, quiet: quiet, verbose: verbose, dryRun: options.dryRun, check: check, color: terminal.color)
         let line = terminal.interactive && !quiet && !json && !options.dryRun ? ProgressLine() : nil
         var progress: (@Sendable (Engine.Progress) -> Void)? = nil
         if let line { progress = { step in line.update(step) } }

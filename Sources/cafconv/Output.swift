@@ -17,6 +17,7 @@ enum Output {
         var quiet: Bool
         var verbose: Bool
         var dryRun = false
+        var check = false
         var color = false
     }
 
@@ -79,7 +80,7 @@ enum Output {
                     continue
                 }
             }
-            var summary = "dry run: \(totals.outOfDate) to convert, \(totals.upToDate) up to date"
+            var summary = "\(style.check ? "check" : "dry run"): \(totals.outOfDate) to convert, \(totals.upToDate) up to date"
             summary += ", \(totals.orphaned) orphaned, \(totals.failed) failed; nothing written"
             standardError(summary)
             return
