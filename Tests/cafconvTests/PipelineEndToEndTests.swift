@@ -31,8 +31,12 @@ func leftovers(_ path: String) -> [String] {
     (FileManager.default.subpaths(atPath: path) ?? []).filter { $0.hasSuffix(".tmp") }
 }
 
-/// Starts the binary, sends `signal` after `delay`, and returns how it ended.
-func interrupted(_ arguments: [String], signal: Int32, after delay: Double) throws -> (status: Int32, bySignal: Bool) {
+/// Starts the binary, waits until `started` exists (the run is under way, so a loaded machine
+/// cannot deliver the signal before the handler is installed), sends `signal` `delay` seconds
+/// later, and returns how it ended.
+func interrupted(_ arguments: [String], signal: Int32, after delay: Double, started: String) throws -> (
+    status: Int32, bySignal: Bool
+) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
     process.arguments = arguments
@@ -40,6 +44,8 @@ func interrupted(_ arguments: [String], signal: Int32, after delay: Double) thro
     process.standardError = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    let deadline = Date().addingTimeInterval(10)
+    while !exists(started) && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
     Thread.sleep(forTimeInterval: delay)
     kill(process.processIdentifier, signal)
     process.waitUntilExit()
@@ -55,7 +61,7 @@ struct PipelineEndToEndTests {
         let folder = TempDirectory()
         slowBatch(folder)
         let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
-        let ended = try interrupted(arguments, signal: signal, after: 0.1)
+        let ended = try interrupted(arguments, signal: signal, after: 0.1, started: folder.file("out"))
         #expect(ended.status == 130 && !ended.bySignal)
         #expect(leftovers(folder.path).isEmpty, "\(leftovers(folder.path))")
         let before = try validOutputs(folder.file("out"))
@@ -71,7 +77,7 @@ struct PipelineEndToEndTests {
         let folder = TempDirectory()
         slowBatch(folder)
         let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
-        let ended = try interrupted(arguments, signal: SIGKILL, after: 0.1)
+        let ended = try interrupted(arguments, signal: SIGKILL, after: 0.1, started: folder.file("out"))
         #expect(ended.bySignal && ended.status == SIGKILL)
         #expect(try validOutputs(folder.file("out")) < 6, "the batch finished before the signal; make it larger")
         let again = try run(RepositoryPaths.executable, arguments)
