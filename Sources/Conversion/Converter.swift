@@ -13,13 +13,44 @@ public struct ConversionOptions: Sendable, Equatable {
     public var jobs: Int
     /// Samples (all channels) moved per block; bounds memory per job.
     public var blockSamples: Int
+    /// `--force`: convert every input, even when its output is up to date.
+    public var force: Bool
+    /// `--dry-run` / `--check`: decide what is out of date and write nothing at all.
+    public var dryRun: Bool
+    /// `--prune`: delete outputs cafconv made whose source is gone.
+    public var prune: Bool
 
     /// Creates options; `jobs` defaults to the number of processors.
-    public init(dataFormat: DataFormat? = nil, endian: EndianChoice? = nil, jobs: Int? = nil, blockSamples: Int = 1 << 16) {
+    public init(
+        dataFormat: DataFormat? = nil, endian: EndianChoice? = nil, jobs: Int? = nil, blockSamples: Int = 1 << 16,
+        force: Bool = false, dryRun: Bool = false, prune: Bool = false
+    ) {
         self.dataFormat = dataFormat
         self.endian = endian
         self.jobs = max(1, jobs ?? FileSystem.processorCount)
         self.blockSamples = max(1, blockSamples)
+        self.force = force
+        self.dryRun = dryRun
+        self.prune = prune
+    }
+
+    /// Version of the conversion rules; bump it when the same options would write different bytes,
+    /// so every output recorded by an older cafconv is converted again.
+    public static let rulesVersion = 1
+
+    /// What decides the bytes of an output besides its source: the rules version, the resolved
+    /// `-d` format and `--endian`. `-j` and the block size change nothing and are left out.
+    public var fingerprint: String {
+        var format = "source"
+        switch dataFormat?.kind {
+        case .linearPCM(let bits, let isFloat)?: format = (isFloat ? "F" : "I") + String(bits)
+        case .ulaw?: format = "ulaw"
+        case .alaw?: format = "alaw"
+        case .alac?: format = "alac"
+        case nil: break
+        }
+        let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
+        return "rules=\(Self.rulesVersion);d=\(order)\(format);endian=\(endian?.rawValue ?? "default")"
     }
 
     /// Checks that the options agree with each other.
@@ -61,7 +92,9 @@ enum SampleRoute: Equatable {
 /// Converts one job: read with libsndfile, write a temporary CAF with libsndfile, check it with
 /// CAFKit, then rename it into place. Any failure leaves nothing at the output path.
 enum Converter {
-    static func convert(_ job: Job, options: ConversionOptions, sequence: Int) -> FileResult {
+    static func convert(
+        _ job: Job, options: ConversionOptions, sequence: Int, cancellation: Cancellation = Cancellation()
+    ) -> FileResult {
         let started = FileSystem.now()
         var result = FileResult(input: job.input, output: job.output, status: .failed)
         let temporary = FileSystem.joined(
@@ -109,16 +142,17 @@ enum Converter {
             } catch {
                 throw ConversionError("libsndfile cannot write \(target) CAF: \(error.message)")
             }
-            let frames: Int64
+            let pumped: Int64?
             do {
-                frames = try pump(
+                pumped = try pump(
                     from: reader, to: writer, route: SampleRoute(from: source.encoding, to: target.encoding),
-                    blockSamples: options.blockSamples)
+                    blockSamples: options.blockSamples, isCancelled: { cancellation.isCancelled })
                 try writer.close()
                 try reader.close()
             } catch {
                 throw ConversionError("\(error.path == job.input ? "reading" : "writing") failed: \(error.message)")
             }
+            guard let frames = pumped else { throw ConversionError(Cancellation.reason) }
             if frames < source.frames {
                 result.warnings.append(
                     "the header declares \(source.frames) frames but only \(frames) could be read; converted \(frames)")
@@ -126,6 +160,7 @@ enum Converter {
             if frames == 0 {
                 result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
             }
+            if cancellation.isCancelled { throw ConversionError(Cancellation.reason) }
             if target.encoding.bits != nil, !target.encoding.isLinearPCM {
                 // CAFKit does not decode ALAC: prove the lossless claim by decoding it with libsndfile.
                 try checkLossless(
@@ -147,11 +182,12 @@ enum Converter {
         return result
     }
 
-    /// Moves every frame through the route; returns the number of frames written.
+    /// Moves every frame through the route; returns the number of frames written, or `nil` when
+    /// `isCancelled` said stop (it is asked before every block).
     static func pump(
         from reader: SoundFile, to writer: SoundFile, route: SampleRoute,
-        blockSamples: Int
-    ) throws(SndFileError) -> Int64 {
+        blockSamples: Int, isCancelled: () -> Bool = { false }
+    ) throws(SndFileError) -> Int64? {
         let channels = max(reader.info.channels, 1)
         let blockFrames = max(1, blockSamples / channels)
         var total: Int64 = 0
@@ -159,6 +195,7 @@ enum Converter {
         case .integers:
             var buffer = [Int32](repeating: 0, count: blockFrames * channels)
             while true {
+                if isCancelled() { return nil }
                 let got = try buffer.withUnsafeMutableBufferPointer { b throws(SndFileError) in
                     try reader.readFrames(into: b, frames: blockFrames)
                 }
@@ -169,6 +206,7 @@ enum Converter {
         case .floats:
             var buffer = [Double](repeating: 0, count: blockFrames * channels)
             while true {
+                if isCancelled() { return nil }
                 let got = try buffer.withUnsafeMutableBufferPointer { b throws(SndFileError) in
                     try reader.readFrames(into: b, frames: blockFrames)
                 }
@@ -180,6 +218,7 @@ enum Converter {
             var ints = [Int32](repeating: 0, count: blockFrames * channels)
             var doubles = [Double](repeating: 0, count: blockFrames * channels)
             while true {
+                if isCancelled() { return nil }
                 let got = try ints.withUnsafeMutableBufferPointer { b throws(SndFileError) in
                     try reader.readFrames(into: b, frames: blockFrames)
                 }
@@ -192,6 +231,7 @@ enum Converter {
             var doubles = [Double](repeating: 0, count: blockFrames * channels)
             var ints = [Int32](repeating: 0, count: blockFrames * channels)
             while true {
+                if isCancelled() { return nil }
                 let got = try doubles.withUnsafeMutableBufferPointer { b throws(SndFileError) in
                     try reader.readFrames(into: b, frames: blockFrames)
                 }

@@ -1,38 +1,297 @@
 import Dispatch
 import Synchronization
 
-/// Runs a whole conversion: plan, convert in parallel, report. Prints nothing.
+/// A flag that stops a run. Set it (from a signal handler, say) and the engine starts no new file
+/// and abandons the files in flight at their next block, deleting their temporary files.
+public final class Cancellation: Sendable {
+    /// The reason given to files that were stopped or never started.
+    public static let reason = "interrupted"
+    private let flag = Atomic<Bool>(false)
+
+    /// A flag that is not set.
+    public init() {}
+
+    /// Asks the run to stop.
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+
+    /// Whether the run was asked to stop.
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// Runs a whole conversion: plan, decide what is out of date, convert in parallel, record the
+/// state, report. Prints nothing.
 public enum Engine {
+    /// One step of a run, for a progress display: a finished record and the counts so far.
+    public struct Progress: Sendable {
+        /// The record just finished (converted, up to date, failed, orphaned...).
+        public var result: FileResult
+        /// Files converted or failed so far, among those that needed converting.
+        public var filesDone: Int
+        /// Files that need converting in this run.
+        public var filesTotal: Int
+        /// Source bytes of the files done so far.
+        public var bytesDone: UInt64
+        /// Source bytes of every file that needs converting.
+        public var bytesTotal: UInt64
+    }
+
     /// Converts `inputs` into `output` (a file, a folder, or `nil` for beside each input).
     /// `progress` is called once per finished file, from worker threads.
     public static func convert(
         inputs: [String], output: String?, options: ConversionOptions,
         progress: (@Sendable (FileResult) -> Void)? = nil
     ) -> ConversionReport {
+        guard let progress else { return run(inputs: inputs, output: output, options: options) }
+        return run(inputs: inputs, output: output, options: options) { step in progress(step.result) }
+    }
+
+    /// Converts `inputs` into `output` like ``convert(inputs:output:options:progress:)``, stopping
+    /// early when `cancellation` is set; `progress` gets counts for a live display.
+    public static func run(
+        inputs: [String], output: String?, options: ConversionOptions, cancellation: Cancellation = Cancellation(),
+        progress: (@Sendable (Progress) -> Void)? = nil
+    ) -> ConversionReport {
         let started = FileSystem.now()
         let plan = Planner.plan(inputs: inputs, output: output)
-        for failure in plan.failures { progress?(failure) }
+        var decision = decide(plan: plan, options: options)
+        let orphans = settleOrphans(&decision, plan: plan, options: options)
+        var report = [FileResult]()
+
         let jobs = plan.jobs
-        let results = Mutex([FileResult?](repeating: nil, count: jobs.count))
+        let work = decision.work
+        let bytesTotal = work.reduce(UInt64(0)) { $0 + (decision.sourceStamps[$1]?.size ?? 0) }
+        func announce(_ result: FileResult) {
+            progress?(Progress(result: result, filesDone: 0, filesTotal: work.count, bytesDone: 0, bytesTotal: bytesTotal))
+        }
+        for failure in plan.failures { announce(failure) }
+        for case let record? in decision.records { announce(record) }
+        for orphan in orphans { announce(orphan) }
+
+        if options.dryRun {
+            for index in work {
+                decision.records[index] = FileResult(
+                    input: jobs[index].input, output: jobs[index].output, status: .outOfDate,
+                    reason: decision.reasons[index])
+            }
+            report = plan.failures + decision.records.compactMap { $0 } + orphans
+            return ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
+        }
+
+        removeStaleTemporaries(in: Set(jobs.map { FileSystem.directoryName($0.output) } + jobs.map(\.stateFolder)))
+        let state = Mutex(
+            RunState(manifests: decision.manifests, dirty: decision.dirty, lastSave: FileSystem.now()))
+        let results = Mutex([FileResult?](repeating: nil, count: work.count))
         let next = Mutex(0)
-        let workers = min(options.jobs, jobs.count)
+        let workers = min(options.jobs, work.count)
+        let stamps = decision.sourceStamps
+        let sources = decision.sources
         if workers > 0 {
             DispatchQueue.concurrentPerform(iterations: workers) { _ in
                 while true {
-                    let index = next.withLock { value -> Int in
+                    let slot = next.withLock { value -> Int in
                         defer { value += 1 }
                         return value
                     }
-                    guard index < jobs.count else { return }
-                    let result = Converter.convert(jobs[index], options: options, sequence: index)
-                    results.withLock { $0[index] = result }
-                    progress?(result)
+                    guard slot < work.count else { return }
+                    let index = work[slot]
+                    let job = jobs[index]
+                    var result: FileResult
+                    if cancellation.isCancelled {
+                        result = FileResult(input: job.input, output: job.output, status: .skipped, reason: Cancellation.reason)
+                    } else {
+                        result = Converter.convert(job, options: options, sequence: index, cancellation: cancellation)
+                        if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
+                    }
+                    let outputStamp = result.status == .converted ? FileSystem.stamp(of: job.output) : nil
+                    let counts = state.withLock { state -> (Int, UInt64) in
+                        if let outputStamp, let source = sources[index], let sourceStamp = stamps[index] {
+                            state.record(
+                                job: job,
+                                entry: Manifest.Entry(
+                                    source: source, sourceStamp: sourceStamp, fingerprint: options.fingerprint,
+                                    outputStamp: outputStamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
+                                    frames: result.frames ?? 0))
+                            state.saveIfDue()
+                        }
+                        state.done += 1
+                        state.bytesDone += stamps[index]?.size ?? 0
+                        return (state.done, state.bytesDone)
+                    }
+                    results.withLock { $0[slot] = result }
+                    progress?(
+                        Progress(
+                            result: result, filesDone: counts.0, filesTotal: work.count, bytesDone: counts.1,
+                            bytesTotal: bytesTotal))
                 }
             }
         }
-        let finished = results.withLock { $0.compactMap { $0 } }
-        return ConversionReport(
-            files: plan.failures + finished,
-            milliseconds: Double(FileSystem.now() - started) / 1_000_000)
+        let finished = results.withLock { $0 }
+        for (slot, index) in work.enumerated() { decision.records[index] = finished[slot] }
+        var saveFailures: [FileResult] = []
+        state.withLock { state in
+            for folder in state.dirty.sorted() {
+                guard let manifest = state.manifests[folder] else { continue }
+                do throws(ConversionError) { try manifest.save() } catch {
+                    saveFailures.append(.failed(manifest.path, reason: "cannot record what was converted: \(error.message)"))
+                }
+            }
+            state.dirty.removeAll()
+        }
+        report = plan.failures + decision.records.compactMap { $0 } + orphans + saveFailures
+        var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
+        result.interrupted = cancellation.isCancelled
+        return result
+    }
+
+    /// What the decision step found: records of up-to-date files, the jobs to run and why.
+    struct Decision {
+        var manifests: [String: Manifest] = [:]
+        var dirty: Set<String> = []
+        var records: [FileResult?]
+        var work: [Int] = []
+        var reasons: [String?]
+        var sourceStamps: [FileSystem.Stamp?]
+        var sources: [String?]
+    }
+
+    /// Compares every job with its manifest record: up to date, or to convert with a reason.
+    static func decide(plan: Planner.Plan, options: ConversionOptions) -> Decision {
+        let count = plan.jobs.count
+        var decision = Decision(
+            records: Array(repeating: nil, count: count), reasons: Array(repeating: nil, count: count),
+            sourceStamps: Array(repeating: nil, count: count), sources: Array(repeating: nil, count: count))
+        let fingerprint = options.fingerprint
+        for job in plan.jobs where decision.manifests[job.stateFolder] == nil {
+            decision.manifests[job.stateFolder] = Manifest.load(folder: job.stateFolder)
+        }
+        for (index, job) in plan.jobs.enumerated() {
+            let source = FileSystem.canonical(job.input)
+            let sourceStamp = FileSystem.stamp(of: job.input)
+            decision.sources[index] = source
+            decision.sourceStamps[index] = sourceStamp
+            let manifest = decision.manifests[job.stateFolder]
+            let entry = manifest?.relative(job.output).flatMap { manifest?.entries[$0] }
+            let outputStamp = FileSystem.stamp(of: job.output)
+            let reason: String?
+            if options.force {
+                reason = "--force"
+            } else if outputStamp == nil {
+                reason = "no output yet"
+            } else if let entry {
+                if entry.source != source {
+                    reason = "the output was made from another source"
+                } else if entry.sourceStamp != sourceStamp {
+                    reason = "the source changed"
+                } else if entry.fingerprint != fingerprint {
+                    reason = "the conversion options changed"
+                } else if entry.outputStamp != outputStamp {
+                    reason = "the output was changed after cafconv wrote it"
+                } else {
+                    reason = nil
+                    decision.records[index] = FileResult(
+                        input: job.input, output: job.output, status: .upToDate, formatIn: entry.formatIn,
+                        formatOut: entry.formatOut, frames: entry.frames, bytes: outputStamp?.size)
+                }
+            } else {
+                reason = "the output has no record in \(Manifest.fileName)"
+            }
+            if let reason {
+                decision.reasons[index] = reason
+                decision.work.append(index)
+            }
+        }
+        return decision
+    }
+
+    /// Finds manifest records whose output is not planned and whose source is gone: reports them
+    /// as orphaned, or deletes them with `--prune` (only `.caf` files that are as cafconv wrote
+    /// them). Records of outputs that no longer exist are dropped.
+    static func settleOrphans(_ decision: inout Decision, plan: Planner.Plan, options: ConversionOptions)
+        -> [FileResult]
+    {
+        var planned: [String: Set<String>] = [:]
+        for job in plan.jobs {
+            if let relative = decision.manifests[job.stateFolder]?.relative(job.output) {
+                planned[job.stateFolder, default: []].insert(relative)
+            }
+        }
+        var orphans: [FileResult] = []
+        for folder in decision.manifests.keys.sorted() {
+            guard var manifest = decision.manifests[folder] else { continue }
+            for key in manifest.entries.keys.sorted() where planned[folder]?.contains(key) != true {
+                guard let entry = manifest.entries[key], FileSystem.stamp(of: entry.source) == nil else { continue }
+                let path = FileSystem.joined(folder, key)
+                guard let stamp = FileSystem.stamp(of: path) else {
+                    manifest.entries[key] = nil
+                    decision.dirty.insert(folder)
+                    continue
+                }
+                var record = FileResult(
+                    input: entry.source, output: path, status: .orphaned, reason: "its source is gone",
+                    formatIn: entry.formatIn, formatOut: entry.formatOut, frames: entry.frames, bytes: stamp.size)
+                if options.prune {
+                    if !key.lowercased().hasSuffix(".caf") || stamp != entry.outputStamp {
+                        record.reason = "its source is gone; not pruned: changed since cafconv wrote it"
+                    } else if options.dryRun {
+                        record.reason = "its source is gone; --prune would delete it"
+                    } else if FileSystem.unlinkFile(path) {
+                        record.status = .pruned
+                        record.reason = "its source is gone; deleted"
+                        manifest.entries[key] = nil
+                        decision.dirty.insert(folder)
+                    } else {
+                        record.status = .failed
+                        record.reason = "its source is gone; cannot delete it: \(FileSystem.errorText())"
+                    }
+                }
+                orphans.append(record)
+            }
+            decision.manifests[folder] = manifest
+        }
+        return orphans
+    }
+
+    /// Deletes temporary files left in `folders` by cafconv runs that died (their process is gone).
+    static func removeStaleTemporaries(in folders: Set<String>) {
+        for folder in folders {
+            guard let names = try? FileSystem.entries(of: folder) else { continue }
+            for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+                guard let marker = name.ranges(of: ".cafconv-").last else { continue }
+                let tail = name[marker.upperBound...].dropLast(4)
+                guard let dash = tail.firstIndex(of: "-"), let pid = Int32(tail[..<dash]), pid > 0,
+                    pid != FileSystem.processID, !FileSystem.isAlive(pid)
+                else { continue }
+                FileSystem.remove(FileSystem.joined(folder, name))
+            }
+        }
+    }
+}
+
+/// The manifests of a run while workers update them.
+struct RunState {
+    var manifests: [String: Manifest]
+    var dirty: Set<String>
+    var lastSave: UInt64
+    var done = 0
+    var bytesDone: UInt64 = 0
+
+    /// Records a converted output in its manifest.
+    mutating func record(job: Job, entry: Manifest.Entry) {
+        guard var manifest = manifests[job.stateFolder], let key = manifest.relative(job.output) else { return }
+        manifest.entries[key] = entry
+        manifests[job.stateFolder] = manifest
+        dirty.insert(job.stateFolder)
+    }
+
+    /// Saves changed manifests at most every 100 ms, so an interrupted run keeps most of what it
+    /// finished (an output without a record is simply converted again).
+    mutating func saveIfDue() {
+        let now = FileSystem.now()
+        guard now - lastSave >= 100_000_000 else { return }
+        for folder in dirty {
+            guard let manifest = manifests[folder], (try? manifest.save()) != nil else { continue }
+            dirty.remove(folder)
+        }
+        lastSave = now
     }
 }

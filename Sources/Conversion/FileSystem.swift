@@ -92,6 +92,9 @@ enum FileSystem {
 
     static func remove(_ path: String) { unlink(path) }
 
+    /// Deletes a file; `false` (with `errno` set) when it could not.
+    static func unlinkFile(_ path: String) -> Bool { unlink(path) == 0 }
+
     static func rename(_ from: String, _ to: String) throws(ConversionError) {
         guard Glibc.rename(from, to) == 0 else {
             throw ConversionError("cannot move the finished file into place: \(errorText())")
@@ -117,6 +120,81 @@ enum FileSystem {
             throw ConversionError("cannot create a file in \(directoryName(path)): \(errorText())")
         }
         return fd
+    }
+
+    /// Size and modification time of a file (following symlinks), as the manifest records them.
+    struct Stamp: Equatable {
+        var size: UInt64
+        var modified: Int64
+    }
+
+    static func stamp(of path: String) -> Stamp? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return Stamp(size: UInt64(info.st_size), modified: nanoseconds)
+    }
+
+    /// Whether something (even a broken symlink) exists at `path`.
+    static func linkExists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// The absolute path with symlinks resolved, or `nil` when it does not exist.
+    static func canonical(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Reads a whole (small) file; `nil` when it cannot be opened.
+    static func readSmallFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            if got <= 0 { break }
+            bytes.append(contentsOf: block[0..<got])
+        }
+        return bytes
+    }
+
+    /// Replaces `path` with `bytes` atomically: a temporary file beside it is written, flushed
+    /// and renamed over it, so a crash leaves either the old or the new content.
+    static func writeAtomically(_ path: String, _ bytes: [UInt8], temporarySuffix: String) throws(ConversionError) {
+        let temporary = joined(directoryName(path), "." + baseName(path) + temporarySuffix)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw ConversionError("cannot write \(path): \(errorText())") }
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let wrote = write(fd, raw.baseAddress.map { $0 + done }, raw.count - done)
+                if wrote < 0 && errno == EINTR { continue }
+                if wrote <= 0 {
+                    failure = wrote < 0 ? errno : ENOSPC
+                    return
+                }
+                done += wrote
+            }
+        }
+        if failure == 0 && fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure == 0 && Glibc.rename(temporary, path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw ConversionError("cannot write \(path): \(errorText(failure))")
+        }
+    }
+
+    /// Whether a process with this id is running (a temporary file of a live run must stay).
+    static func isAlive(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
     }
 
     static var processID: Int32 { getpid() }

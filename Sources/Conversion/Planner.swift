@@ -4,11 +4,20 @@ public struct Job: Equatable, Sendable {
     public var input: String
     /// The output path.
     public var output: String
+    /// The folder whose `.cafconv-manifest` records this output: the `-o` folder, the folder of a
+    /// single output file, or the input folder when outputs are written beside their inputs.
+    public var stateFolder: String
 
-    /// Creates a job.
-    public init(input: String, output: String) {
+    /// Creates a job; `stateFolder` defaults to the output's folder.
+    public init(input: String, output: String, stateFolder: String? = nil) {
         self.input = input
         self.output = output
+        self.stateFolder = stateFolder ?? FileSystem.directoryName(output)
+    }
+
+    /// Two jobs are equal when they convert the same input to the same output.
+    public static func == (lhs: Job, rhs: Job) -> Bool {
+        lhs.input == rhs.input && lhs.output == rhs.output
     }
 }
 
@@ -79,19 +88,20 @@ public enum Planner {
                 } else {
                     target = FileSystem.joined(FileSystem.directoryName(input), name)
                 }
-                jobs.append(Job(input: input, output: target))
+                let state = output.map { outputIsFolder ? $0 : FileSystem.directoryName($0) }
+                jobs.append(Job(input: input, output: target, stateFolder: state))
             case .directory:
                 var visited: Set<FileSystem.Identity> = []
                 walk(
-                    folder: input, relative: "", output: output, skip: outputIdentity, visited: &visited,
-                    jobs: &jobs, failures: &failures)
+                    folder: input, relative: "", output: output, state: output ?? input, skip: outputIdentity,
+                    visited: &visited, jobs: &jobs, failures: &failures)
             }
         }
         return refuseClashes(jobs: jobs, failures: failures, inputs: inputs)
     }
 
     private static func walk(
-        folder: String, relative: String, output: String?, skip: FileSystem.Identity?,
+        folder: String, relative: String, output: String?, state: String, skip: FileSystem.Identity?,
         visited: inout Set<FileSystem.Identity>, jobs: inout [Job], failures: inout [FileResult]
     ) {
         guard let identity = FileSystem.identity(of: folder), visited.insert(identity).inserted else { return }
@@ -107,14 +117,16 @@ public enum Planner {
             case .directory:
                 if let skip, FileSystem.identity(of: path) == skip { continue }
                 walk(
-                    folder: path, relative: childRelative, output: output, skip: skip, visited: &visited,
-                    jobs: &jobs, failures: &failures)
+                    folder: path, relative: childRelative, output: output, state: state, skip: skip,
+                    visited: &visited, jobs: &jobs, failures: &failures)
             case .file where isWAVName(name):
                 let outName = FileSystem.stem(childRelative) + ".caf"
                 let target =
                     output.map { FileSystem.joined($0, outName) }
                     ?? FileSystem.joined(folder, FileSystem.stem(name) + ".caf")
-                jobs.append(Job(input: path, output: target))
+                jobs.append(Job(input: path, output: target, stateFolder: state))
+            case .missing where isWAVName(name) && FileSystem.linkExists(path):
+                failures.append(.failed(path, reason: "broken symbolic link: its target is missing or the link loops"))
             default:
                 continue
             }

@@ -6,6 +6,12 @@ public struct FileResult: Equatable, Sendable, Codable {
         case upToDate = "up-to-date"
         case failed
         case skipped
+        /// `--dry-run` / `--check`: the output is missing or out of date and would be converted.
+        case outOfDate = "out-of-date"
+        /// An output cafconv made earlier whose source is gone (kept; `--prune` deletes it).
+        case orphaned
+        /// An orphaned output deleted by `--prune`.
+        case pruned
     }
 
     /// The input path.
@@ -14,7 +20,7 @@ public struct FileResult: Equatable, Sendable, Codable {
     public var output: String?
     /// How it ended.
     public var status: Status
-    /// Why it failed or was skipped.
+    /// Why it failed or was skipped, why it was (or would be) converted, or why it is orphaned.
     public var reason: String?
     /// Recoverable problems found in the input and what was done about them.
     public var warnings: [String]
@@ -67,8 +73,14 @@ public struct Totals: Equatable, Sendable, Codable {
     public var upToDate = 0
     /// Files that failed.
     public var failed = 0
-    /// Files skipped.
+    /// Files skipped (not started because the run was interrupted).
     public var skipped = 0
+    /// Files that would be converted (`--dry-run`, `--check`).
+    public var outOfDate = 0
+    /// Outputs whose source is gone, kept.
+    public var orphaned = 0
+    /// Orphaned outputs deleted by `--prune`.
+    public var pruned = 0
     /// Bytes written.
     public var bytes: UInt64 = 0
     /// Wall time of the run.
@@ -84,6 +96,8 @@ public struct ConversionReport: Equatable, Sendable, Codable {
     public var files: [FileResult]
     /// Sums over `files`.
     public var totals: Totals
+    /// Whether SIGINT or SIGTERM stopped the run before every file was done.
+    public var interrupted = false
 
     /// Builds a report and its totals.
     public init(files: [FileResult], milliseconds: Double) {
@@ -97,6 +111,9 @@ public struct ConversionReport: Equatable, Sendable, Codable {
             case .upToDate: totals.upToDate += 1
             case .failed: totals.failed += 1
             case .skipped: totals.skipped += 1
+            case .outOfDate: totals.outOfDate += 1
+            case .orphaned: totals.orphaned += 1
+            case .pruned: totals.pruned += 1
             }
         }
         totals.milliseconds = milliseconds
@@ -105,4 +122,11 @@ public struct ConversionReport: Equatable, Sendable, Codable {
 
     /// Whether every input converted or was up to date.
     public var succeeded: Bool { totals.failed == 0 }
+
+    /// Whether nothing needs doing: no failure, nothing out of date, no orphan, not interrupted
+    /// (what `--check` asks).
+    public var isCurrent: Bool {
+        totals.failed == 0 && totals.outOfDate == 0 && totals.orphaned == 0 && totals.skipped == 0
+            && totals.converted == 0 && !interrupted
+    }
 }

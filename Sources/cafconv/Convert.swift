@@ -23,7 +23,20 @@ struct Convert: ParsableCommand {
             renamed into place; a failed file leaves nothing at its output path. Inputs are never \
             modified.
 
-            Exit status: 0 every input converted; 1 any input failed; 64 usage error.
+            Re-runs are incremental, like make: an output is converted again only when it is \
+            missing, its source changed (size or modification time), the conversion options \
+            changed, or the output itself was changed. The state lives in a .cafconv-manifest file \
+            in the output folder (or in the input folder when outputs are written beside inputs). \
+            --force converts everything; --dry-run prints the plan and writes nothing; --check \
+            writes nothing and exits 1 when anything is out of date. Outputs cafconv made whose \
+            source is gone are reported as orphaned; --prune deletes them.
+
+            On a terminal a progress line is drawn on stderr. SIGINT or SIGTERM stops the run: no \
+            new file is started, temporary files are deleted, the exit status is 130, and the next \
+            run finishes the work.
+
+            Exit status: 0 every input converted or up to date; 1 any input failed (or, with \
+            --check, anything is out of date); 64 usage error; 130 interrupted.
             """
     )
 
@@ -46,6 +59,18 @@ struct Convert: ParsableCommand {
     @Option(name: [.short, .long], help: "Convert this many files at once (default: all cores).")
     var jobs: Int?
 
+    @Flag(help: "Convert every input, even when its output is up to date.")
+    var force = false
+
+    @Flag(help: "Print what would be converted, what is up to date and what is orphaned; write nothing.")
+    var dryRun = false
+
+    @Flag(help: "Write nothing; exit 1 when any output is missing, out of date or orphaned.")
+    var check = false
+
+    @Flag(help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
+    var prune = false
+
     @Flag(help: "Print one JSON report on stdout instead of text.")
     var json = false
 
@@ -57,7 +82,8 @@ struct Convert: ParsableCommand {
 
     func options() throws(UsageError) -> ConversionOptions {
         let format = try dataFormat.map { text throws(UsageError) in try DataFormat(parsing: text) }
-        let options = ConversionOptions(dataFormat: format, endian: endian, jobs: jobs)
+        let options = ConversionOptions(
+            dataFormat: format, endian: endian, jobs: jobs, force: force, dryRun: dryRun || check, prune: prune)
         try options.validate()
         return options
     }
@@ -71,9 +97,20 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         let options = try options()
-        let report = Engine.convert(inputs: inputs, output: output, options: options)
-        let style = Output.Style(json: json, quiet: quiet, verbose: verbose)
+        let cancellation = Cancellation()
+        let interruption = Interruption(cancellation)
+        defer { interruption.stop() }
+        let terminal = Terminal.current
+        let style = Output.Style(
+            json: json, quiet: quiet, verbose: verbose, dryRun: options.dryRun, check: check, color: terminal.color)
+        let line = terminal.interactive && !quiet && !json && !options.dryRun ? ProgressLine() : nil
+        var progress: (@Sendable (Engine.Progress) -> Void)? = nil
+        if let line { progress = { step in line.update(step) } }
+        let report = Engine.run(
+            inputs: inputs, output: output, options: options, cancellation: cancellation, progress: progress)
+        line?.clear()
         Output.render(report, style: style)
-        if !report.succeeded { throw ExitCode(1) }
+        if report.interrupted { throw ExitCode(130) }
+        if !report.succeeded || (check && !report.isCurrent) { throw ExitCode(1) }
     }
 }

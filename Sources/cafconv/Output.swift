@@ -1,5 +1,6 @@
 import Conversion
 import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -15,6 +16,9 @@ enum Output {
         var json: Bool
         var quiet: Bool
         var verbose: Bool
+        var dryRun = false
+        var check = false
+        var color = false
     }
 
     static func standardError(_ line: String) {
@@ -42,34 +46,71 @@ enum Output {
     }
 
     static func render(_ report: ConversionReport, style: Style) {
+        let error = style.color ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
+        let warning = style.color ? "\u{1B}[1;33mwarning:\u{1B}[0m" : "warning:"
         for file in report.files {
             if file.status == .failed {
-                standardError("cafconv: error: \(file.input): \(file.reason ?? "failed")")
+                standardError("cafconv: \(error) \(file.input): \(file.reason ?? "failed")")
             }
             if !style.quiet {
-                for warning in file.warnings { standardError("cafconv: warning: \(file.input): \(warning)") }
+                for text in file.warnings { standardError("cafconv: \(warning) \(file.input): \(text)") }
+                if file.status == .orphaned && !style.json {
+                    standardError(
+                        "cafconv: \(warning) \(file.output ?? "?"): orphaned, \(file.reason ?? "its source is gone") (source was \(file.input); --prune deletes it)"
+                    )
+                }
             }
         }
         if style.json {
             standardOutput(json(report))
             return
         }
-        if !style.quiet {
-            for file in report.files where file.status == .converted {
+        if style.quiet { return }
+        let totals = report.totals
+        if style.dryRun {
+            for file in report.files {
+                switch file.status {
+                case .outOfDate:
+                    standardOutput("convert: \(file.input) -> \(file.output ?? "?") (\(file.reason ?? "out of date"))")
+                case .upToDate:
+                    standardOutput("up to date: \(file.output ?? "?")")
+                case .orphaned:
+                    standardOutput("orphaned: \(file.output ?? "?") (\(file.reason ?? "its source is gone"))")
+                default:
+                    continue
+                }
+            }
+            var summary = "\(style.check ? "check" : "dry run"): \(totals.outOfDate) to convert, \(totals.upToDate) up to date"
+            summary += ", \(totals.orphaned) orphaned, \(totals.failed) failed; nothing written"
+            standardError(summary)
+            return
+        }
+        for file in report.files {
+            switch file.status {
+            case .converted:
                 var line = "\(file.input) -> \(file.output ?? "?") (\(file.formatIn ?? "?") -> \(file.formatOut ?? "?")"
                 line += ", \(file.channels ?? 0) ch, \(file.sampleRate ?? 0) Hz, \(file.frames ?? 0) frames)"
                 if style.verbose {
                     line += " \(file.bytes ?? 0) bytes in \(formatMilliseconds(file.milliseconds ?? 0))"
                 }
                 standardOutput(line)
+            case .upToDate where style.verbose:
+                standardOutput("\(file.input) -> \(file.output ?? "?") (up to date)")
+            case .pruned:
+                standardOutput("pruned \(file.output ?? "?") (its source \(file.input) is gone)")
+            default:
+                continue
             }
-            let totals = report.totals
-            var summary = "\(totals.converted) converted"
-            if totals.upToDate > 0 { summary += ", \(totals.upToDate) up to date" }
-            summary += ", \(totals.failed) failed"
-            summary += " (\(totals.bytes) bytes written in \(formatMilliseconds(totals.milliseconds)))"
-            standardError(summary)
         }
+        var summary = "\(totals.converted) converted"
+        if totals.upToDate > 0 { summary += ", \(totals.upToDate) up to date" }
+        summary += ", \(totals.failed) failed"
+        if totals.orphaned > 0 { summary += ", \(totals.orphaned) orphaned" }
+        if totals.pruned > 0 { summary += ", \(totals.pruned) pruned" }
+        if totals.skipped > 0 { summary += ", \(totals.skipped) not done" }
+        summary += " (\(totals.bytes) bytes written in \(formatMilliseconds(totals.milliseconds)))"
+        if report.interrupted { summary += "; interrupted: run again to finish" }
+        standardError(summary)
     }
 
     /// A number without a fractional part when it has none (44100, not 44100.0).
@@ -81,5 +122,79 @@ enum Output {
     static func formatMilliseconds(_ value: Double) -> String {
         if value >= 1000 { return "\(Double(Int(value / 10)) / 100) s" }
         return "\(Double(Int(value * 10)) / 10) ms"
+    }
+}
+
+/// What stderr is connected to.
+struct Terminal {
+    /// stderr is a terminal and `TERM` is not `dumb`: a live progress line may be drawn.
+    var interactive: Bool
+    /// `interactive` and `NO_COLOR` is unset or empty.
+    var color: Bool
+
+    static var current: Terminal {
+        let term = getenv("TERM").map { String(cString: $0) } ?? ""
+        let interactive = isatty(2) == 1 && term != "dumb" && !term.isEmpty
+        let noColor = getenv("NO_COLOR").map { String(cString: $0) } ?? ""
+        return Terminal(interactive: interactive, color: interactive && noColor.isEmpty)
+    }
+}
+
+/// A live progress line on stderr (files done/total, bytes, rate, ETA), redrawn with `\r` at most
+/// ten times a second. Only used on a terminal.
+final class ProgressLine: Sendable {
+    private struct State {
+        var lastDraw: UInt64 = 0
+        var width = 0
+    }
+
+    private let started = ProgressLine.now()
+    private let state = Mutex(State())
+
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// Redraws the line for one step of the run.
+    func update(_ step: Engine.Progress) {
+        guard step.filesTotal > 0 else { return }
+        let now = Self.now()
+        state.withLock { state in
+            guard now - state.lastDraw >= 100_000_000 || step.filesDone == step.filesTotal else { return }
+            state.lastDraw = now
+            let seconds = Double(now - started) / 1e9
+            let rate = seconds > 0 ? Double(step.bytesDone) / seconds : 0
+            var text = "\(step.filesDone)/\(step.filesTotal) files, \(Self.size(step.bytesDone)) of \(Self.size(step.bytesTotal))"
+            if rate > 0 {
+                text += ", \(Self.size(UInt64(rate)))/s"
+                let remaining = Double(step.bytesTotal - min(step.bytesDone, step.bytesTotal)) / rate
+                text += ", ETA \(Int(remaining.rounded(.up))) s"
+            }
+            let padding = String(repeating: " ", count: max(0, state.width - text.count))
+            state.width = text.count
+            Self.write("\r" + text + padding)
+        }
+    }
+
+    /// Erases the line.
+    func clear() {
+        state.withLock { state in
+            guard state.width > 0 else { return }
+            Self.write("\r" + String(repeating: " ", count: state.width) + "\r")
+            state.width = 0
+        }
+    }
+
+    static func size(_ bytes: UInt64) -> String {
+        if bytes >= 1 << 20 { return "\(Double(bytes * 10 / (1 << 20)) / 10) MiB" }
+        if bytes >= 1 << 10 { return "\(Double(bytes * 10 / (1 << 10)) / 10) KiB" }
+        return "\(bytes) B"
+    }
+
+    private static func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }
     }
 }

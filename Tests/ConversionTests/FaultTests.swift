@@ -1,0 +1,142 @@
+import BinaryIO
+import CAFKit
+import Conversion
+import Foundation
+import TestSupport
+import Testing
+
+/// Whether this process may mount a small tmpfs (root in a container that allows it).
+let canMount: Bool = {
+    guard getuid() == 0, let mount = which("mount"), let umount = which("umount") else { return false }
+    let folder = TempDirectory("cafconv-mount-probe")
+    guard (try? run(mount, ["-t", "tmpfs", "-o", "size=64k", "tmpfs", folder.path]))?.status == 0 else { return false }
+    _ = try? run(umount, [folder.path])
+    return true
+}()
+
+/// A tmpfs mounted on a fresh folder for the life of the value.
+final class SmallDisk {
+    let folder = TempDirectory("cafconv-disk")
+    var path: String { folder.path }
+
+    init(options: String) throws {
+        let result = try run(try #require(which("mount")), ["-t", "tmpfs", "-o", options, "tmpfs", folder.path])
+        try #require(result.status == 0, "mount failed: \(result.stderr)")
+    }
+
+    deinit { _ = try? run(which("umount") ?? "/bin/umount", [folder.path]) }
+}
+
+/// Names of leftover temporary files under `path`.
+func temporaries(_ path: String) -> [String] {
+    (FileManager.default.subpaths(atPath: path) ?? []).filter { $0.hasSuffix(".tmp") }
+}
+
+/// Every `.caf` under `path` must be read and validated by CAFKit without a diagnostic.
+func expectValidOutputs(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+    var count = 0
+    for name in FileManager.default.subpaths(atPath: path) ?? [] where name.hasSuffix(".caf") {
+        let bytes = try #require(readFile(path + "/" + name), sourceLocation: sourceLocation)
+        let file = try CAFFile(reading: MemoryByteSource(bytes))
+        #expect(CAFValidator.validate(file).isEmpty, "\(name): \(CAFValidator.validate(file))", sourceLocation: sourceLocation)
+        count += 1
+    }
+    return count
+}
+
+@Suite("Faults: interruption, full and read-only disks, symlinks, stale temporaries")
+struct FaultTests {
+    @Test("a cancelled run starts nothing, leaves no temporary file and says it was interrupted")
+    func cancelledBeforeStart() {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        let cancellation = Cancellation()
+        cancellation.cancel()
+        let report = Engine.run(
+            inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 2),
+            cancellation: cancellation)
+        #expect(report.interrupted)
+        #expect(report.totals.skipped == 6)
+        #expect(report.files.allSatisfy { $0.reason == Cancellation.reason })
+        #expect(temporaries(folder.path).isEmpty)
+        #expect(!exists(folder.file("out/f1.caf")))
+    }
+
+    @Test("cancelling mid-run stops between blocks: finished files stay valid and recorded, the rest is done next time")
+    func cancelledMidRun() throws {
+        let folder = TempDirectory()
+        sourceTree(folder, count: 8, frames: 20000)
+        let cancellation = Cancellation()
+        // Tiny blocks so a file takes many blocks; cancel as soon as the first file is done.
+        let options = ConversionOptions(jobs: 1, blockSamples: 16)
+        let report = Engine.run(
+            inputs: [folder.file("in")], output: folder.file("out"), options: options, cancellation: cancellation
+        ) { step in
+            if step.result.status == .converted { cancellation.cancel() }
+        }
+        #expect(report.interrupted)
+        #expect(report.totals.converted == 1)
+        #expect(report.totals.skipped == 7)
+        #expect(temporaries(folder.path).isEmpty)
+        #expect(try expectValidOutputs(folder.file("out")) == 1)
+        let again = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
+        #expect(again.totals.upToDate == 1 && again.totals.converted == 7)
+    }
+
+    @Test("temporary files of dead runs are removed; those of live processes are kept")
+    func staleTemporaries() {
+        let folder = TempDirectory()
+        sourceTree(folder, count: 3)
+        _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1))
+        let dead = folder.write("out/.f1.caf.cafconv-2147483000-4.tmp", [1, 2, 3])
+        let deadManifest = folder.write("out/..cafconv-manifest.cafconv-2147483001-manifest.tmp", [1])
+        let live = folder.write("out/.f2.caf.cafconv-\(getpid())-1.tmp", [1, 2, 3])
+        let foreign = folder.write("out/.notes.tmp", [1])
+        _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1))
+        #expect(!exists(dead) && !exists(deadManifest))
+        #expect(exists(live) && exists(foreign))
+    }
+
+    @Test("a full disk: a clear per-file error, nothing half-written, the small file still converts", .enabled(if: canMount))
+    func fullDisk() throws {
+        let disk = try SmallDisk(options: "size=96k")
+        let folder = TempDirectory()
+        folder.write("in/big.wav", WAVFixture.signal(.int16, channels: 2, frames: 60000).bytes)
+        folder.write("in/small.wav", WAVFixture.signal(.int16, channels: 1, frames: 100).bytes)
+        let report = Engine.convert(inputs: [folder.file("in")], output: disk.path + "/out", options: ConversionOptions(jobs: 1))
+        let big = try #require(report.files.first { $0.input.hasSuffix("big.wav") })
+        #expect(big.status == .failed)
+        #expect(big.reason?.contains("space") == true, "\(big.reason ?? "")")
+        #expect(!exists(disk.path + "/out/big.caf"))
+        #expect(report.files.first { $0.input.hasSuffix("small.wav") }?.status == .converted)
+        #expect(temporaries(disk.path).isEmpty)
+        #expect(try expectValidOutputs(disk.path) == 1)
+    }
+
+    @Test("a read-only output folder: each file fails clearly and nothing is written", .enabled(if: canMount))
+    func readOnly() throws {
+        let disk = try SmallDisk(options: "size=64k,ro")
+        let folder = TempDirectory()
+        sourceTree(folder, count: 2)
+        let report = Engine.convert(inputs: [folder.file("in")], output: disk.path, options: ConversionOptions(jobs: 1))
+        #expect(report.totals.failed == 2)
+        #expect(report.files.allSatisfy { $0.reason?.contains("Read-only file system") == true }, "\(report.files.map(\.reason))")
+    }
+
+    @Test("symlinks: files and folders are followed, loops are not, broken links are named")
+    func symlinks() throws {
+        let folder = TempDirectory()
+        folder.write("elsewhere/real.wav", WAVFixture.signal(.int16, channels: 1, frames: 50).bytes)
+        folder.write("in/plain.wav", WAVFixture.signal(.int16, channels: 1, frames: 50).bytes)
+        symlink(folder.file("elsewhere/real.wav"), folder.file("in/linked.wav"))
+        symlink(folder.file("elsewhere"), folder.file("in/linkedfolder"))
+        symlink(folder.file("in"), folder.file("in/loop"))
+        symlink(folder.file("nowhere.wav"), folder.file("in/broken.wav"))
+        let report = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1))
+        #expect(report.totals.converted == 3)
+        #expect(exists(folder.file("out/linked.caf")) && exists(folder.file("out/linkedfolder/real.caf")))
+        let broken = try #require(report.files.first { $0.input.hasSuffix("broken.wav") })
+        #expect(broken.status == .failed && broken.reason?.contains("broken symbolic link") == true)
+        #expect(!exists(folder.file("out/loop")))
+    }
+}

@@ -1,0 +1,229 @@
+import BinaryIO
+import CAFKit
+import Conversion
+import Foundation
+import TestSupport
+import Testing
+
+/// Size and nanosecond modification time of a file, to prove it was not touched.
+func stamp(_ path: String) -> [Int64]? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ino)]
+}
+
+/// Every file name under `path`, relative, sorted (hidden files included).
+func tree(_ path: String) -> [String] {
+    guard let names = FileManager.default.subpaths(atPath: path) else { return [] }
+    return names.filter { !isFolder(path + "/" + $0) }.sorted()
+}
+
+func isFolder(_ path: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+}
+
+/// A folder `in/` of `count` small WAV files, some in subfolders.
+func sourceTree(_ folder: TempDirectory, count: Int = 6, frames: Int = 500) {
+    for index in 0..<count {
+        let name = index % 3 == 0 ? "in/sub/f\(index).wav" : "in/f\(index).wav"
+        folder.write(name, WAVFixture.signal(.int16, channels: 2, frames: frames, seed: UInt64(index)).bytes)
+    }
+}
+
+func statuses(_ report: ConversionReport) -> [String: FileResult.Status] {
+    Dictionary(report.files.map { (($0.output ?? $0.input), $0.status) }, uniquingKeysWith: { first, _ in first })
+}
+
+@Suite("Incremental runs: manifest, up to date, force, dry run, orphans")
+struct IncrementalTests {
+    let options = ConversionOptions(jobs: 2)
+
+    @Test("a re-run converts nothing and touches no output; the manifest records every output")
+    func rerunIsNoOp() throws {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        let first = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
+        #expect(first.totals.converted == 6)
+        let manifest = try #require(readFile(folder.file("out/.cafconv-manifest")))
+        #expect(String(decoding: manifest, as: UTF8.self).split(separator: "\n").count == 7)
+        let before = tree(folder.file("out")).map { stamp(folder.file("out/" + $0)) }
+        let second = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
+        #expect(second.totals.upToDate == 6)
+        #expect(second.totals.converted == 0)
+        #expect(second.files.allSatisfy { $0.status == .upToDate && $0.formatOut == "LEI16" && $0.frames == 500 })
+        #expect(tree(folder.file("out")).map { stamp(folder.file("out/" + $0)) } == before)
+    }
+
+    @Test("a changed source, a missing output, a changed output and changed options are converted again")
+    func outOfDate() throws {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        let input = folder.file("in")
+        let output = folder.file("out")
+        _ = Engine.convert(inputs: [input], output: output, options: options)
+        folder.write("in/f1.wav", WAVFixture.signal(.int16, channels: 2, frames: 501).bytes)
+        unlink(folder.file("out/f2.caf"))
+        writeFile(folder.file("out/f4.caf"), Array("user edit".utf8))
+        let report = Engine.convert(inputs: [input], output: output, options: options)
+        let byOutput = statuses(report)
+        #expect(byOutput[folder.file("out/f1.caf")] == .converted)
+        #expect(byOutput[folder.file("out/f2.caf")] == .converted)
+        #expect(byOutput[folder.file("out/f4.caf")] == .converted)
+        #expect(report.totals.converted == 3 && report.totals.upToDate == 3)
+        let bytes = try #require(readFile(folder.file("out/f4.caf")))
+        #expect(CAFValidator.validate(try CAFFile(reading: MemoryByteSource(bytes))).isEmpty)
+
+        let bigEndian = ConversionOptions(endian: .big, jobs: 2)
+        #expect(Engine.convert(inputs: [input], output: output, options: bigEndian).totals.converted == 6)
+        #expect(Engine.convert(inputs: [input], output: output, options: bigEndian).totals.upToDate == 6)
+        // -j does not change the bytes, so it does not make anything out of date.
+        #expect(
+            Engine.convert(inputs: [input], output: output, options: ConversionOptions(endian: .big, jobs: 1)).totals
+                .upToDate == 6)
+    }
+
+    @Test("--force converts everything again")
+    func force() {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
+        let report = Engine.convert(
+            inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 2, force: true))
+        #expect(report.totals.converted == 6)
+    }
+
+    @Test("a dry run writes nothing and says what would be converted and why")
+    func dryRun() {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        let dry = ConversionOptions(jobs: 2, dryRun: true)
+        let report = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: dry)
+        #expect(report.totals.outOfDate == 6)
+        #expect(report.files.allSatisfy { $0.status == .outOfDate && $0.reason == "no output yet" })
+        #expect(!exists(folder.file("out")))
+        _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
+        folder.write("in/f1.wav", WAVFixture.signal(.int16, channels: 2, frames: 7).bytes)
+        let manifest = readFile(folder.file("out/.cafconv-manifest"))
+        let again = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: dry)
+        #expect(again.totals.outOfDate == 1 && again.totals.upToDate == 5)
+        #expect(again.files.first { $0.status == .outOfDate }?.reason == "the source changed")
+        #expect(readFile(folder.file("out/.cafconv-manifest")) == manifest)
+        #expect(!again.isCurrent)
+    }
+
+    @Test("outputs whose source is gone are orphaned; --prune deletes only the .caf files cafconv recorded")
+    func orphans() throws {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        let input = folder.file("in")
+        let output = folder.file("out")
+        _ = Engine.convert(inputs: [input], output: output, options: options)
+        folder.write("out/mine.caf", Array("not made by cafconv".utf8))
+        unlink(folder.file("in/f1.wav"))
+        unlink(folder.file("in/sub/f3.wav"))
+        unlink(folder.file("in/f2.wav"))
+        writeFile(folder.file("out/f2.caf"), Array("edited by hand".utf8))
+        let report = Engine.convert(inputs: [input], output: output, options: options)
+        #expect(report.totals.orphaned == 3)
+        #expect(report.files.filter { $0.status == .orphaned }.map(\.input).allSatisfy { $0.hasSuffix(".wav") })
+        #expect(exists(folder.file("out/f1.caf")))
+        let pruneDry = Engine.convert(
+            inputs: [input], output: output, options: ConversionOptions(jobs: 2, dryRun: true, prune: true))
+        #expect(pruneDry.totals.orphaned == 3 && exists(folder.file("out/f1.caf")))
+        let pruned = Engine.convert(inputs: [input], output: output, options: ConversionOptions(jobs: 2, prune: true))
+        #expect(pruned.totals.pruned == 2)
+        #expect(!exists(folder.file("out/f1.caf")))
+        #expect(!exists(folder.file("out/sub/f3.caf")))
+        #expect(exists(folder.file("out/f2.caf")), "changed by hand: kept")
+        #expect(pruned.files.first { $0.output == folder.file("out/f2.caf") }?.status == .orphaned)
+        #expect(exists(folder.file("out/mine.caf")), "never recorded: never deleted")
+        #expect(exists(folder.file("out/sub/f0.caf")))
+    }
+
+    @Test("same inputs and options give byte-identical outputs with -j 1 and -j 4")
+    func deterministic() throws {
+        let folder = TempDirectory()
+        sourceTree(folder, count: 12, frames: 3000)
+        folder.write("in/float.wav", WAVFixture.signal(.float32, channels: 6, frames: 999).bytes)
+        _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("one"), options: ConversionOptions(jobs: 1))
+        _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("four"), options: ConversionOptions(jobs: 4))
+        let names = tree(folder.file("one")).filter { $0.hasSuffix(".caf") }
+        #expect(names.count == 13)
+        #expect(tree(folder.file("four")) == tree(folder.file("one")))
+        for name in names {
+            #expect(readFile(folder.file("one/" + name)) == readFile(folder.file("four/" + name)), "\(name) differs")
+        }
+    }
+
+    @Test("names with spaces, tabs, newlines and non-ASCII letters are recorded and found again")
+    func awkwardNames() throws {
+        let folder = TempDirectory()
+        let names = ["in/with space.wav", "in/tab\there.wav", "in/new\nline.wav", "in/éèà ü 音.wav", "in/back\\slash.wav"]
+        for name in names { folder.write(name, WAVFixture.signal(.int16, channels: 1, frames: 100).bytes) }
+        let first = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
+        #expect(first.totals.converted == names.count, "\(first.files.compactMap(\.reason))")
+        let second = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
+        #expect(second.totals.upToDate == names.count)
+    }
+
+    @Test("a damaged manifest is not trusted: everything is converted again")
+    func damagedManifest() {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
+        let manifest = readFile(folder.file("out/.cafconv-manifest")) ?? []
+        writeFile(folder.file("out/.cafconv-manifest"), Array(manifest.prefix(manifest.count / 2)) + [0xFF, 0x09])
+        let report = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
+        #expect(report.totals.converted + report.totals.upToDate == 6)
+        #expect(report.totals.converted >= 3)
+        writeFile(folder.file("out/.cafconv-manifest"), Array("something else\n".utf8))
+        #expect(Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options).totals.converted == 6)
+    }
+
+    @Test("without -o the manifest sits in the input folder and outputs beside inputs are never inputs")
+    func besideInputs() {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        let first = Engine.convert(inputs: [folder.file("in")], output: nil, options: options)
+        #expect(first.totals.converted == 6)
+        #expect(exists(folder.file("in/.cafconv-manifest")))
+        #expect(exists(folder.file("in/sub/f0.caf")))
+        let second = Engine.convert(inputs: [folder.file("in")], output: nil, options: options)
+        #expect(second.files.count == 6 && second.totals.upToDate == 6)
+    }
+
+    @Test("an output folder inside the input tree: our outputs are never converted again")
+    func outputInsideInputs() {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        let first = Engine.convert(inputs: [folder.file("in")], output: folder.file("in/build"), options: options)
+        #expect(first.totals.converted == 6)
+        folder.write("in/build/stray.wav", WAVFixture.signal(.int16, channels: 1, frames: 10).bytes)
+        let second = Engine.convert(inputs: [folder.file("in")], output: folder.file("in/build"), options: options)
+        #expect(second.files.count == 6 && second.totals.upToDate == 6)
+        #expect(!exists(folder.file("in/build/build")))
+    }
+}
+
+@Suite("Manifest safety")
+struct ManifestSafetyTests {
+    @Test("--prune never follows a manifest record that points outside the output folder")
+    func noEscape() throws {
+        let folder = TempDirectory()
+        sourceTree(folder, count: 1)
+        _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1))
+        let victim = folder.write("victim.caf", Array("keep me".utf8))
+        var info = stat()
+        _ = stat(victim, &info)
+        let line =
+            "../victim.caf\t/nonexistent/gone.wav\t1\t1\tx\t\(info.st_size)\t"
+            + "\(Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))\tLEI16\tLEI16\t1\n"
+        let manifest = try #require(readFile(folder.file("out/.cafconv-manifest")))
+        writeFile(folder.file("out/.cafconv-manifest"), manifest + Array(line.utf8))
+        let report = Engine.convert(
+            inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1, prune: true))
+        #expect(report.totals.pruned == 0 && report.totals.orphaned == 0)
+        #expect(exists(victim))
+    }
+}

@@ -1,0 +1,186 @@
+import BinaryIO
+import CAFKit
+import Foundation
+import TestSupport
+import Testing
+
+/// A folder of mono sine WAVs that `-d alac -j 1` takes well over a second to convert (ALAC is
+/// encoded, then decoded again and compared).
+func slowBatch(_ folder: TempDirectory, files: Int = 6, frames: Int = 1_000_000) {
+    for file in 0..<files {
+        let step = 0.01 * Double(file + 1)
+        let samples = (0..<frames).map { Int32(12000 * sin(Double($0) * step)) }
+        folder.write(
+            "in/tone \(file) é.wav", WAVFixture(encoding: .int16, channels: 1, integers: samples).bytes)
+    }
+}
+
+/// Every `.caf` under `path` (not the hidden temporaries) read and validated by CAFKit.
+func validOutputs(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+    var count = 0
+    for name in FileManager.default.subpaths(atPath: path) ?? [] where name.hasSuffix(".caf") {
+        let bytes = try #require(readFile(path + "/" + name), sourceLocation: sourceLocation)
+        let file = try CAFFile(reading: MemoryByteSource(bytes))
+        #expect(CAFValidator.validate(file).isEmpty, "\(name): \(CAFValidator.validate(file))", sourceLocation: sourceLocation)
+        count += 1
+    }
+    return count
+}
+
+func leftovers(_ path: String) -> [String] {
+    (FileManager.default.subpaths(atPath: path) ?? []).filter { $0.hasSuffix(".tmp") }
+}
+
+/// Starts the binary, waits until `started` exists (the run is under way, so a loaded machine
+/// cannot deliver the signal before the handler is installed), sends `signal` `delay` seconds
+/// later, and returns how it ended.
+func interrupted(_ arguments: [String], signal: Int32, after delay: Double, started: String) throws -> (
+    status: Int32, bySignal: Bool
+) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(10)
+    while !exists(started) && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+    Thread.sleep(forTimeInterval: delay)
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    return (process.terminationStatus, process.terminationReason == .uncaughtSignal)
+}
+
+@Suite("cafconv convert in builds and CI, end to end")
+struct PipelineEndToEndTests {
+    @Test(
+        "SIGINT and SIGTERM stop the batch: exit 130, no temporary left, every output valid; a re-run finishes",
+        arguments: [SIGINT, SIGTERM])
+    func sigint(signal: Int32) throws {
+        let folder = TempDirectory()
+        slowBatch(folder)
+        let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
+        let ended = try interrupted(arguments, signal: signal, after: 0.1, started: folder.file("out"))
+        #expect(ended.status == 130 && !ended.bySignal)
+        #expect(leftovers(folder.path).isEmpty, "\(leftovers(folder.path))")
+        let before = try validOutputs(folder.file("out"))
+        #expect(before < 6, "the batch finished before the signal; make it larger")
+        let again = try run(RepositoryPaths.executable, arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("\(6 - before) converted"), "\(again.stderr)")
+        #expect(try validOutputs(folder.file("out")) == 6)
+    }
+
+    @Test("SIGKILL at any moment: every file at an output path is valid; the next run cleans up and finishes")
+    func sigkill() throws {
+        let folder = TempDirectory()
+        slowBatch(folder)
+        let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
+        let ended = try interrupted(arguments, signal: SIGKILL, after: 0.1, started: folder.file("out"))
+        #expect(ended.bySignal && ended.status == SIGKILL)
+        #expect(try validOutputs(folder.file("out")) < 6, "the batch finished before the signal; make it larger")
+        let again = try run(RepositoryPaths.executable, arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(leftovers(folder.path).isEmpty, "\(leftovers(folder.path))")
+        #expect(try validOutputs(folder.file("out")) == 6)
+        let third = try run(RepositoryPaths.executable, arguments)
+        #expect(third.stderr.contains("0 converted, 6 up to date"), "\(third.stderr)")
+    }
+
+    @Test(
+        "peak memory does not grow with file size (blocks are streamed)",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time")))
+    func boundedMemory() throws {
+        let folder = TempDirectory()
+        func peakKilobytes(frames: Int) throws -> Int {
+            let name = "f\(frames).wav"
+            let format: [UInt8] = [1, 0, 2, 0, 0x44, 0xAC, 0, 0, 0x10, 0xB1, 2, 0, 4, 0, 16, 0]
+            folder.write(name, WAVFixture.riff(chunks: [("fmt ", format), ("data", [UInt8](repeating: 7, count: frames * 4))]))
+            let result = try run(
+                "/usr/bin/time",
+                ["-f", "peak=%M", RepositoryPaths.executable, "convert", folder.file(name), "-o", folder.file(name + ".caf")])
+            #expect(result.status == 0, "\(result.stderr)")
+            let line = try #require(result.stderr.split(separator: "\n").last { $0.hasPrefix("peak=") })
+            return try #require(Int(line.dropFirst(5)))
+        }
+        let small = try peakKilobytes(frames: 100_000)
+        let large = try peakKilobytes(frames: 8_000_000)  // 32 MB of audio
+        #expect(large < small + 8 * 1024, "peak \(large) KB for 32 MB of audio vs \(small) KB for 0.4 MB")
+    }
+
+    @Test("--check and --dry-run write nothing; --check exits 1 while anything is out of date")
+    func check() throws {
+        let folder = TempDirectory()
+        folder.write("in/a.wav", EndToEndTests.good)
+        folder.write("in/b b.wav", EndToEndTests.good)
+        let paths = [folder.file("in"), "-o", folder.file("out")]
+        let dry = try run(RepositoryPaths.executable, ["convert", "--dry-run"] + paths)
+        #expect(dry.status == 0)
+        #expect(dry.text.contains("convert: \(folder.file("in/a.wav"))"), "\(dry.text)")
+        #expect(!exists(folder.file("out")))
+        #expect(try run(RepositoryPaths.executable, ["convert", "--check"] + paths).status == 1)
+        #expect(!exists(folder.file("out")))
+        #expect(try run(RepositoryPaths.executable, ["convert"] + paths).status == 0)
+        #expect(try run(RepositoryPaths.executable, ["convert", "--check"] + paths).status == 0)
+        unlink(folder.file("in/a.wav"))
+        let orphan = try run(RepositoryPaths.executable, ["convert", "--check"] + paths)
+        #expect(orphan.status == 1)
+        #expect(orphan.text.contains("orphaned: \(folder.file("out/a.caf"))"), "\(orphan.text)")
+        let pruned = try run(RepositoryPaths.executable, ["convert", "--prune"] + paths)
+        #expect(pruned.status == 0)
+        #expect(pruned.text.contains("pruned \(folder.file("out/a.caf"))"))
+        #expect(!exists(folder.file("out/a.caf")))
+        #expect(try run(RepositoryPaths.executable, ["convert", "--check"] + paths).status == 0)
+    }
+
+    @Test("--json on a re-run: up-to-date records with formats and frames, and totals")
+    func jsonRerun() throws {
+        let folder = TempDirectory()
+        folder.write("in/a.wav", EndToEndTests.good)
+        let arguments = ["convert", "--json", folder.file("in"), "-o", folder.file("out")]
+        #expect(try run(RepositoryPaths.executable, arguments).status == 0)
+        let result = try run(RepositoryPaths.executable, arguments)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        let file = try #require((object["files"] as? [[String: Any]])?.first)
+        #expect(file["status"] as? String == "up-to-date")
+        #expect(file["formatOut"] as? String == "LEI16")
+        #expect(file["frames"] as? Int == 1000)
+        let totals = try #require(object["totals"] as? [String: Any])
+        #expect(totals["upToDate"] as? Int == 1 && totals["converted"] as? Int == 0)
+    }
+
+    @Test("without a terminal: no carriage returns or escape sequences, and a summary on stderr")
+    func noTerminal() throws {
+        let folder = TempDirectory()
+        slowBatch(folder, files: 2, frames: 50000)
+        let result = try run(RepositoryPaths.executable, ["convert", folder.file("in"), "-o", folder.file("out")])
+        #expect(result.status == 0)
+        #expect(!result.stderr.contains("\r") && !result.stderr.contains("\u{1B}"))
+        #expect(!result.text.contains("\r") && !result.text.contains("\u{1B}"))
+        #expect(result.stderr.contains("2 converted, 0 failed"))
+    }
+
+    @Test(
+        "on a terminal: a progress line redrawn with \\r; NO_COLOR and TERM=dumb are honoured",
+        .enabled(if: which("script") != nil))
+    func terminal() throws {
+        let folder = TempDirectory()
+        folder.write("in/a.wav", EndToEndTests.good)
+        folder.write("in/bad.wav", Array("junk".utf8))
+        func underTerminal(_ environment: String, _ output: String) throws -> String {
+            let command =
+                "\(environment) '\(RepositoryPaths.executable)' convert '\(folder.file("in"))' -o '\(folder.file(output))'"
+            return try run(try #require(which("script")), ["-qec", command, "/dev/null"]).text
+        }
+        let colored = try underTerminal("env -u NO_COLOR TERM=xterm", "one")
+        // script(1) turns every newline into \r\n, so look for the redrawn line itself.
+        #expect(colored.contains("\r2/2 files, "), "\(colored)")
+        #expect(colored.contains("\u{1B}[1;31merror:"), "\(colored)")
+        let plain = try underTerminal("env TERM=xterm NO_COLOR=1", "two")
+        #expect(plain.contains("\r2/2 files, ") && !plain.contains("\u{1B}"), "\(plain)")
+        let dumb = try underTerminal("env -u NO_COLOR TERM=dumb", "three")
+        #expect(!dumb.contains("files, ") && !dumb.contains("\u{1B}"), "\(dumb)")
+        #expect(dumb.contains("1 converted, 1 failed"), "\(dumb)")
+    }
+}
