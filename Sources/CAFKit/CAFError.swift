@@ -34,6 +34,7 @@ public struct CAFError: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `at byte N: message`.
     public var description: String { "at byte \(offset): \(message)" }
 
     static func from(_ error: ByteError, reading what: String) -> CAFError {

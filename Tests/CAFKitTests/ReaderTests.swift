@@ -79,6 +79,20 @@ struct ReaderTests {
         #expect(throws: CAFError.self) { try CAFWriter.bytes(of: document.contents) }
     }
 
+    @Test("bodies past the total limit are not loaded either")
+    func totalLimit() throws {
+        let free = CAFChunk.free(FreeChunk(bytes: [UInt8](repeating: 0, count: 40)))
+        let bytes = caf([desc(), free, free, data(16)])
+        let source = MemoryByteSource(bytes)
+        let document = try CAFDocument(reading: source, loadingAudio: true, bodyLimit: 100, totalLimit: 90)
+        // desc (32) + free (40) fit in 90; the second free (40) does not, nor the audio (20).
+        #expect(document.contents.chunks[1] == free)
+        #expect(document.contents.chunks[2] == .notLoaded(document.file.chunks[2]))
+        #expect(document.contents.audioData?.audio == .inSource(offset: 52 + 52 + 52 + 16, count: 16))
+        #expect(document.warnings.count == 1)
+        #expect(try CAFWriter.bytes(of: document.contents, copyingFrom: source) == bytes)
+    }
+
     @Test("a malformed body is kept raw with a warning; frames come from pakt when there is one")
     func malformedBody() throws {
         // Variable-size packets: one packet declared, but its size is cut off after one byte.

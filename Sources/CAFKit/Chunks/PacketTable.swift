@@ -120,12 +120,18 @@ public struct PacketTable: Equatable, Hashable, Sendable {
     }
 
     /// Reads one variable-length integer: 7-bit groups, most significant first, high bit set on
-    /// every byte but the last.
+    /// every byte but the last. Only the shortest form is accepted (no leading `0x80` byte).
     public static func readVarInt(_ cursor: inout ByteCursor) throws -> Int64 {
         let start = cursor.offset
         var value: UInt64 = 0
+        var first = true
         while true {
             let byte = try cursor.readUInt8()
+            // A leading empty group would not survive a rewrite; the shortest form is the only form.
+            guard !(first && byte == 0x80) else {
+                throw CAFError(.malformedChunk(.pakt), at: start, "'pakt' entry is not in its shortest form")
+            }
+            first = false
             guard value >> 56 == 0 else {
                 throw CAFError(.malformedChunk(.pakt), at: start, "'pakt' entry does not fit in 63 bits")
             }

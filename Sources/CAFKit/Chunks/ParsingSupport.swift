@@ -14,16 +14,6 @@ extension ByteCursor {
             result.append(byte)
         }
     }
-
-    /// Reads a NUL-terminated UTF-8 string; throws ``CAFError`` when the bytes are not UTF-8.
-    mutating func readCString(in chunk: FourCC) throws -> String {
-        let start = offset
-        let bytes = try readNULTerminated()
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw CAFError(.malformedChunk(chunk), at: start, "'\(chunk)' holds a string that is not valid UTF-8")
-        }
-        return text
-    }
 }
 
 extension ByteWriter {

@@ -89,6 +89,8 @@ public struct CAFContents: Equatable, Hashable, Sendable {
 public struct CAFDocument: Sendable {
     /// The default largest chunk body that is loaded (16 MiB); larger ones become ``CAFChunk/notLoaded(_:)``.
     public static let defaultBodyLimit = 16 << 20
+    /// The default largest total of loaded bodies (64 MiB); once reached, further bodies are not loaded.
+    public static let defaultTotalLimit = 64 << 20
 
     /// The chunk table and header fields.
     public var file: CAFFile
@@ -98,12 +100,14 @@ public struct CAFDocument: Sendable {
     public var warnings: [CAFWarning]
 
     /// Reads `source`. With `loadingAudio`, audio of at most `bodyLimit` bytes is held in memory
-    /// (``AudioDataChunk/Audio/bytes(_:)``); otherwise it is referred to by offset.
+    /// (``AudioDataChunk/Audio/bytes(_:)``); otherwise it is referred to by offset. Memory stays
+    /// below `totalLimit` bytes of bodies whatever the file size.
     public init(reading source: some ByteSource, loadingAudio: Bool = false,
-                bodyLimit: Int = CAFDocument.defaultBodyLimit) throws(CAFError) {
+                bodyLimit: Int = CAFDocument.defaultBodyLimit, totalLimit: Int = CAFDocument.defaultTotalLimit) throws(CAFError) {
         let file = try CAFFile(reading: source)
         var warnings = file.warnings
-        let chunks = try file.readChunks(from: source, loadingAudio: loadingAudio, bodyLimit: bodyLimit, warnings: &warnings)
+        let chunks = try file.readChunks(from: source, loadingAudio: loadingAudio, bodyLimit: bodyLimit,
+                                         totalLimit: totalLimit, warnings: &warnings)
         var trailing: [UInt8] = []
         let end = file.chunks.last?.end ?? CAFFile.headerSize
         if end < file.fileLength {
@@ -123,19 +127,21 @@ public struct CAFDocument: Sendable {
 extension CAFFile {
     /// Every chunk of the file as a typed value, in file order; bodies over `bodyLimit` bytes and
     /// the audio are not loaded. Malformed bodies are returned as ``CAFChunk/unknown(_:_:)``.
-    public func parsedChunks(from source: some ByteSource, bodyLimit: Int = CAFDocument.defaultBodyLimit) throws(CAFError) -> [CAFChunk] {
+    public func parsedChunks(from source: some ByteSource, bodyLimit: Int = CAFDocument.defaultBodyLimit,
+                             totalLimit: Int = CAFDocument.defaultTotalLimit) throws(CAFError) -> [CAFChunk] {
         var ignored: [CAFWarning] = []
-        return try readChunks(from: source, loadingAudio: false, bodyLimit: bodyLimit, warnings: &ignored)
+        return try readChunks(from: source, loadingAudio: false, bodyLimit: bodyLimit, totalLimit: totalLimit, warnings: &ignored)
     }
 
-    func readChunks(from source: some ByteSource, loadingAudio: Bool, bodyLimit: Int,
+    func readChunks(from source: some ByteSource, loadingAudio: Bool, bodyLimit: Int, totalLimit: Int,
                     warnings: inout [CAFWarning]) throws(CAFError) -> [CAFChunk] {
         let limit = UInt64(max(bodyLimit, 0))
+        var budget = UInt64(max(totalLimit, 0))
         var result: [CAFChunk] = []
         result.reserveCapacity(chunks.count)
         for header in chunks {
             let sizeIsUnknown = header.declaredSize == -1
-            if header.type == .data && header.size >= 4 && !(loadingAudio && header.size <= limit) {
+            if header.type == .data && header.size >= 4 && !(loadingAudio && header.size <= min(limit, budget)) {
                 let editCount: UInt32
                 do {
                     var cursor = try source.cursor(at: header.bodyOffset, count: 4)
@@ -147,12 +153,13 @@ extension CAFFile {
                 result.append(.audioData(AudioDataChunk(editCount: editCount, audio: audio, sizeIsUnknown: sizeIsUnknown)))
                 continue
             }
-            guard header.size <= limit else {
-                warnings.append(CAFWarning(at: header.offset,
-                    "chunk '\(header.type)' is \(header.size) bytes, over the \(limit)-byte limit; not loaded"))
+            guard header.size <= limit, header.size <= budget else {
+                let why = header.size > limit ? "over the \(limit)-byte limit" : "over what is left of the \(totalLimit)-byte total limit"
+                warnings.append(CAFWarning(at: header.offset, "chunk '\(header.type)' is \(header.size) bytes, \(why); not loaded"))
                 result.append(.notLoaded(header))
                 continue
             }
+            budget -= header.size
             let body: [UInt8]
             do { body = try source.readExactly(at: header.bodyOffset, count: Int(header.size)) } catch {
                 throw CAFError.from(error, reading: "chunk '\(header.type)'")

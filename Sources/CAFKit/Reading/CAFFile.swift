@@ -13,6 +13,7 @@ public struct CAFWarning: Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `at byte N: message`.
     public var description: String { "at byte \(offset): \(message)" }
 }
 

@@ -143,8 +143,9 @@ public enum CAFValidator {
                 problems.append(CAFDiagnostic(rule: "lpcm-frames-per-packet", chunk: .desc, offset: descOffset,
                                               expected: "1 frame per packet", found: "\(desc.framesPerPacket)"))
             }
-            let packet = desc.channelsPerFrame * ((bits + 7) / 8)
-            if desc.bytesPerPacket != packet {
+            // In 64 bits: channels and bits come from the file and their product can overflow 32.
+            let packet = UInt64(desc.channelsPerFrame) * ((UInt64(bits) + 7) / 8)
+            if UInt64(desc.bytesPerPacket) != packet {
                 problems.append(CAFDiagnostic(rule: "lpcm-bytes-per-packet", chunk: .desc, offset: descOffset,
                                               expected: "\(packet) bytes per packet (channels x bytes per sample)",
                                               found: "\(desc.bytesPerPacket)"))

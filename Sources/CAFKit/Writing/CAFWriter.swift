@@ -16,7 +16,8 @@ public enum CAFWriter {
         switch chunk {
         case .audioData(let data):
             if data.sizeIsUnknown { return -1 }
-            return Int64(clamping: 4 + data.audioByteCount)
+            let (size, overflow) = data.audioByteCount.addingReportingOverflow(4)
+            return overflow ? Int64.max : Int64(clamping: size)
         case .notLoaded(let header):
             return Int64(clamping: header.size)
         default:
