@@ -178,12 +178,15 @@ public struct WAVEFile: Sendable {
         let chunks = table.chunks
         ds64 = table.ds64
         if container == .rf64 {
-            if let ds64 = table.ds64 {
-                if riffSize == 0xFFFF_FFFF, ds64.riffSize != length - 8 {
+            if table.ds64 == nil {
+                warnings.append(WAVEWarning(at: 12, "RF64 file without a 'ds64' chunk first; 32-bit sizes used"))
+            }
+            if riffSize == 0xFFFF_FFFF, let ds64 = table.ds64 {
+                if ds64.riffSize != length - 8 {
                     warnings.append(WAVEWarning(at: 20, "'ds64' RIFF size says the file is \(ds64.riffSize &+ 8) bytes, but it is \(length)"))
                 }
-            } else if chunks.first?.type != FourCC("ds64") {
-                warnings.append(WAVEWarning(at: 12, "RF64 file without a 'ds64' chunk first; 32-bit sizes used"))
+            } else if UInt64(riffSize) + 8 != length {
+                warnings.append(WAVEWarning(at: 4, "RF64 size says the file is \(UInt64(riffSize) + 8) bytes, but it is \(length)"))
             }
         } else if riffSize == 0xFFFF_FFFF {
             warnings.append(WAVEWarning(at: 4, "RIFF size is 0xFFFFFFFF (unknown length); the file is \(length) bytes"))

@@ -194,6 +194,33 @@ import WAVEKit
         #expect(file.audioBytes == 32)
         #expect(file.frames == 8)
         #expect(file.warnings.isEmpty, "\(file.warnings)")
+        bytes[20] &+= 1
+        #expect(warns(try readWAVE(bytes).warnings, "'ds64' RIFF size says"))
+    }
+
+    @Test func rf64TableSizesAndBW64() throws {
+        var ds64 = ByteWriter()
+        ds64.write(UInt64(0), .little)
+        ds64.write(UInt64(8), .little)
+        ds64.write(UInt64(2), .little)
+        ds64.write(UInt32(1), .little)
+        ds64.write(FourCC("JUNK"))
+        ds64.write(UInt64(6), .little)
+        let bytes = assemble("BW64", "WAVE", [Piece("ds64", ds64.bytes), Piece("fmt ", fmtBody()),
+                                              Piece("JUNK", [1, 2, 3, 4, 5, 6], declared: 0xFFFF_FFFF),
+                                              Piece("data", [UInt8](repeating: 7, count: 8), declared: 0xFFFF_FFFF)])
+        let file = try readWAVE(bytes)
+        #expect(file.container == .rf64)
+        #expect(file.chunks.map(\.declaredSize) == [40, 16, 6, 8])
+        #expect(file.frames == 2)
+        #expect(file.warnings.isEmpty, "\(file.warnings)")
+    }
+
+    @Test func rf64WithoutDataSize64Warns() throws {
+        let bytes = assemble("RF64", "WAVE", [Piece("fmt ", fmtBody()), Piece("data", [UInt8](repeating: 0, count: 8))])
+        let file = try readWAVE(bytes)
+        #expect(file.frames == 2)
+        #expect(warns(file.warnings, "without a 'ds64' chunk"))
     }
 
     @Test func rifxIsBigEndian() throws {
