@@ -11,7 +11,7 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test release install uninstall lint format clean
+.PHONY: help deps build run test release install uninstall lint format fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -43,8 +43,8 @@ install: release ## Install the binary, man page and shell completions under $(D
 	$(RELEASE_BIN) --generate-completion-script bash > $(BASHDIR)/cafconv
 	$(RELEASE_BIN) --generate-completion-script zsh > $(ZSHDIR)/_cafconv
 	$(RELEASE_BIN) --generate-completion-script fish > $(FISHDIR)/cafconv.fish
-	$(SWIFT) package plugin --allow-writing-to-package-directory generate-manual --multi-page=false --output-directory .build/man >/dev/null
-	install -m 644 .build/man/cafconv.1 $(MANDIR)/cafconv.1
+	$(SWIFT) package plugin generate-manual --date 2026-01-01 >/dev/null
+	install -m 644 .build/plugins/GenerateManual/outputs/cafconv/cafconv.1 $(MANDIR)/cafconv.1
 
 uninstall: ## Remove what `make install` installed
 	rm -f $(BINDIR)/cafconv $(MANDIR)/cafconv.1 $(BASHDIR)/cafconv $(ZSHDIR)/_cafconv $(FISHDIR)/cafconv.fish
@@ -54,6 +54,13 @@ lint: ## Check formatting with swift-format (strict)
 
 format: ## Reformat the sources in place
 	$(SWIFT) format format -i -r Package.swift Sources Tests
+
+FUZZ_SECONDS ?= 600
+fuzz: deps ## Fuzz the CAF and the WAVE/AIFF parsers with libFuzzer, FUZZ_SECONDS each (default 600)
+	bash Fuzz/build-caf.sh
+	bash Fuzz/build-wave.sh
+	sh Fuzz/run-caf.sh $(FUZZ_SECONDS)
+	sh Fuzz/run-wave.sh $(FUZZ_SECONDS)
 
 clean: ## Remove build products and outputs
 	rm -rf .build .build-* out
