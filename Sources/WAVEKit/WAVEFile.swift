@@ -142,8 +142,10 @@ public struct WAVEFile: Sendable {
     /// The byte order of the samples, `nil` when they are not linear PCM.
     public var sampleByteOrder: ByteOrder? { format.isLinearPCM ? byteOrder : nil }
 
-    static let knownTypes: Set<FourCC> = [FourCC("fmt "), FourCC("data"), FourCC("fact"), FourCC("LIST"),
-                                          FourCC("bext"), FourCC("smpl"), FourCC("cue "), FourCC("ds64")]
+    static let knownTypes: Set<FourCC> = [
+        FourCC("fmt "), FourCC("data"), FourCC("fact"), FourCC("LIST"),
+        FourCC("bext"), FourCC("smpl"), FourCC("cue "), FourCC("ds64"),
+    ]
 
     /// Reads the chunk table, `fmt `, the `data` extent and the metadata chunks of a WAVE file.
     public init(reading source: some ByteSource) throws(WAVEError) {
@@ -152,7 +154,8 @@ public struct WAVEFile: Sendable {
         let prefix: [UInt8]
         do { prefix = try source.read(at: 0, count: 12) } catch { throw WAVEError.from(error, reading: "RIFF header") }
         if prefix.count < 12, prefix.count >= 4,
-           ["RIFF", "RIFX", "RF64", "BW64"].contains(FourCC(bytes: prefix[0], prefix[1], prefix[2], prefix[3]).description) {
+            ["RIFF", "RIFX", "RF64", "BW64"].contains(FourCC(bytes: prefix[0], prefix[1], prefix[2], prefix[3]).description)
+        {
             throw WAVEError(at: 0, "truncated RIFF header: the file is \(prefix.count) bytes, a header needs 12")
         }
         guard let container = Container.detect(prefix) else {
@@ -183,10 +186,12 @@ public struct WAVEFile: Sendable {
             }
             if riffSize == 0xFFFF_FFFF, let ds64 = table.ds64 {
                 if ds64.riffSize != length - 8 {
-                    warnings.append(WAVEWarning(at: 20, "'ds64' RIFF size says the file is \(ds64.riffSize &+ 8) bytes, but it is \(length)"))
+                    warnings.append(
+                        WAVEWarning(at: 20, "'ds64' RIFF size says the file is \(ds64.riffSize &+ 8) bytes, but it is \(length)"))
                 }
             } else if UInt64(riffSize) + 8 != length {
-                warnings.append(WAVEWarning(at: 4, "RF64 size says the file is \(UInt64(riffSize) + 8) bytes, but it is \(length)"))
+                warnings.append(
+                    WAVEWarning(at: 4, "RF64 size says the file is \(UInt64(riffSize) + 8) bytes, but it is \(length)"))
             }
         } else if riffSize == 0xFFFF_FFFF {
             warnings.append(WAVEWarning(at: 4, "RIFF size is 0xFFFFFFFF (unknown length); the file is \(length) bytes"))
@@ -209,12 +214,17 @@ public struct WAVEFile: Sendable {
             throw WAVEError.from(error, reading: "'fmt ' chunk")
         }
         if let extra = format.extensionSize, UInt64(extra) > fmt.size - 18 {
-            warnings.append(WAVEWarning(at: fmt.bodyOffset + 16,
-                "'fmt ' extension size (cbSize) is \(extra) but the chunk holds \(fmt.size - 18) bytes after it; extension ignored"))
+            warnings.append(
+                WAVEWarning(
+                    at: fmt.bodyOffset + 16,
+                    "'fmt ' extension size (cbSize) is \(extra) but the chunk holds \(fmt.size - 18) bytes after it; extension ignored"
+                ))
         }
         if format.formatTag == WAVEFormat.extensible, format.subFormat == nil {
-            warnings.append(WAVEWarning(at: fmt.offset,
-                "WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk is \(fmt.size) bytes, too short for its 22-byte extension"))
+            warnings.append(
+                WAVEWarning(
+                    at: fmt.offset,
+                    "WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk is \(fmt.size) bytes, too short for its 22-byte extension"))
         }
         guard let data = chunks.first(where: { $0.type == FourCC("data") }) else {
             throw WAVEError(at: 12, "no 'data' chunk")
@@ -229,8 +239,11 @@ public struct WAVEFile: Sendable {
         }
         if format.blockAlign == 0 { throw WAVEError(at: fmt.bodyOffset + 12, "'fmt ' chunk declares a block align of 0") }
         if format.blockAlign > 0, audioBytes % UInt64(format.blockAlign) != 0, format.isLinearPCM {
-            warnings.append(WAVEWarning(at: data.offset,
-                "'data' holds \(audioBytes) bytes, not a whole number of \(format.blockAlign)-byte frames; the partial frame is dropped"))
+            warnings.append(
+                WAVEWarning(
+                    at: data.offset,
+                    "'data' holds \(audioBytes) bytes, not a whole number of \(format.blockAlign)-byte frames; the partial frame is dropped"
+                ))
         }
         if chunks.filter({ $0.type == FourCC("data") }).count > 1 {
             warnings.append(WAVEWarning(at: data.offset, "more than one 'data' chunk; the first is used"))
@@ -243,8 +256,10 @@ public struct WAVEFile: Sendable {
         for chunk in chunks where WAVEFile.knownTypes.contains(chunk.type) {
             let name = chunk.type.trimmed
             if chunk.size > UInt64(ChunkWalker.metadataCap), chunk.type != FourCC("data") {
-                warnings.append(WAVEWarning(at: chunk.offset,
-                    "'\(name)' chunk is \(chunk.size) bytes; only the first \(ChunkWalker.metadataCap) are read"))
+                warnings.append(
+                    WAVEWarning(
+                        at: chunk.offset,
+                        "'\(name)' chunk is \(chunk.size) bytes; only the first \(ChunkWalker.metadataCap) are read"))
             }
             do {
                 switch chunk.type {
@@ -255,8 +270,11 @@ public struct WAVEFile: Sendable {
                     var body = try ChunkWalker.body(of: chunk, in: source)
                     let list = try ListChunk(parsing: &body, order: order)
                     if list.truncatedEntries > 0 {
-                        warnings.append(WAVEWarning(at: chunk.offset,
-                            "'LIST'/'\(list.listType.trimmed)' chunk has \(list.truncatedEntries) entries cut short; they are ignored"))
+                        warnings.append(
+                            WAVEWarning(
+                                at: chunk.offset,
+                                "'LIST'/'\(list.listType.trimmed)' chunk has \(list.truncatedEntries) entries cut short; they are ignored"
+                            ))
                     }
                     lists.append(list)
                 case FourCC("bext"):
@@ -266,24 +284,30 @@ public struct WAVEFile: Sendable {
                     var body = try ChunkWalker.body(of: chunk, in: source)
                     let info = try SamplerInfo(parsing: &body, order: order)
                     if UInt64(info.loops.count) < UInt64(info.declaredLoopCount) {
-                        warnings.append(WAVEWarning(at: chunk.offset,
-                            "'smpl' chunk declares \(info.declaredLoopCount) loops but holds \(info.loops.count)"))
+                        warnings.append(
+                            WAVEWarning(
+                                at: chunk.offset,
+                                "'smpl' chunk declares \(info.declaredLoopCount) loops but holds \(info.loops.count)"))
                     }
                     if sampler == nil { sampler = info }
                 case FourCC("cue "):
                     var body = try ChunkWalker.body(of: chunk, in: source)
                     let (points, count) = try CuePoint.parseList(&body, order: order)
                     if UInt64(points.count) < UInt64(count) {
-                        warnings.append(WAVEWarning(at: chunk.offset,
-                            "'cue ' chunk declares \(count) points but holds \(points.count)"))
+                        warnings.append(
+                            WAVEWarning(
+                                at: chunk.offset,
+                                "'cue ' chunk declares \(count) points but holds \(points.count)"))
                     }
                     if cuePoints.isEmpty { cuePoints = points }
                 default:
                     break
                 }
             } catch {
-                warnings.append(WAVEWarning(at: chunk.offset,
-                    "'\(name)' chunk is too short (\(chunk.size) bytes) to parse; ignored"))
+                warnings.append(
+                    WAVEWarning(
+                        at: chunk.offset,
+                        "'\(name)' chunk is too short (\(chunk.size) bytes) to parse; ignored"))
             }
         }
     }

@@ -1,6 +1,7 @@
 import BinaryIO
-@testable import CAFKit
 import Testing
+
+@testable import CAFKit
 
 /// One hand-written body per chunk type: the parsed values and the bytes written back.
 @Suite("Chunk fixtures")
@@ -29,21 +30,25 @@ struct ChunkFixtureTests {
     }
 
     @Test func paktWithByteSizes() throws {
-        let aac = AudioDescription(sampleRate: 44_100, formatID: .aac, formatFlags: 0, bytesPerPacket: 0,
-                                   framesPerPacket: 1024, channelsPerFrame: 2, bitsPerChannel: 0)
+        let aac = AudioDescription(
+            sampleRate: 44_100, formatID: .aac, formatFlags: 0, bytesPerPacket: 0,
+            framesPerPacket: 1024, channelsPerFrame: 2, bitsPerChannel: 0)
         let body = be64(3) + be64(2000) + be32(2112) + be32(960) + [0x06, 0x81, 0x00, 0x82, 0x2C]
         guard case .packetTable(let table) = try roundTrip(.pakt, body, description: aac) else {
             Issue.record("not a packet table"); return
         }
-        #expect(table.header == PacketTableHeader(numberPackets: 3, numberValidFrames: 2000, primingFrames: 2112, remainderFrames: 960))
+        #expect(
+            table.header
+                == PacketTableHeader(numberPackets: 3, numberValidFrames: 2000, primingFrames: 2112, remainderFrames: 960))
         #expect(table.entries.map(\.byteSize) == [6, 128, 300])
         #expect(table.entries.allSatisfy { $0.frames == nil })
         #expect(table.totalByteSize == 434)
     }
 
     @Test func paktWithSizesAndFrames() throws {
-        let vbr = AudioDescription(sampleRate: 48_000, formatID: FourCC("vorb"), formatFlags: 0, bytesPerPacket: 0,
-                                   framesPerPacket: 0, channelsPerFrame: 1, bitsPerChannel: 0)
+        let vbr = AudioDescription(
+            sampleRate: 48_000, formatID: FourCC("vorb"), formatFlags: 0, bytesPerPacket: 0,
+            framesPerPacket: 0, channelsPerFrame: 1, bitsPerChannel: 0)
         let body = be64(2) + be64(300) + be32(0) + be32(0) + [0x10, 0x81, 0x00, 0x20, 0x2C]
         guard case .packetTable(let table) = try roundTrip(.pakt, body, description: vbr) else {
             Issue.record("not a packet table"); return
@@ -55,18 +60,23 @@ struct ChunkFixtureTests {
 
     @Test func kukiWithALACCookie() throws {
         var config = ByteWriter()
-        ALACSpecificConfig(frameLength: 4096, compatibleVersion: 0, bitDepth: 16, pb: 40, mb: 10, kb: 14, numChannels: 2,
-                           maxRun: 255, maxFrameBytes: 0, avgBitRate: 0, sampleRate: 44_100).write(to: &config)
+        ALACSpecificConfig(
+            frameLength: 4096, compatibleVersion: 0, bitDepth: 16, pb: 40, mb: 10, kb: 14, numChannels: 2,
+            maxRun: 255, maxFrameBytes: 0, avgBitRate: 0, sampleRate: 44_100
+        ).write(to: &config)
         let bare = config.bytes
-        let wrapped = be32(12) + Array("frmaalac".utf8) + be32(36) + Array("alac".utf8) + be32(0) + bare + be32(24) + Array("chan".utf8) + [UInt8](repeating: 0, count: 16)
+        let wrapped =
+            be32(12) + Array("frmaalac".utf8) + be32(36) + Array("alac".utf8) + be32(0) + bare + be32(24) + Array("chan".utf8)
+            + [UInt8](repeating: 0, count: 16)
         for body in [bare, be32(36) + Array("alac".utf8) + be32(0) + bare, wrapped] {
             guard case .magicCookie(let cookie) = try roundTrip(.kuki, body) else { Issue.record("not a cookie"); continue }
             let alac = try #require(cookie.alac)
             #expect(alac.frameLength == 4096 && alac.bitDepth == 16 && alac.pb == 40 && alac.mb == 10 && alac.kb == 14)
             #expect(alac.numChannels == 2 && alac.maxRun == 255 && alac.sampleRate == 44_100)
         }
-        let alacDesc = AudioDescription(sampleRate: 44_100, formatID: .alac, formatFlags: 1, bytesPerPacket: 0,
-                                        framesPerPacket: 4096, channelsPerFrame: 2, bitsPerChannel: 0)
+        let alacDesc = AudioDescription(
+            sampleRate: 44_100, formatID: .alac, formatFlags: 1, bytesPerPacket: 0,
+            framesPerPacket: 4096, channelsPerFrame: 2, bitsPerChannel: 0)
         let contents = CAFContents(chunks: [.description(alacDesc), .magicCookie(MagicCookie(bytes: wrapped))])
         #expect(contents.alacConfiguration?.bitDepth == 16)
         #expect(MagicCookie(bytes: [1, 2, 3]).alac == nil)
@@ -75,7 +85,8 @@ struct ChunkFixtureTests {
     @Test func chan() throws {
         let stereo = try roundTrip(.chan, be32(0x0065_0002) + be32(3) + be32(0))
         #expect(stereo == .channelLayout(ChannelLayout(tag: 0x0065_0002, bitmap: 3)))
-        let described = be32(0) + be32(0) + be32(1) + be32(1) + be32(2) + be32(Float(1).bitPattern) + be32(0) + be32(Float(-0.5).bitPattern)
+        let described =
+            be32(0) + be32(0) + be32(1) + be32(1) + be32(2) + be32(Float(1).bitPattern) + be32(0) + be32(Float(-0.5).bitPattern)
         guard case .channelLayout(let layout) = try roundTrip(.chan, described) else { Issue.record("not chan"); return }
         #expect(layout.descriptions == [ChannelDescription(label: 1, flags: 2, coordinates: [1, 0, -0.5])])
         #expect(layout.channelCount == 1 && layout.expectedSize == 32)
@@ -106,23 +117,37 @@ struct ChunkFixtureTests {
     @Test func mark() throws {
         let marker = Array("rbeg".utf8) + be64(1234.5.bitPattern) + be32(7) + [1, 2, 3, 4] + be32(9) + be32(1)
         guard case .markers(let mark) = try roundTrip(.mark, be32(0) + be32(1) + marker) else { Issue.record("not mark"); return }
-        #expect(mark.markers == [Marker(type: FourCC("rbeg"), framePosition: 1234.5, markerID: 7,
-                                        smpteTime: SMPTETime(hours: 1, minutes: 2, seconds: 3, frames: 4, subFrameSampleOffset: 9), channel: 1)])
+        #expect(
+            mark.markers == [
+                Marker(
+                    type: FourCC("rbeg"), framePosition: 1234.5, markerID: 7,
+                    smpteTime: SMPTETime(hours: 1, minutes: 2, seconds: 3, frames: 4, subFrameSampleOffset: 9), channel: 1)
+            ])
     }
 
     @Test func regn() throws {
         let marker = Array("rend".utf8) + be64(10.0.bitPattern) + be32(2) + [0, 0, 0, 0] + be32(0) + be32(0)
         let body = be32(0) + be32(1) + be32(5) + be32(1) + be32(1) + marker
         guard case .regions(let regn) = try roundTrip(.regn, body) else { Issue.record("not regn"); return }
-        #expect(regn.regions == [Region(regionID: 5, flags: 1, markers: [Marker(type: FourCC("rend"), framePosition: 10, markerID: 2)])])
-        #expect(throws: CAFError.self) { try CAFChunk.parse(type: .regn, body: be32(0) + be32(1) + be32(5) + be32(1) + be32(2) + marker) }
+        #expect(
+            regn.regions == [
+                Region(regionID: 5, flags: 1, markers: [Marker(type: FourCC("rend"), framePosition: 10, markerID: 2)])
+            ])
+        #expect(throws: CAFError.self) {
+            try CAFChunk.parse(type: .regn, body: be32(0) + be32(1) + be32(5) + be32(1) + be32(2) + marker)
+        }
     }
 
     @Test func inst() throws {
-        let body = be32(Float(60.5).bitPattern) + [10, 100, 1, 127] + be32(Float(-3).bitPattern) + be32(1) + be32(2) + be32(3) + be32(4)
-        #expect(try roundTrip(.inst, body) == .instrument(Instrument(baseNote: 60.5, midiLowNote: 10, midiHighNote: 100, midiLowVelocity: 1,
-                                                                        midiHighVelocity: 127, decibelGain: -3, startRegionID: 1,
-                                                                        sustainRegionID: 2, releaseRegionID: 3, instrumentID: 4)))
+        let body =
+            be32(Float(60.5).bitPattern) + [10, 100, 1, 127] + be32(Float(-3).bitPattern) + be32(1) + be32(2) + be32(3) + be32(4)
+        #expect(
+            try roundTrip(.inst, body)
+                == .instrument(
+                    Instrument(
+                        baseNote: 60.5, midiLowNote: 10, midiHighNote: 100, midiLowVelocity: 1,
+                        midiHighVelocity: 127, decibelGain: -3, startRegionID: 1,
+                        sustainRegionID: 2, releaseRegionID: 3, instrumentID: 4)))
         #expect(throws: CAFError.self) { try CAFChunk.parse(type: .inst, body: Array(body.prefix(20))) }
     }
 
@@ -141,14 +166,25 @@ struct ChunkFixtureTests {
 
     @Test func peak() throws {
         let body = be32(1) + be32(Float(0.5).bitPattern) + be64(100) + be32(Float(-1).bitPattern) + be64(7)
-        #expect(try roundTrip(.peak, body) == .peak(PeakChunk(editCount: 1, peaks: [ChannelPeak(value: 0.5, framePosition: 100),
-                                                                                ChannelPeak(value: -1, framePosition: 7)])))
+        #expect(
+            try roundTrip(.peak, body)
+                == .peak(
+                    PeakChunk(
+                        editCount: 1,
+                        peaks: [
+                            ChannelPeak(value: 0.5, framePosition: 100),
+                            ChannelPeak(value: -1, framePosition: 7),
+                        ])))
     }
 
     @Test func ovvw() throws {
         let body = be32(1) + be32(256) + [0xFF, 0x00, 0x01, 0x00]
-        #expect(try roundTrip(.ovvw, body) == .overview(Overview(editCount: 1, framesPerSample: 256,
-                                                                  samples: [OverviewSample(minValue: -256, maxValue: 256)])))
+        #expect(
+            try roundTrip(.ovvw, body)
+                == .overview(
+                    Overview(
+                        editCount: 1, framesPerSample: 256,
+                        samples: [OverviewSample(minValue: -256, maxValue: 256)])))
     }
 
     @Test func umidAndMIDI() throws {

@@ -1,7 +1,8 @@
 import BinaryIO
-@testable import CAFKit
 import Foundation
 import Testing
+
+@testable import CAFKit
 
 /// The real-world files of `../shared/corpus/real`, checked against its independent `ORACLE.json`.
 @Suite("Real-world corpus")
@@ -19,7 +20,8 @@ struct CorpusTests {
     /// Every ORACLE entry whose file name ends in `.caf` or whose container is `caf`.
     static let entries: [Entry] = {
         guard let data = FileManager.default.contents(atPath: folder + "/ORACLE.json"),
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: [String: Any]] else { return [] }
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: [String: Any]]
+        else { return [] }
         return json.keys.sorted().compactMap { name in
             guard let value = json[name], name.hasSuffix(".caf") || value["container"] as? String == "caf" else { return nil }
             return Entry(name: name, oracle: value.mapValues(JSONValue.init))
@@ -142,7 +144,7 @@ enum JSONValue: Sendable {
     init(_ value: Any) {
         switch value {
         case let text as String: self = .string(text)
-        case let number as NSNumber: self = .number(number.doubleValue) // true and false come as 1 and 0
+        case let number as NSNumber: self = .number(number.doubleValue)  // true and false come as 1 and 0
         case let items as [Any]: self = .array(items.map(JSONValue.init))
         case let fields as [String: Any]: self = .object(fields.mapValues(JSONValue.init))
         default: self = .null

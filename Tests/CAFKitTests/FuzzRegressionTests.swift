@@ -1,6 +1,7 @@
 import BinaryIO
-@testable import CAFKit
 import Testing
+
+@testable import CAFKit
 
 /// Inputs found by Fuzz/CAFFuzz that once crashed; each must now be read and judged without a trap.
 @Suite("Fuzz regressions")

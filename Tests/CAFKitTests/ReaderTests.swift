@@ -1,6 +1,7 @@
 import BinaryIO
-@testable import CAFKit
 import Testing
+
+@testable import CAFKit
 
 /// The tolerant reader: what it accepts, what it warns about and what it refuses.
 @Suite("Reader")
@@ -114,9 +115,11 @@ struct ReaderTests {
 
     @Test("parsed chunks line up with the chunk table and the accessors find them")
     func accessors() throws {
-        let bytes = caf([desc(), .info(InfoStrings([InfoEntry(key: "k", value: "v")])), data(16),
-                         .markers(MarkerChunk(markers: [Marker(type: FourCC("rbeg"), framePosition: 1, markerID: 1)])),
-                         .peak(PeakChunk(editCount: 0, peaks: []))])
+        let bytes = caf([
+            desc(), .info(InfoStrings([InfoEntry(key: "k", value: "v")])), data(16),
+            .markers(MarkerChunk(markers: [Marker(type: FourCC("rbeg"), framePosition: 1, markerID: 1)])),
+            .peak(PeakChunk(editCount: 0, peaks: [])),
+        ])
         let source = MemoryByteSource(bytes)
         let file = try CAFFile(reading: source)
         let chunks = try file.parsedChunks(from: source)

@@ -1,11 +1,12 @@
 import BinaryIO
-@testable import CAFKit
 import TestSupport
+
+@testable import CAFKit
 
 /// The real-world corpus folder, found from this file's path (`<repo>/../shared/corpus/real`).
 func corpusFolder(file: String = #filePath) -> String {
     var parts = file.split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3) // Tests/CAFKitTests/Support.swift
+    parts.removeLast(3)  // Tests/CAFKitTests/Support.swift
     return parts.joined(separator: "/") + "/../shared/corpus/real"
 }
 
@@ -57,7 +58,7 @@ struct Gen {
         case 0: return Double(int(0...1_000_000))
         case 1: return Double.random(in: -1e12...1e12, using: &rng)
         case 2: return 0
-        default: return Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF) // finite
+        default: return Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF)  // finite
         }
     }
     mutating func float() -> Float {
@@ -80,35 +81,42 @@ struct Gen {
     mutating func description() -> AudioDescription {
         if bool() {
             let bits: UInt32 = [8, 16, 24, 32][int(0...3)]
-            return .linearPCM(sampleRate: [8000, 22_050, 44_100, 48_000, 96_000][int(0...4)], channels: UInt32(int(1...8)),
-                              bits: bits, isFloat: bits == 32 && bool(), byteOrder: bool() ? .little : .big)
+            return .linearPCM(
+                sampleRate: [8000, 22_050, 44_100, 48_000, 96_000][int(0...4)], channels: UInt32(int(1...8)),
+                bits: bits, isFloat: bits == 32 && bool(), byteOrder: bool() ? .little : .big)
         }
-        return AudioDescription(sampleRate: double(), formatID: fourCC(), formatFlags: u32(),
-                                bytesPerPacket: bool() ? 0 : u32(), framesPerPacket: bool() ? 0 : u32(),
-                                channelsPerFrame: u32(), bitsPerChannel: u32())
+        return AudioDescription(
+            sampleRate: double(), formatID: fourCC(), formatFlags: u32(),
+            bytesPerPacket: bool() ? 0 : u32(), framesPerPacket: bool() ? 0 : u32(),
+            channelsPerFrame: u32(), bitsPerChannel: u32())
     }
     mutating func smpte() -> SMPTETime {
-        SMPTETime(hours: Int8(bitPattern: u8()), minutes: Int8(bitPattern: u8()), seconds: Int8(bitPattern: u8()),
-                  frames: Int8(bitPattern: u8()), subFrameSampleOffset: u32())
+        SMPTETime(
+            hours: Int8(bitPattern: u8()), minutes: Int8(bitPattern: u8()), seconds: Int8(bitPattern: u8()),
+            frames: Int8(bitPattern: u8()), subFrameSampleOffset: u32())
     }
     mutating func marker() -> Marker {
         Marker(type: fourCC(), framePosition: double(), markerID: i32(), smpteTime: smpte(), channel: u32())
     }
     mutating func packetTable(bytesPerPacket: UInt32, framesPerPacket: UInt32) -> PacketTable {
         let variable = bytesPerPacket == 0 || framesPerPacket == 0
-        let entries: [PacketTable.Entry] = variable ? array(0...40) { gen in
-            let big = gen.bool()
-            let size = bytesPerPacket == 0 ? Int64(big ? gen.int(0...Int.max) : gen.int(0...300)) : nil
-            let frames = framesPerPacket == 0 ? Int64(gen.int(0...5000)) : nil
-            return PacketTable.Entry(byteSize: size, frames: frames)
-        } : []
-        let header = PacketTableHeader(numberPackets: variable ? Int64(entries.count) : i64(), numberValidFrames: i64(),
-                                       primingFrames: i32(), remainderFrames: i32())
+        let entries: [PacketTable.Entry] =
+            variable
+            ? array(0...40) { gen in
+                let big = gen.bool()
+                let size = bytesPerPacket == 0 ? Int64(big ? gen.int(0...Int.max) : gen.int(0...300)) : nil
+                let frames = framesPerPacket == 0 ? Int64(gen.int(0...5000)) : nil
+                return PacketTable.Entry(byteSize: size, frames: frames)
+            } : []
+        let header = PacketTableHeader(
+            numberPackets: variable ? Int64(entries.count) : i64(), numberValidFrames: i64(),
+            primingFrames: i32(), remainderFrames: i32())
         return PacketTable(header: header, entries: entries, trailing: bytes(0...3))
     }
     mutating func info() -> InfoStrings {
-        var value = InfoStrings(array(0...5) { gen in InfoEntry(key: gen.string(), value: gen.string()) },
-                                trailing: bytes(0...6, nonZero: true))
+        var value = InfoStrings(
+            array(0...5) { gen in InfoEntry(key: gen.string(), value: gen.string()) },
+            trailing: bytes(0...6, nonZero: true))
         if bool() { value.declaredCount = u32() }
         return value
     }
@@ -116,7 +124,9 @@ struct Gen {
     /// Any chunk but `desc` and `data`, consistent with `description` (for `pakt`).
     mutating func chunk(for description: AudioDescription) -> CAFChunk {
         switch int(0...15) {
-        case 0: return .packetTable(packetTable(bytesPerPacket: description.bytesPerPacket, framesPerPacket: description.framesPerPacket))
+        case 0:
+            return .packetTable(
+                packetTable(bytesPerPacket: description.bytesPerPacket, framesPerPacket: description.framesPerPacket))
         case 1: return .magicCookie(MagicCookie(bytes: bytes(0...64)))
         case 2:
             let descriptions = array(0...4) { gen in
@@ -130,25 +140,37 @@ struct Gen {
             if bool() { mark.declaredCount = UInt32(mark.markers.count) }
             return .markers(mark)
         case 6:
-            let regions = array(0...3) { gen in Region(regionID: gen.u32(), flags: gen.u32(), markers: gen.array(0...3) { $0.marker() }) }
+            let regions = array(0...3) { gen in
+                Region(regionID: gen.u32(), flags: gen.u32(), markers: gen.array(0...3) { $0.marker() })
+            }
             return .regions(RegionChunk(smpteTimeType: u32(), regions: regions, trailing: bytes(0...8)))
         case 7:
-            return .instrument(Instrument(baseNote: float(), midiLowNote: u8(), midiHighNote: u8(), midiLowVelocity: u8(),
-                                          midiHighVelocity: u8(), decibelGain: float(), startRegionID: u32(),
-                                          sustainRegionID: u32(), releaseRegionID: u32(), instrumentID: u32(),
-                                          trailing: bytes(0...4)))
+            return .instrument(
+                Instrument(
+                    baseNote: float(), midiLowNote: u8(), midiHighNote: u8(), midiLowVelocity: u8(),
+                    midiHighVelocity: u8(), decibelGain: float(), startRegionID: u32(),
+                    sustainRegionID: u32(), releaseRegionID: u32(), instrumentID: u32(),
+                    trailing: bytes(0...4)))
         case 8:
             if bool() { return .strings(StringsChunk(strings: array(0...4) { gen in (gen.u32(), gen.string()) })) }
-            return .strings(StringsChunk(ids: array(0...4) { gen in StringID(stringID: gen.u32(), startByteOffset: gen.i64()) },
-                                         stringData: bytes(0...30)))
+            return .strings(
+                StringsChunk(
+                    ids: array(0...4) { gen in StringID(stringID: gen.u32(), startByteOffset: gen.i64()) },
+                    stringData: bytes(0...30)))
         case 9: return .userDefined(UserDefinedChunk(uuid: bytes(16...16), payload: bytes(0...50)))
         case 10:
-            return .peak(PeakChunk(editCount: u32(), peaks: array(0...6) { gen in ChannelPeak(value: gen.float(), framePosition: gen.i64()) },
-                                   trailing: bytes(0...11)))
+            return .peak(
+                PeakChunk(
+                    editCount: u32(), peaks: array(0...6) { gen in ChannelPeak(value: gen.float(), framePosition: gen.i64()) },
+                    trailing: bytes(0...11)))
         case 11:
-            return .overview(Overview(editCount: u32(), framesPerSample: u32(),
-                                      samples: array(0...20) { gen in OverviewSample(minValue: Int16(bitPattern: gen.u16()), maxValue: Int16(bitPattern: gen.u16())) },
-                                      trailing: bytes(0...3)))
+            return .overview(
+                Overview(
+                    editCount: u32(), framesPerSample: u32(),
+                    samples: array(0...20) { gen in
+                        OverviewSample(minValue: Int16(bitPattern: gen.u16()), maxValue: Int16(bitPattern: gen.u16()))
+                    },
+                    trailing: bytes(0...3)))
         case 12: return .editComments(info())
         case 13: return .materialID(MaterialIdentifier(bytes: bytes(64...64)))
         case 14: return .midi(MIDIChunk(bytes: bytes(0...40)))

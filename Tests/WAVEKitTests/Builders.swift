@@ -19,8 +19,10 @@ struct Piece {
 }
 
 /// Assembles `magic`, a size, `form` and the chunks; sizes in `order`.
-func assemble(_ magic: String, _ form: String, _ pieces: [Piece], order: ByteOrder = .little,
-              formSize: UInt32? = nil) -> [UInt8] {
+func assemble(
+    _ magic: String, _ form: String, _ pieces: [Piece], order: ByteOrder = .little,
+    formSize: UInt32? = nil
+) -> [UInt8] {
     var body = ByteWriter()
     body.write(bytes: Array(form.utf8))
     for piece in pieces {
@@ -37,9 +39,11 @@ func assemble(_ magic: String, _ form: String, _ pieces: [Piece], order: ByteOrd
 }
 
 /// A `fmt ` body.
-func fmtBody(tag: UInt16 = 1, channels: UInt16 = 2, rate: UInt32 = 44100, bits: UInt16 = 16,
-             blockAlign: UInt16? = nil, order: ByteOrder = .little, cbSize: UInt16? = nil,
-             extensible: (valid: UInt16, mask: UInt32, sub: UInt16)? = nil) -> [UInt8] {
+func fmtBody(
+    tag: UInt16 = 1, channels: UInt16 = 2, rate: UInt32 = 44100, bits: UInt16 = 16,
+    blockAlign: UInt16? = nil, order: ByteOrder = .little, cbSize: UInt16? = nil,
+    extensible: (valid: UInt16, mask: UInt32, sub: UInt16)? = nil
+) -> [UInt8] {
     var w = ByteWriter()
     let align = blockAlign ?? channels * ((bits + 7) / 8)
     w.write(extensible == nil ? tag : 0xFFFE, order)
@@ -85,8 +89,10 @@ func extended80(_ value: UInt64) -> [UInt8] {
 }
 
 /// A `COMM` body; `compression` makes it AIFF-C.
-func commBody(channels: Int16 = 2, frames: UInt32 = 4, bits: Int16 = 16, rate: UInt64 = 44100,
-              compression: String? = nil, name: String = "") -> [UInt8] {
+func commBody(
+    channels: Int16 = 2, frames: UInt32 = 4, bits: Int16 = 16, rate: UInt64 = 44100,
+    compression: String? = nil, name: String = ""
+) -> [UInt8] {
     var w = ByteWriter()
     w.write(channels, .big)
     w.write(frames, .big)

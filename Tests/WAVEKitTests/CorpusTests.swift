@@ -31,16 +31,18 @@ private func inspect(_ path: String, container: String) throws -> Seen {
     let source = try FileByteSource(path: path)
     if container == "wav" {
         let file = try WAVEFile(reading: source)
-        return Seen(container: file.container.isWAVE ? "wav" : "?", format: file.formatID,
-                    sampleRate: Double(file.format.sampleRate), channels: Int(file.format.channels),
-                    bits: file.bitsPerChannel, float: file.isFloat, endianness: file.sampleByteOrder?.rawValue,
-                    frames: file.frames, chunks: file.chunks, warnings: file.warnings,
-                    validBits: file.format.validBitsPerSample.map(Int.init))
+        return Seen(
+            container: file.container.isWAVE ? "wav" : "?", format: file.formatID,
+            sampleRate: Double(file.format.sampleRate), channels: Int(file.format.channels),
+            bits: file.bitsPerChannel, float: file.isFloat, endianness: file.sampleByteOrder?.rawValue,
+            frames: file.frames, chunks: file.chunks, warnings: file.warnings,
+            validBits: file.format.validBitsPerSample.map(Int.init))
     }
     let file = try AIFFFile(reading: source)
-    return Seen(container: file.container == .aiff || file.container == .aifc ? "aiff" : "?", format: file.formatID,
-                sampleRate: file.sampleRate, channels: file.channels, bits: file.bitsPerChannel, float: file.isFloat,
-                endianness: file.byteOrder?.rawValue, frames: file.frames, chunks: file.chunks, warnings: file.warnings)
+    return Seen(
+        container: file.container == .aiff || file.container == .aifc ? "aiff" : "?", format: file.formatID,
+        sampleRate: file.sampleRate, channels: file.channels, bits: file.bitsPerChannel, float: file.isFloat,
+        endianness: file.byteOrder?.rawValue, frames: file.frames, chunks: file.chunks, warnings: file.warnings)
 }
 
 @Suite struct CorpusTests {

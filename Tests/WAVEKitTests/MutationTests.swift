@@ -13,12 +13,18 @@ import WAVEKit
         cue.write(UInt32(1), .little)
         for value: UInt32 in [1, 0, 0x6461_7461, 0, 0, 0] { cue.write(value, .little) }
         let list = ascii("adtl") + ascii("labl") + [5, 0, 0, 0, 1, 0, 0, 0, 0x41, 0]
-        let wave = wav([Piece("smpl", smpl.bytes), Piece("cue ", cue.bytes), Piece("LIST", list),
-                        Piece("bext", [UInt8](repeating: 0x20, count: 610))])
-        let aiff = assemble("FORM", "AIFC", [Piece("COMM", commBody(compression: "sowt", name: "x")),
-                                             Piece("MARK", [0, 1, 0, 1, 0, 0, 0, 0, 1, 0x41]),
-                                             Piece("COMT", [0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x42, 0]),
-                                             Piece("SSND", ssndBody([UInt8](repeating: 0, count: 16)))], order: .big)
+        let wave = wav([
+            Piece("smpl", smpl.bytes), Piece("cue ", cue.bytes), Piece("LIST", list),
+            Piece("bext", [UInt8](repeating: 0x20, count: 610)),
+        ])
+        let aiff = assemble(
+            "FORM", "AIFC",
+            [
+                Piece("COMM", commBody(compression: "sowt", name: "x")),
+                Piece("MARK", [0, 1, 0, 1, 0, 0, 0, 0, 1, 0x41]),
+                Piece("COMT", [0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x42, 0]),
+                Piece("SSND", ssndBody([UInt8](repeating: 0, count: 16))),
+            ], order: .big)
         return [wave, aiff, WAVFixture.signal(.int24, channels: 2, frames: 5, extensible: true).bytes]
     }
 

@@ -40,11 +40,18 @@ import WAVEKit
         #expect(file.frames == 2)
     }
 
-    @Test(arguments: [(UInt16(7), "ulaw", "µ-law"), (6, "alaw", "A-law"), (0x11, "imaadpcm", "IMA ADPCM"),
-                      (2, "msadpcm", "Microsoft ADPCM"), (0x1234, "0x1234", "format tag 0x1234")])
+    @Test(arguments: [
+        (UInt16(7), "ulaw", "µ-law"), (6, "alaw", "A-law"), (0x11, "imaadpcm", "IMA ADPCM"),
+        (2, "msadpcm", "Microsoft ADPCM"), (0x1234, "0x1234", "format tag 0x1234"),
+    ])
     func compressedTags(_ tag: UInt16, _ id: String, _ name: String) throws {
-        let file = try readWAVE(assemble("RIFF", "WAVE", [Piece("fmt ", fmtBody(tag: tag, channels: 1, bits: 8)),
-                                                          Piece("data", [1, 2, 3, 4])]))
+        let file = try readWAVE(
+            assemble(
+                "RIFF", "WAVE",
+                [
+                    Piece("fmt ", fmtBody(tag: tag, channels: 1, bits: 8)),
+                    Piece("data", [1, 2, 3, 4]),
+                ]))
         #expect(file.formatID == id)
         #expect(file.format.encodingName == name)
         #expect(file.bitsPerChannel == nil)
@@ -59,7 +66,8 @@ import WAVEKit
     }
 
     @Test func infoList() throws {
-        let list = ascii("INFO") + ascii("INAM") + [6, 0, 0, 0] + ascii("Title", width: 6)
+        let list =
+            ascii("INFO") + ascii("INAM") + [6, 0, 0, 0] + ascii("Title", width: 6)
             + ascii("ISFT") + [5, 0, 0, 0] + ascii("Lavf") + [0, 0] + ascii("ICRD") + [4, 0, 0, 0] + ascii("2024")
         let file = try readWAVE(wav([Piece("LIST", list)]))
         #expect(file.info.map(\.key) == [FourCC("INAM"), FourCC("ISFT"), FourCC("ICRD")])
@@ -72,8 +80,9 @@ import WAVEKit
         var w = ByteWriter()
         w.write(bytes: ascii("adtl"))
         w.write(bytes: ascii("labl")); w.write(UInt32(9), .little); w.write(UInt32(1), .little); w.write(bytes: ascii("Intro"))
-        w.write(UInt8(0)) // pad
-        w.write(bytes: ascii("note")); w.write(UInt32(8), .little); w.write(UInt32(2), .little); w.write(bytes: ascii("abc", width: 4))
+        w.write(UInt8(0))  // pad
+        w.write(bytes: ascii("note")); w.write(UInt32(8), .little); w.write(UInt32(2), .little);
+        w.write(bytes: ascii("abc", width: 4))
         w.write(bytes: ascii("ltxt")); w.write(UInt32(22), .little)
         w.write(UInt32(3), .little); w.write(UInt32(4410), .little); w.write(bytes: ascii("rgn "))
         w.write(UInt16(1), .little); w.write(UInt16(9), .little); w.write(UInt16(1), .little); w.write(UInt16(1252), .little)
@@ -82,8 +91,12 @@ import WAVEKit
         let adtl = file.associatedData
         #expect(adtl.labels == [CueText(cueID: 1, text: "Intro")])
         #expect(adtl.notes == [CueText(cueID: 2, text: "abc")])
-        #expect(adtl.labeledTexts == [LabeledText(cueID: 3, sampleLength: 4410, purpose: FourCC("rgn "), country: 1,
-                                                  language: 9, dialect: 1, codePage: 1252, text: "R")])
+        #expect(
+            adtl.labeledTexts == [
+                LabeledText(
+                    cueID: 3, sampleLength: 4410, purpose: FourCC("rgn "), country: 1,
+                    language: 9, dialect: 1, codePage: 1252, text: "R")
+            ])
         #expect(file.warnings.isEmpty)
     }
 
@@ -129,8 +142,11 @@ import WAVEKit
         #expect(smpl.midiPitchFraction == 0x8000_0000)
         #expect(smpl.smpteFormat == 25)
         #expect(smpl.smpteOffset == 0x0102_0304)
-        #expect(smpl.loops == [SampleLoop(cuePointID: 0x20000, type: 0, start: 0, end: 107_999, fraction: 0, playCount: 0),
-                               SampleLoop(cuePointID: 7, type: 1, start: 100, end: 200, fraction: 0x4000_0000, playCount: 3)])
+        #expect(
+            smpl.loops == [
+                SampleLoop(cuePointID: 0x20000, type: 0, start: 0, end: 107_999, fraction: 0, playCount: 0),
+                SampleLoop(cuePointID: 7, type: 1, start: 100, end: 200, fraction: 0x4000_0000, playCount: 3),
+            ])
         #expect(file.warnings.isEmpty)
     }
 
@@ -151,10 +167,11 @@ import WAVEKit
             for value in point[3...] { w.write(value, .little) }
         }
         let file = try readWAVE(wav([Piece("cue ", w.bytes)]))
-        #expect(file.cuePoints == [
-            CuePoint(id: 1, position: 0, chunkID: FourCC("data"), chunkStart: 0, blockStart: 0, sampleOffset: 0),
-            CuePoint(id: 2, position: 4410, chunkID: FourCC("data"), chunkStart: 0, blockStart: 0, sampleOffset: 4410),
-        ])
+        #expect(
+            file.cuePoints == [
+                CuePoint(id: 1, position: 0, chunkID: FourCC("data"), chunkStart: 0, blockStart: 0, sampleOffset: 0),
+                CuePoint(id: 2, position: 4410, chunkID: FourCC("data"), chunkStart: 0, blockStart: 0, sampleOffset: 4410),
+            ])
     }
 
     @Test func hugeCueCountDoesNotAllocate() throws {
@@ -176,13 +193,17 @@ import WAVEKit
 
     @Test func rf64WithDataSize64() throws {
         var ds64 = ByteWriter()
-        ds64.write(UInt64(0), .little) // patched below
+        ds64.write(UInt64(0), .little)  // patched below
         ds64.write(UInt64(32), .little)
         ds64.write(UInt64(8), .little)
         ds64.write(UInt32(0), .little)
-        var bytes = assemble("RF64", "WAVE", [Piece("ds64", ds64.bytes), Piece("fmt ", fmtBody()),
-                                              Piece("data", [UInt8](repeating: 7, count: 32), declared: 0xFFFF_FFFF)],
-                             formSize: 0xFFFF_FFFF)
+        var bytes = assemble(
+            "RF64", "WAVE",
+            [
+                Piece("ds64", ds64.bytes), Piece("fmt ", fmtBody()),
+                Piece("data", [UInt8](repeating: 7, count: 32), declared: 0xFFFF_FFFF),
+            ],
+            formSize: 0xFFFF_FFFF)
         let riff = UInt64(bytes.count - 8)
         for index in 0..<8 { bytes[20 + index] = UInt8(truncatingIfNeeded: riff >> UInt64(8 * index)) }
         let file = try readWAVE(bytes)
@@ -206,9 +227,13 @@ import WAVEKit
         ds64.write(UInt32(1), .little)
         ds64.write(FourCC("JUNK"))
         ds64.write(UInt64(6), .little)
-        let bytes = assemble("BW64", "WAVE", [Piece("ds64", ds64.bytes), Piece("fmt ", fmtBody()),
-                                              Piece("JUNK", [1, 2, 3, 4, 5, 6], declared: 0xFFFF_FFFF),
-                                              Piece("data", [UInt8](repeating: 7, count: 8), declared: 0xFFFF_FFFF)])
+        let bytes = assemble(
+            "BW64", "WAVE",
+            [
+                Piece("ds64", ds64.bytes), Piece("fmt ", fmtBody()),
+                Piece("JUNK", [1, 2, 3, 4, 5, 6], declared: 0xFFFF_FFFF),
+                Piece("data", [UInt8](repeating: 7, count: 8), declared: 0xFFFF_FFFF),
+            ])
         let file = try readWAVE(bytes)
         #expect(file.container == .rf64)
         #expect(file.chunks.map(\.declaredSize) == [40, 16, 6, 8])
@@ -225,8 +250,12 @@ import WAVEKit
 
     @Test func rifxIsBigEndian() throws {
         let list = ascii("INFO") + ascii("ISFT") + [0, 0, 0, 4] + ascii("abc", width: 4)
-        let bytes = assemble("RIFX", "WAVE", [Piece("fmt ", fmtBody(channels: 1, bits: 16, order: .big)),
-                                              Piece("LIST", list), Piece("data", [0, 1, 0, 2, 0, 3])], order: .big)
+        let bytes = assemble(
+            "RIFX", "WAVE",
+            [
+                Piece("fmt ", fmtBody(channels: 1, bits: 16, order: .big)),
+                Piece("LIST", list), Piece("data", [0, 1, 0, 2, 0, 3]),
+            ], order: .big)
         let file = try readWAVE(bytes)
         #expect(file.container == .rifx)
         #expect(file.byteOrder == .big)

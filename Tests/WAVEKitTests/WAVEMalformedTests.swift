@@ -5,8 +5,9 @@ import WAVEKit
 
 @Suite struct WAVEMalformedTests {
     @Test func unknownLengthSizesAreClamped() throws {
-        let bytes = assemble("RIFF", "WAVE", [Piece("fmt ", fmtBody()), Piece("data", [UInt8](repeating: 0, count: 40), declared: 0xFFFF_FFFF)],
-                             formSize: 0xFFFF_FFFF)
+        let bytes = assemble(
+            "RIFF", "WAVE", [Piece("fmt ", fmtBody()), Piece("data", [UInt8](repeating: 0, count: 40), declared: 0xFFFF_FFFF)],
+            formSize: 0xFFFF_FFFF)
         let file = try readWAVE(bytes)
         #expect(file.declaredAudioBytes == 0xFFFF_FFFF)
         #expect(file.audioBytes == 40)
@@ -16,7 +17,9 @@ import WAVEKit
     }
 
     @Test func garbageSizeIsClamped() throws {
-        let bytes = assemble("RIFF", "WAVE", [Piece("fmt ", fmtBody(channels: 1)), Piece("data", [UInt8](repeating: 0, count: 10), declared: 0xFFFF_FF9B)])
+        let bytes = assemble(
+            "RIFF", "WAVE",
+            [Piece("fmt ", fmtBody(channels: 1)), Piece("data", [UInt8](repeating: 0, count: 10), declared: 0xFFFF_FF9B)])
         let file = try readWAVE(bytes)
         #expect(file.audioBytes == 10)
         #expect(file.frames == 5)
@@ -24,7 +27,10 @@ import WAVEKit
     }
 
     @Test func oddChunkWithoutPadIsRecovered() throws {
-        let bytes = wav([Piece("abcd", [1, 2, 3], pad: false), Piece("LIST", ascii("INFO") + ascii("INAM") + [2, 0, 0, 0] + ascii("x", width: 2))])
+        let bytes = wav([
+            Piece("abcd", [1, 2, 3], pad: false),
+            Piece("LIST", ascii("INFO") + ascii("INAM") + [2, 0, 0, 0] + ascii("x", width: 2)),
+        ])
         let file = try readWAVE(bytes)
         #expect(file.chunks.map(\.type.description) == ["fmt ", "abcd", "LIST", "data"])
         #expect(file.chunks.map(\.offset) == [12, 36, 47, 69])
@@ -40,7 +46,8 @@ import WAVEKit
     }
 
     @Test func oddLastChunkWithoutPadAtEOF() throws {
-        let bytes = assemble("RIFF", "WAVE", [Piece("fmt ", fmtBody(channels: 1, bits: 8)), Piece("data", [1, 2, 3], pad: false)])
+        let bytes = assemble(
+            "RIFF", "WAVE", [Piece("fmt ", fmtBody(channels: 1, bits: 8)), Piece("data", [1, 2, 3], pad: false)])
         let file = try readWAVE(bytes)
         #expect(file.frames == 3)
         #expect(warns(file.warnings, "'data'", "without its pad byte"))
@@ -83,11 +90,14 @@ import WAVEKit
         }
     }
 
-    @Test(arguments: [("channels", "0 channels"), ("rate", "sample rate of 0"), ("bits", "0 bits per sample"),
-                      ("align", "block align of 0")])
+    @Test(arguments: [
+        ("channels", "0 channels"), ("rate", "sample rate of 0"), ("bits", "0 bits per sample"),
+        ("align", "block align of 0"),
+    ])
     func zeroFields(_ field: String, _ message: String) {
-        let fmt = fmtBody(channels: field == "channels" ? 0 : 2, rate: field == "rate" ? 0 : 44100,
-                          bits: field == "bits" ? 0 : 16, blockAlign: field == "align" ? 0 : 4)
+        let fmt = fmtBody(
+            channels: field == "channels" ? 0 : 2, rate: field == "rate" ? 0 : 44100,
+            bits: field == "bits" ? 0 : 16, blockAlign: field == "align" ? 0 : 4)
         #expect {
             try readWAVE(assemble("RIFF", "WAVE", [Piece("fmt ", fmt), Piece("data", [0, 0, 0, 0])]))
         } throws: { error in
@@ -96,8 +106,13 @@ import WAVEKit
     }
 
     @Test func bogusExtensionSizeWarns() throws {
-        let file = try readWAVE(assemble("RIFF", "WAVE", [Piece("fmt ", fmtBody(channels: 1, bits: 8, cbSize: 0x554A)),
-                                                          Piece("data", [1, 2, 3, 4])]))
+        let file = try readWAVE(
+            assemble(
+                "RIFF", "WAVE",
+                [
+                    Piece("fmt ", fmtBody(channels: 1, bits: 8, cbSize: 0x554A)),
+                    Piece("data", [1, 2, 3, 4]),
+                ]))
         #expect(file.frames == 4)
         #expect(warns(file.warnings, "cbSize", "21834"))
     }

@@ -25,8 +25,10 @@ public struct AudioDescription: Equatable, Hashable, Sendable {
     public var bitsPerChannel: UInt32
 
     /// Creates a description from its fields.
-    public init(sampleRate: Double, formatID: FourCC, formatFlags: UInt32, bytesPerPacket: UInt32,
-                framesPerPacket: UInt32, channelsPerFrame: UInt32, bitsPerChannel: UInt32) {
+    public init(
+        sampleRate: Double, formatID: FourCC, formatFlags: UInt32, bytesPerPacket: UInt32,
+        framesPerPacket: UInt32, channelsPerFrame: UInt32, bitsPerChannel: UInt32
+    ) {
         self.sampleRate = sampleRate
         self.formatID = formatID
         self.formatFlags = formatFlags
@@ -37,13 +39,16 @@ public struct AudioDescription: Equatable, Hashable, Sendable {
     }
 
     /// A linear PCM description with packed samples.
-    public static func linearPCM(sampleRate: Double, channels: UInt32, bits: UInt32, isFloat: Bool,
-                                 byteOrder: ByteOrder) -> AudioDescription {
+    public static func linearPCM(
+        sampleRate: Double, channels: UInt32, bits: UInt32, isFloat: Bool,
+        byteOrder: ByteOrder
+    ) -> AudioDescription {
         var flags: UInt32 = isFloat ? flagIsFloat : 0
         if byteOrder == .little { flags |= flagIsLittleEndian }
-        return AudioDescription(sampleRate: sampleRate, formatID: .lpcm, formatFlags: flags,
-                                bytesPerPacket: channels * ((bits + 7) / 8), framesPerPacket: 1,
-                                channelsPerFrame: channels, bitsPerChannel: bits)
+        return AudioDescription(
+            sampleRate: sampleRate, formatID: .lpcm, formatFlags: flags,
+            bytesPerPacket: channels * ((bits + 7) / 8), framesPerPacket: 1,
+            channelsPerFrame: channels, bitsPerChannel: bits)
     }
 
     /// Reads the 32-byte body (all fields big-endian).

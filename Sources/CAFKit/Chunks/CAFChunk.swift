@@ -73,8 +73,10 @@ public enum CAFChunk: Equatable, Hashable, Sendable {
     ///
     /// - Parameter bodyOffset: the absolute offset of `body`, for error messages.
     /// - Throws: ``CAFError`` with kind ``CAFError/Kind/malformedChunk(_:)`` or ``CAFError/Kind/truncated``.
-    public static func parse(type: FourCC, body: [UInt8], at bodyOffset: UInt64 = 0,
-                             description: AudioDescription? = nil, sizeIsUnknown: Bool = false) throws(CAFError) -> CAFChunk {
+    public static func parse(
+        type: FourCC, body: [UInt8], at bodyOffset: UInt64 = 0,
+        description: AudioDescription? = nil, sizeIsUnknown: Bool = false
+    ) throws(CAFError) -> CAFChunk {
         var cursor = ByteCursor(body, baseOffset: bodyOffset)
         do {
             switch type {
@@ -83,8 +85,10 @@ public enum CAFChunk: Equatable, Hashable, Sendable {
                 return .description(value, trailing: cursor.readRest())
             case .data: return .audioData(try AudioDataChunk(parsing: &cursor, sizeIsUnknown: sizeIsUnknown))
             case .pakt:
-                return .packetTable(try PacketTable(parsing: &cursor, bytesPerPacket: description?.bytesPerPacket ?? 1,
-                                                    framesPerPacket: description?.framesPerPacket ?? 1))
+                return .packetTable(
+                    try PacketTable(
+                        parsing: &cursor, bytesPerPacket: description?.bytesPerPacket ?? 1,
+                        framesPerPacket: description?.framesPerPacket ?? 1))
             case .kuki: return .magicCookie(MagicCookie(bytes: cursor.readRest()))
             case .chan: return .channelLayout(try ChannelLayout(parsing: &cursor))
             case .free: return .free(FreeChunk(parsing: &cursor))

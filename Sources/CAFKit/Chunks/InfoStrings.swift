@@ -38,7 +38,8 @@ public struct InfoStrings: Equatable, Hashable, Sendable {
             var attempt = cursor
             guard let key = try? attempt.readNULTerminated(), let value = try? attempt.readNULTerminated() else { break }
             guard let keyText = String(validating: key, as: UTF8.self),
-                  let valueText = String(validating: value, as: UTF8.self) else {
+                let valueText = String(validating: value, as: UTF8.self)
+            else {
                 throw CAFError(.malformedChunk(chunk), at: cursor.offset, "'\(chunk)' holds a string that is not valid UTF-8")
             }
             entries.append(InfoEntry(key: keyText, value: valueText))

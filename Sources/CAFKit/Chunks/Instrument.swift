@@ -29,9 +29,11 @@ public struct Instrument: Equatable, Hashable, Sendable {
     public var trailing: [UInt8]
 
     /// Creates an instrument chunk.
-    public init(baseNote: Float, midiLowNote: UInt8, midiHighNote: UInt8, midiLowVelocity: UInt8, midiHighVelocity: UInt8,
-                decibelGain: Float, startRegionID: UInt32, sustainRegionID: UInt32, releaseRegionID: UInt32,
-                instrumentID: UInt32, trailing: [UInt8] = []) {
+    public init(
+        baseNote: Float, midiLowNote: UInt8, midiHighNote: UInt8, midiLowVelocity: UInt8, midiHighVelocity: UInt8,
+        decibelGain: Float, startRegionID: UInt32, sustainRegionID: UInt32, releaseRegionID: UInt32,
+        instrumentID: UInt32, trailing: [UInt8] = []
+    ) {
         self.baseNote = baseNote
         self.midiLowNote = midiLowNote
         self.midiHighNote = midiHighNote

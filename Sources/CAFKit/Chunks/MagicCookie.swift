@@ -55,8 +55,10 @@ public struct ALACSpecificConfig: Equatable, Hashable, Sendable {
     public var sampleRate: UInt32
 
     /// Creates a configuration from its fields.
-    public init(frameLength: UInt32, compatibleVersion: UInt8, bitDepth: UInt8, pb: UInt8, mb: UInt8, kb: UInt8,
-                numChannels: UInt8, maxRun: UInt16, maxFrameBytes: UInt32, avgBitRate: UInt32, sampleRate: UInt32) {
+    public init(
+        frameLength: UInt32, compatibleVersion: UInt8, bitDepth: UInt8, pb: UInt8, mb: UInt8, kb: UInt8,
+        numChannels: UInt8, maxRun: UInt16, maxFrameBytes: UInt32, avgBitRate: UInt32, sampleRate: UInt32
+    ) {
         self.frameLength = frameLength
         self.compatibleVersion = compatibleVersion
         self.bitDepth = bitDepth

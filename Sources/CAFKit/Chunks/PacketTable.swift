@@ -80,8 +80,9 @@ public struct PacketTable: Equatable, Hashable, Sendable {
         entries = []
         if bytesPerPacket == 0 || framesPerPacket == 0 {
             guard header.numberPackets >= 0 else {
-                throw CAFError(.malformedChunk(.pakt), at: start,
-                               "'pakt' declares \(header.numberPackets) packets, expected a count of 0 or more")
+                throw CAFError(
+                    .malformedChunk(.pakt), at: start,
+                    "'pakt' declares \(header.numberPackets) packets, expected a count of 0 or more")
             }
             var left = header.numberPackets
             while left > 0 {

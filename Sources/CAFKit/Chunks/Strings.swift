@@ -63,7 +63,8 @@ public struct StringsChunk: Equatable, Hashable, Sendable {
     /// a NUL-terminated UTF-8 string inside the table.
     public func string(for id: UInt32) -> String? {
         guard let entry = ids.first(where: { $0.stringID == id }), entry.startByteOffset >= 0,
-              entry.startByteOffset < Int64(stringData.count) else { return nil }
+            entry.startByteOffset < Int64(stringData.count)
+        else { return nil }
         let start = Int(entry.startByteOffset)
         guard let end = stringData[start...].firstIndex(of: 0) else { return nil }
         return String(validating: stringData[start..<end], as: UTF8.self)

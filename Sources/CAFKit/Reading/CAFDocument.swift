@@ -102,12 +102,15 @@ public struct CAFDocument: Sendable {
     /// Reads `source`. With `loadingAudio`, audio of at most `bodyLimit` bytes is held in memory
     /// (``AudioDataChunk/Audio/bytes(_:)``); otherwise it is referred to by offset. Memory stays
     /// below `totalLimit` bytes of bodies whatever the file size.
-    public init(reading source: some ByteSource, loadingAudio: Bool = false,
-                bodyLimit: Int = CAFDocument.defaultBodyLimit, totalLimit: Int = CAFDocument.defaultTotalLimit) throws(CAFError) {
+    public init(
+        reading source: some ByteSource, loadingAudio: Bool = false,
+        bodyLimit: Int = CAFDocument.defaultBodyLimit, totalLimit: Int = CAFDocument.defaultTotalLimit
+    ) throws(CAFError) {
         let file = try CAFFile(reading: source)
         var warnings = file.warnings
-        let chunks = try file.readChunks(from: source, loadingAudio: loadingAudio, bodyLimit: bodyLimit,
-                                         totalLimit: totalLimit, warnings: &warnings)
+        let chunks = try file.readChunks(
+            from: source, loadingAudio: loadingAudio, bodyLimit: bodyLimit,
+            totalLimit: totalLimit, warnings: &warnings)
         var trailing: [UInt8] = []
         let end = file.chunks.last?.end ?? CAFFile.headerSize
         if end < file.fileLength {
@@ -127,14 +130,18 @@ public struct CAFDocument: Sendable {
 extension CAFFile {
     /// Every chunk of the file as a typed value, in file order; bodies over `bodyLimit` bytes and
     /// the audio are not loaded. Malformed bodies are returned as ``CAFChunk/unknown(_:_:)``.
-    public func parsedChunks(from source: some ByteSource, bodyLimit: Int = CAFDocument.defaultBodyLimit,
-                             totalLimit: Int = CAFDocument.defaultTotalLimit) throws(CAFError) -> [CAFChunk] {
+    public func parsedChunks(
+        from source: some ByteSource, bodyLimit: Int = CAFDocument.defaultBodyLimit,
+        totalLimit: Int = CAFDocument.defaultTotalLimit
+    ) throws(CAFError) -> [CAFChunk] {
         var ignored: [CAFWarning] = []
         return try readChunks(from: source, loadingAudio: false, bodyLimit: bodyLimit, totalLimit: totalLimit, warnings: &ignored)
     }
 
-    func readChunks(from source: some ByteSource, loadingAudio: Bool, bodyLimit: Int, totalLimit: Int,
-                    warnings: inout [CAFWarning]) throws(CAFError) -> [CAFChunk] {
+    func readChunks(
+        from source: some ByteSource, loadingAudio: Bool, bodyLimit: Int, totalLimit: Int,
+        warnings: inout [CAFWarning]
+    ) throws(CAFError) -> [CAFChunk] {
         let limit = UInt64(max(bodyLimit, 0))
         var budget = UInt64(max(totalLimit, 0))
         var result: [CAFChunk] = []
@@ -154,8 +161,11 @@ extension CAFFile {
                 continue
             }
             guard header.size <= limit, header.size <= budget else {
-                let why = header.size > limit ? "over the \(limit)-byte limit" : "over what is left of the \(totalLimit)-byte total limit"
-                warnings.append(CAFWarning(at: header.offset, "chunk '\(header.type)' is \(header.size) bytes, \(why); not loaded"))
+                let why =
+                    header.size > limit
+                    ? "over the \(limit)-byte limit" : "over what is left of the \(totalLimit)-byte total limit"
+                warnings.append(
+                    CAFWarning(at: header.offset, "chunk '\(header.type)' is \(header.size) bytes, \(why); not loaded"))
                 result.append(.notLoaded(header))
                 continue
             }
@@ -165,8 +175,10 @@ extension CAFFile {
                 throw CAFError.from(error, reading: "chunk '\(header.type)'")
             }
             do {
-                result.append(try CAFChunk.parse(type: header.type, body: body, at: header.bodyOffset,
-                                                 description: description, sizeIsUnknown: sizeIsUnknown))
+                result.append(
+                    try CAFChunk.parse(
+                        type: header.type, body: body, at: header.bodyOffset,
+                        description: description, sizeIsUnknown: sizeIsUnknown))
             } catch {
                 warnings.append(CAFWarning(at: header.offset, "\(error.message); kept as raw bytes"))
                 result.append(.unknown(header.type, body))

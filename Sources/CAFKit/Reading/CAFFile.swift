@@ -116,15 +116,21 @@ public struct CAFFile: Sendable {
             if declared == -1 {
                 size = available
                 if type != .data {
-                    warnings.append(CAFWarning(at: offset,
-                        "chunk '\(type)' declares size -1, allowed only for a last 'data' chunk; read to the end of the file"))
+                    warnings.append(
+                        CAFWarning(
+                            at: offset,
+                            "chunk '\(type)' declares size -1, allowed only for a last 'data' chunk; read to the end of the file")
+                    )
                 }
             } else if declared < 0 {
-                throw CAFError(.malformedChunk(type), at: offset,
-                               "chunk '\(type)' declares a negative size (\(declared))")
+                throw CAFError(
+                    .malformedChunk(type), at: offset,
+                    "chunk '\(type)' declares a negative size (\(declared))")
             } else if UInt64(declared) > available {
-                warnings.append(CAFWarning(at: offset,
-                    "chunk '\(type)' declares \(declared) bytes but only \(available) remain in the file; clamped"))
+                warnings.append(
+                    CAFWarning(
+                        at: offset,
+                        "chunk '\(type)' declares \(declared) bytes but only \(available) remain in the file; clamped"))
                 size = available
             } else {
                 size = UInt64(declared)
@@ -136,8 +142,10 @@ public struct CAFFile: Sendable {
         if chunks.count > 0, let last = chunks.last, last.type == .data, last.declaredSize >= 0 {
             let trailing = length - last.end
             if trailing == 4 {
-                warnings.append(CAFWarning(at: last.end,
-                    "4 bytes follow the last 'data' chunk: its size seems to leave out the 4-byte edit count"))
+                warnings.append(
+                    CAFWarning(
+                        at: last.end,
+                        "4 bytes follow the last 'data' chunk: its size seems to leave out the 4-byte edit count"))
             }
         }
         self.chunks = chunks
@@ -146,8 +154,9 @@ public struct CAFFile: Sendable {
             throw CAFError(.missingDescription, at: Self.headerSize, "no 'desc' chunk")
         }
         guard descChunk.size >= UInt64(AudioDescription.size) else {
-            throw CAFError(.malformedChunk(.desc), at: descChunk.offset,
-                           "'desc' chunk is \(descChunk.size) bytes, expected \(AudioDescription.size)")
+            throw CAFError(
+                .malformedChunk(.desc), at: descChunk.offset,
+                "'desc' chunk is \(descChunk.size) bytes, expected \(AudioDescription.size)")
         }
         do {
             var body = try source.cursor(at: descChunk.bodyOffset, count: AudioDescription.size)
@@ -156,16 +165,19 @@ public struct CAFFile: Sendable {
             throw CAFError.from(error, reading: "'desc' chunk")
         }
         if descChunk.size > UInt64(AudioDescription.size) {
-            warnings.append(CAFWarning(at: descChunk.offset,
-                "'desc' chunk is \(descChunk.size) bytes, longer than \(AudioDescription.size); extra bytes ignored"))
+            warnings.append(
+                CAFWarning(
+                    at: descChunk.offset,
+                    "'desc' chunk is \(descChunk.size) bytes, longer than \(AudioDescription.size); extra bytes ignored"))
         }
 
         guard let dataChunk = chunks.first(where: { $0.type == .data }) else {
             throw CAFError(.missingData, at: offset, "no 'data' chunk")
         }
         guard dataChunk.size >= 4 else {
-            throw CAFError(.malformedChunk(.data), at: dataChunk.offset,
-                           "'data' chunk is \(dataChunk.size) bytes, too short for its 4-byte edit count")
+            throw CAFError(
+                .malformedChunk(.data), at: dataChunk.offset,
+                "'data' chunk is \(dataChunk.size) bytes, too short for its 4-byte edit count")
         }
         do {
             var body = try source.cursor(at: dataChunk.bodyOffset, count: 4)
@@ -185,8 +197,10 @@ public struct CAFFile: Sendable {
                     throw CAFError.from(error, reading: "'pakt' chunk")
                 }
             } else {
-                warnings.append(CAFWarning(at: pakt.offset,
-                    "'pakt' chunk is \(pakt.size) bytes, too short for its \(PacketTableHeader.size)-byte header; ignored"))
+                warnings.append(
+                    CAFWarning(
+                        at: pakt.offset,
+                        "'pakt' chunk is \(pakt.size) bytes, too short for its \(PacketTableHeader.size)-byte header; ignored"))
             }
         }
         self.warnings = warnings

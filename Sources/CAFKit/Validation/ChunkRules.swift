@@ -2,8 +2,10 @@ import BinaryIO
 
 extension CAFValidator {
     /// The chunk types of the CAF specification; a raw chunk of one of these types failed to parse.
-    static let specTypes: Set<FourCC> = [.desc, .data, .pakt, .kuki, .chan, .free, .info, .mark, .regn, .inst,
-                                         .strg, .uuid, .peak, .ovvw, .edct, .umid, .midi]
+    static let specTypes: Set<FourCC> = [
+        .desc, .data, .pakt, .kuki, .chan, .free, .info, .mark, .regn, .inst,
+        .strg, .uuid, .peak, .ovvw, .edct, .umid, .midi,
+    ]
 
     /// `pakt-required` and `pakt-frames`: rules that need only the packet table header.
     static func packetProblems(_ file: CAFFile) -> [CAFDiagnostic] {
@@ -13,9 +15,12 @@ extension CAFValidator {
         let variable = desc.bytesPerPacket == 0 || desc.framesPerPacket == 0
         guard let pakt = file.packetTableChunk, let header = file.packetTableHeader else {
             if variable {
-                problems.append(CAFDiagnostic(rule: "pakt-required", chunk: .desc, offset: descOffset,
-                                              expected: "a 'pakt' chunk, since packets vary (\(desc.bytesPerPacket) bytes, \(desc.framesPerPacket) frames per packet)",
-                                              found: file.packetTableChunk == nil ? "none" : "a 'pakt' chunk too short for its header"))
+                problems.append(
+                    CAFDiagnostic(
+                        rule: "pakt-required", chunk: .desc, offset: descOffset,
+                        expected:
+                            "a 'pakt' chunk, since packets vary (\(desc.bytesPerPacket) bytes, \(desc.framesPerPacket) frames per packet)",
+                        found: file.packetTableChunk == nil ? "none" : "a 'pakt' chunk too short for its header"))
             }
             return problems
         }
@@ -31,9 +36,12 @@ extension CAFValidator {
             if !overflow {
                 let expected = frames &- Int64(header.primingFrames) &- Int64(header.remainderFrames)
                 if expected != header.numberValidFrames {
-                    problems.append(CAFDiagnostic(rule: "pakt-frames", chunk: .pakt, offset: pakt.offset,
-                        expected: "\(expected) valid frames (\(packets) \(source) x \(desc.framesPerPacket) - \(header.primingFrames) priming - \(header.remainderFrames) remainder)",
-                        found: "\(header.numberValidFrames)"))
+                    problems.append(
+                        CAFDiagnostic(
+                            rule: "pakt-frames", chunk: .pakt, offset: pakt.offset,
+                            expected:
+                                "\(expected) valid frames (\(packets) \(source) x \(desc.framesPerPacket) - \(header.primingFrames) priming - \(header.remainderFrames) remainder)",
+                            found: "\(header.numberValidFrames)"))
                 }
             }
         }
@@ -49,38 +57,50 @@ extension CAFValidator {
         for (header, chunk) in zip(file.chunks, document.contents.chunks) {
             switch chunk {
             case .unknown(let type, _) where specTypes.contains(type):
-                problems.append(CAFDiagnostic(rule: "chunk-body", chunk: type, offset: header.offset,
-                                              expected: "a well-formed '\(type)' body", found: "a body that cannot be parsed"))
+                problems.append(
+                    CAFDiagnostic(
+                        rule: "chunk-body", chunk: type, offset: header.offset,
+                        expected: "a well-formed '\(type)' body", found: "a body that cannot be parsed"))
             case .packetTable(let table):
                 if let total = table.totalByteSize, total != file.audioBytes {
-                    problems.append(CAFDiagnostic(rule: "pakt-bytes", chunk: .pakt, offset: header.offset,
-                                                  expected: "packet sizes adding up to the \(file.audioBytes) audio bytes",
-                                                  found: "\(total) bytes in \(table.entries.count) packets"))
+                    problems.append(
+                        CAFDiagnostic(
+                            rule: "pakt-bytes", chunk: .pakt, offset: header.offset,
+                            expected: "packet sizes adding up to the \(file.audioBytes) audio bytes",
+                            found: "\(total) bytes in \(table.entries.count) packets"))
                 }
             case .channelLayout(let layout):
                 if layout.expectedSize != header.size {
-                    problems.append(CAFDiagnostic(rule: "chan-size", chunk: .chan, offset: header.offset,
-                                                  expected: "\(layout.expectedSize) bytes for \(layout.declaredCount) channel descriptions",
-                                                  found: "\(header.size) bytes"))
+                    problems.append(
+                        CAFDiagnostic(
+                            rule: "chan-size", chunk: .chan, offset: header.offset,
+                            expected: "\(layout.expectedSize) bytes for \(layout.declaredCount) channel descriptions",
+                            found: "\(header.size) bytes"))
                 }
                 if layout.channelCount != Int(desc.channelsPerFrame) {
-                    problems.append(CAFDiagnostic(rule: "chan-channels", chunk: .chan, offset: header.offset,
-                                                  expected: "a layout of \(desc.channelsPerFrame) channels, as in 'desc'",
-                                                  found: "\(layout.channelCount) channels (tag \(layout.tag))"))
+                    problems.append(
+                        CAFDiagnostic(
+                            rule: "chan-channels", chunk: .chan, offset: header.offset,
+                            expected: "a layout of \(desc.channelsPerFrame) channels, as in 'desc'",
+                            found: "\(layout.channelCount) channels (tag \(layout.tag))"))
                 }
             case .peak:
                 let expected = 4 + 12 * UInt64(desc.channelsPerFrame)
                 if header.size != expected {
-                    problems.append(CAFDiagnostic(rule: "peak-size", chunk: .peak, offset: header.offset,
-                                                  expected: "\(expected) bytes (4 + 12 x \(desc.channelsPerFrame) channels)",
-                                                  found: "\(header.size) bytes"))
+                    problems.append(
+                        CAFDiagnostic(
+                            rule: "peak-size", chunk: .peak, offset: header.offset,
+                            expected: "\(expected) bytes (4 + 12 x \(desc.channelsPerFrame) channels)",
+                            found: "\(header.size) bytes"))
                 }
             case .info(let info), .editComments(let info):
                 if UInt64(info.declaredCount) != UInt64(info.entries.count) || !info.trailing.isEmpty {
                     let extra = info.trailing.isEmpty ? "" : " and \(info.trailing.count) stray bytes"
-                    problems.append(CAFDiagnostic(rule: "info-count", chunk: chunk.type, offset: header.offset,
-                                                  expected: "\(info.declaredCount) key/value pairs, as declared",
-                                                  found: "\(info.entries.count) pairs\(extra)"))
+                    problems.append(
+                        CAFDiagnostic(
+                            rule: "info-count", chunk: chunk.type, offset: header.offset,
+                            expected: "\(info.declaredCount) key/value pairs, as declared",
+                            found: "\(info.entries.count) pairs\(extra)"))
                 }
             case .markers(let mark):
                 for marker in mark.markers where !isWithin(marker.framePosition, frames) {
@@ -105,9 +125,12 @@ extension CAFValidator {
         return position <= Double(frames)
     }
 
-    static func positionProblem(_ rule: String, _ type: FourCC, _ offset: UInt64, _ marker: Marker, _ frames: UInt64?) -> CAFDiagnostic {
-        CAFDiagnostic(rule: rule, chunk: type, offset: offset,
-                      expected: "a frame position within 0...\(frames.map(String.init) ?? "the audio")",
-                      found: "\(marker.framePosition) (marker \(marker.markerID))")
+    static func positionProblem(_ rule: String, _ type: FourCC, _ offset: UInt64, _ marker: Marker, _ frames: UInt64?)
+        -> CAFDiagnostic
+    {
+        CAFDiagnostic(
+            rule: rule, chunk: type, offset: offset,
+            expected: "a frame position within 0...\(frames.map(String.init) ?? "the audio")",
+            found: "\(marker.framePosition) (marker \(marker.markerID))")
     }
 }

@@ -47,8 +47,10 @@ public struct CAFExpectations: Equatable, Sendable {
     public var frames: UInt64?
 
     /// Expectations with every field given or left out.
-    public init(formatID: FourCC? = nil, byteOrder: ByteOrder? = nil, bitsPerChannel: UInt32? = nil,
-                isFloat: Bool? = nil, channels: UInt32? = nil, sampleRate: Double? = nil, frames: UInt64? = nil) {
+    public init(
+        formatID: FourCC? = nil, byteOrder: ByteOrder? = nil, bitsPerChannel: UInt32? = nil,
+        isFloat: Bool? = nil, channels: UInt32? = nil, sampleRate: Double? = nil, frames: UInt64? = nil
+    ) {
         self.formatID = formatID
         self.byteOrder = byteOrder
         self.bitsPerChannel = bitsPerChannel
@@ -74,7 +76,9 @@ public enum CAFValidator {
     /// Every broken rule of ``validate(_:expecting:)-(CAFFile,_)`` plus the rules about chunk
     /// bodies: `chunk-body`, `pakt-bytes`, `chan-size`, `chan-channels`, `peak-size`,
     /// `info-count`, `mark-position` and `regn-position`.
-    public static func validate(_ document: CAFDocument, expecting expected: CAFExpectations = CAFExpectations()) -> [CAFDiagnostic] {
+    public static func validate(_ document: CAFDocument, expecting expected: CAFExpectations = CAFExpectations())
+        -> [CAFDiagnostic]
+    {
         var problems = structuralProblems(document.file)
         problems += packetProblems(document.file)
         problems += bodyProblems(document)
@@ -86,82 +90,112 @@ public enum CAFValidator {
         var problems: [CAFDiagnostic] = []
         let chunks = file.chunks
         if let first = chunks.first, first.type != .desc {
-            problems.append(CAFDiagnostic(rule: "desc-first", chunk: first.type, offset: first.offset,
-                                          expected: "'desc' as the first chunk", found: "'\(first.type)'"))
+            problems.append(
+                CAFDiagnostic(
+                    rule: "desc-first", chunk: first.type, offset: first.offset,
+                    expected: "'desc' as the first chunk", found: "'\(first.type)'"))
         }
         for chunk in chunks where chunk.type == .desc && chunk.size != UInt64(AudioDescription.size) {
-            problems.append(CAFDiagnostic(rule: "desc-size", chunk: .desc, offset: chunk.offset,
-                                          expected: "\(AudioDescription.size) bytes", found: "\(chunk.size) bytes"))
+            problems.append(
+                CAFDiagnostic(
+                    rule: "desc-size", chunk: .desc, offset: chunk.offset,
+                    expected: "\(AudioDescription.size) bytes", found: "\(chunk.size) bytes"))
         }
         let descCount = chunks.filter { $0.type == .desc }.count
         if descCount > 1, let second = chunks.filter({ $0.type == .desc }).dropFirst().first {
-            problems.append(CAFDiagnostic(rule: "one-desc", chunk: .desc, offset: second.offset,
-                                          expected: "exactly one 'desc' chunk", found: "\(descCount)"))
+            problems.append(
+                CAFDiagnostic(
+                    rule: "one-desc", chunk: .desc, offset: second.offset,
+                    expected: "exactly one 'desc' chunk", found: "\(descCount)"))
         }
         let dataChunks = chunks.filter { $0.type == .data }
         if dataChunks.count != 1, let extra = dataChunks.dropFirst().first {
-            problems.append(CAFDiagnostic(rule: "one-data", chunk: .data, offset: extra.offset,
-                                          expected: "exactly one 'data' chunk", found: "\(dataChunks.count)"))
+            problems.append(
+                CAFDiagnostic(
+                    rule: "one-data", chunk: .data, offset: extra.offset,
+                    expected: "exactly one 'data' chunk", found: "\(dataChunks.count)"))
         }
         for (index, chunk) in chunks.enumerated() {
             if chunk.declaredSize == -1 {
                 if chunk.type != .data || index != chunks.count - 1 {
-                    problems.append(CAFDiagnostic(rule: "size-minus-one", chunk: chunk.type, offset: chunk.offset,
-                                                  expected: "size -1 only on a last 'data' chunk",
-                                                  found: "size -1 on '\(chunk.type)'"))
+                    problems.append(
+                        CAFDiagnostic(
+                            rule: "size-minus-one", chunk: chunk.type, offset: chunk.offset,
+                            expected: "size -1 only on a last 'data' chunk",
+                            found: "size -1 on '\(chunk.type)'"))
                 }
             } else if chunk.declaredSize >= 0, UInt64(chunk.declaredSize) != chunk.size {
-                problems.append(CAFDiagnostic(rule: "chunk-within-file", chunk: chunk.type, offset: chunk.offset,
-                                              expected: "\(chunk.declaredSize) bytes within the file",
-                                              found: "\(chunk.size) bytes before the end of the file"))
+                problems.append(
+                    CAFDiagnostic(
+                        rule: "chunk-within-file", chunk: chunk.type, offset: chunk.offset,
+                        expected: "\(chunk.declaredSize) bytes within the file",
+                        found: "\(chunk.size) bytes before the end of the file"))
             }
         }
         if let last = chunks.last, last.end < file.fileLength {
-            problems.append(CAFDiagnostic(rule: "file-ends-with-chunk", chunk: nil, offset: last.end,
-                                          expected: "the file to end at byte \(last.end), where its last chunk ends",
-                                          found: "\(file.fileLength - last.end) more bytes"))
+            problems.append(
+                CAFDiagnostic(
+                    rule: "file-ends-with-chunk", chunk: nil, offset: last.end,
+                    expected: "the file to end at byte \(last.end), where its last chunk ends",
+                    found: "\(file.fileLength - last.end) more bytes"))
         }
         let desc = file.description
         let descOffset = chunks.first { $0.type == .desc }?.offset ?? CAFFile.headerSize
         if !(desc.sampleRate.isFinite && desc.sampleRate > 0) {
-            problems.append(CAFDiagnostic(rule: "sample-rate", chunk: .desc, offset: descOffset,
-                                          expected: "a finite positive sample rate", found: "\(desc.sampleRate)"))
+            problems.append(
+                CAFDiagnostic(
+                    rule: "sample-rate", chunk: .desc, offset: descOffset,
+                    expected: "a finite positive sample rate", found: "\(desc.sampleRate)"))
         }
         if desc.channelsPerFrame == 0 {
-            problems.append(CAFDiagnostic(rule: "channels", chunk: .desc, offset: descOffset,
-                                          expected: "at least 1 channel", found: "0"))
+            problems.append(
+                CAFDiagnostic(
+                    rule: "channels", chunk: .desc, offset: descOffset,
+                    expected: "at least 1 channel", found: "0"))
         }
         if desc.isLinearPCM {
             let bits = desc.bitsPerChannel
             let validBits: [UInt32] = desc.isFloat ? [32, 64] : [8, 16, 24, 32]
             if !validBits.contains(bits) {
-                problems.append(CAFDiagnostic(rule: "lpcm-bits", chunk: .desc, offset: descOffset,
-                                              expected: desc.isFloat ? "32 or 64 bits" : "8, 16, 24 or 32 bits",
-                                              found: "\(bits) bits"))
+                problems.append(
+                    CAFDiagnostic(
+                        rule: "lpcm-bits", chunk: .desc, offset: descOffset,
+                        expected: desc.isFloat ? "32 or 64 bits" : "8, 16, 24 or 32 bits",
+                        found: "\(bits) bits"))
             }
             if desc.framesPerPacket != 1 {
-                problems.append(CAFDiagnostic(rule: "lpcm-frames-per-packet", chunk: .desc, offset: descOffset,
-                                              expected: "1 frame per packet", found: "\(desc.framesPerPacket)"))
+                problems.append(
+                    CAFDiagnostic(
+                        rule: "lpcm-frames-per-packet", chunk: .desc, offset: descOffset,
+                        expected: "1 frame per packet", found: "\(desc.framesPerPacket)"))
             }
             // In 64 bits: channels and bits come from the file and their product can overflow 32.
             let packet = UInt64(desc.channelsPerFrame) * ((UInt64(bits) + 7) / 8)
             if UInt64(desc.bytesPerPacket) != packet {
-                problems.append(CAFDiagnostic(rule: "lpcm-bytes-per-packet", chunk: .desc, offset: descOffset,
-                                              expected: "\(packet) bytes per packet (channels x bytes per sample)",
-                                              found: "\(desc.bytesPerPacket)"))
+                problems.append(
+                    CAFDiagnostic(
+                        rule: "lpcm-bytes-per-packet", chunk: .desc, offset: descOffset,
+                        expected: "\(packet) bytes per packet (channels x bytes per sample)",
+                        found: "\(desc.bytesPerPacket)"))
             }
             if desc.bytesPerPacket > 0, file.audioBytes % UInt64(desc.bytesPerPacket) != 0,
-               let data = file.dataChunk {
-                problems.append(CAFDiagnostic(rule: "whole-frames", chunk: .data, offset: data.offset,
-                                              expected: "a multiple of \(desc.bytesPerPacket) audio bytes",
-                                              found: "\(file.audioBytes) bytes"))
+                let data = file.dataChunk
+            {
+                problems.append(
+                    CAFDiagnostic(
+                        rule: "whole-frames", chunk: .data, offset: data.offset,
+                        expected: "a multiple of \(desc.bytesPerPacket) audio bytes",
+                        found: "\(file.audioBytes) bytes"))
             }
         } else if desc.bitsPerChannel != 0, desc.formatID != .alac,
-                  !((desc.formatID == .ulaw || desc.formatID == .alaw) && desc.bitsPerChannel == 8) {
+            !((desc.formatID == .ulaw || desc.formatID == .alaw) && desc.bitsPerChannel == 8)
+        {
             // G.711 carries one 8-bit code per channel; Core Audio describes it with 8 bits.
-            problems.append(CAFDiagnostic(rule: "compressed-bits", chunk: .desc, offset: descOffset,
-                                          expected: "0 bits per channel for '\(desc.formatID)'",
-                                          found: "\(desc.bitsPerChannel)"))
+            problems.append(
+                CAFDiagnostic(
+                    rule: "compressed-bits", chunk: .desc, offset: descOffset,
+                    expected: "0 bits per channel for '\(desc.formatID)'",
+                    found: "\(desc.bitsPerChannel)"))
         }
         return problems
     }
@@ -184,8 +218,10 @@ public enum CAFValidator {
         check("channels", expected.channels.map(String.init), String(desc.channelsPerFrame))
         check("sample-rate", expected.sampleRate.map { "\($0)" }, "\(desc.sampleRate)")
         if let frames = expected.frames, let found = file.frames, frames != found {
-            problems.append(CAFDiagnostic(rule: "frames", chunk: .data, offset: file.dataChunk?.offset ?? 0,
-                                          expected: "\(frames) frames", found: "\(found) frames"))
+            problems.append(
+                CAFDiagnostic(
+                    rule: "frames", chunk: .data, offset: file.dataChunk?.offset ?? 0,
+                    expected: "\(frames) frames", found: "\(found) frames"))
         }
         return problems
     }

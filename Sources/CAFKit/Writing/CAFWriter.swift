@@ -36,8 +36,10 @@ public enum CAFWriter {
 
     /// Writes `contents` to `sink` in order. Audio referred to by offset and chunks that were not
     /// loaded are copied from `source` in blocks of `blockSize` bytes, so memory stays bounded.
-    public static func write(_ contents: CAFContents, copyingFrom source: (any ByteSource)? = nil, blockSize: Int = 1 << 20,
-                             to sink: (ArraySlice<UInt8>) throws -> Void) throws {
+    public static func write(
+        _ contents: CAFContents, copyingFrom source: (any ByteSource)? = nil, blockSize: Int = 1 << 20,
+        to sink: (ArraySlice<UInt8>) throws -> Void
+    ) throws {
         try sink(header(version: contents.version, flags: contents.flags)[...])
         for chunk in contents.chunks {
             try sink(chunkBytes(chunk)[...])

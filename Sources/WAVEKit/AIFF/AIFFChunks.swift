@@ -134,10 +134,12 @@ public struct AIFFInstrument: Equatable, Sendable {
         lowVelocity = Int8(bitPattern: try cursor.readUInt8())
         highVelocity = Int8(bitPattern: try cursor.readUInt8())
         gain = try cursor.readInt16(.big)
-        sustainLoop = AIFFLoop(playMode: try cursor.readInt16(.big), beginMarker: try cursor.readInt16(.big),
-                               endMarker: try cursor.readInt16(.big))
-        releaseLoop = AIFFLoop(playMode: try cursor.readInt16(.big), beginMarker: try cursor.readInt16(.big),
-                               endMarker: try cursor.readInt16(.big))
+        sustainLoop = AIFFLoop(
+            playMode: try cursor.readInt16(.big), beginMarker: try cursor.readInt16(.big),
+            endMarker: try cursor.readInt16(.big))
+        releaseLoop = AIFFLoop(
+            playMode: try cursor.readInt16(.big), beginMarker: try cursor.readInt16(.big),
+            endMarker: try cursor.readInt16(.big))
     }
 }
 

@@ -30,9 +30,11 @@ public struct AIFFFile: Sendable {
     /// The comments of the `COMT` chunk.
     public var comments: [AIFFComment] = []
 
-    static let knownTypes: Set<FourCC> = [FourCC("COMM"), FourCC("SSND"), FourCC("MARK"), FourCC("INST"),
-                                          FourCC("FVER"), FourCC("NAME"), FourCC("AUTH"), FourCC("(c) "),
-                                          FourCC("ANNO"), FourCC("COMT")]
+    static let knownTypes: Set<FourCC> = [
+        FourCC("COMM"), FourCC("SSND"), FourCC("MARK"), FourCC("INST"),
+        FourCC("FVER"), FourCC("NAME"), FourCC("AUTH"), FourCC("(c) "),
+        FourCC("ANNO"), FourCC("COMT"),
+    ]
 
     /// Chunks this reader does not interpret (kept with type, offset and size).
     public var unknownChunks: [RIFFChunk] { chunks.filter { !AIFFFile.knownTypes.contains($0.type) } }
@@ -146,8 +148,10 @@ public struct AIFFFile: Sendable {
             }
             let space = ssnd.size - 8
             if UInt64(soundDataOffset) > space {
-                warnings.append(WAVEWarning(at: ssnd.bodyOffset,
-                    "'SSND' offset \(soundDataOffset) points past the chunk's \(space) data bytes; no audio"))
+                warnings.append(
+                    WAVEWarning(
+                        at: ssnd.bodyOffset,
+                        "'SSND' offset \(soundDataOffset) points past the chunk's \(space) data bytes; no audio"))
                 audioOffset = ssnd.bodyOffset + ssnd.size
             } else {
                 audioOffset = ssnd.bodyOffset + 8 + UInt64(soundDataOffset)
@@ -161,8 +165,11 @@ public struct AIFFFile: Sendable {
             let frameBytes = UInt64(common.channels) * UInt64((layout.bits + 7) / 8)
             let needed = frameBytes * UInt64(common.sampleFrames)
             if needed > audioBytes {
-                self.warnings.append(WAVEWarning(at: audioOffset,
-                    "'COMM' declares \(common.sampleFrames) frames (\(needed) bytes) but 'SSND' holds \(audioBytes) audio bytes"))
+                self.warnings.append(
+                    WAVEWarning(
+                        at: audioOffset,
+                        "'COMM' declares \(common.sampleFrames) frames (\(needed) bytes) but 'SSND' holds \(audioBytes) audio bytes"
+                    ))
             }
         }
         readMetadata(source)
@@ -180,7 +187,8 @@ public struct AIFFFile: Sendable {
                 case FourCC("MARK"):
                     let (found, count) = try AIFFMarker.parseList(&body)
                     if found.count < Int(count) {
-                        warnings.append(WAVEWarning(at: chunk.offset, "'MARK' chunk declares \(count) markers but holds \(found.count)"))
+                        warnings.append(
+                            WAVEWarning(at: chunk.offset, "'MARK' chunk declares \(count) markers but holds \(found.count)"))
                     }
                     if markers.isEmpty { markers = found }
                 case FourCC("INST"):
@@ -195,8 +203,10 @@ public struct AIFFFile: Sendable {
                     break
                 }
             } catch {
-                warnings.append(WAVEWarning(at: chunk.offset,
-                    "'\(chunk.type.trimmed)' chunk is too short (\(chunk.size) bytes) to parse; ignored"))
+                warnings.append(
+                    WAVEWarning(
+                        at: chunk.offset,
+                        "'\(chunk.type.trimmed)' chunk is too short (\(chunk.size) bytes) to parse; ignored"))
             }
         }
     }

@@ -46,8 +46,10 @@ public struct BroadcastExtension: Equatable, Sendable {
         timeReference = UInt64(high) << 32 | UInt64(low)
         version = try cursor.readUInt16(order)
         umid = try cursor.readBytes(64)
-        let loudness = [try cursor.readInt16(order), try cursor.readInt16(order), try cursor.readInt16(order),
-                        try cursor.readInt16(order), try cursor.readInt16(order)]
+        let loudness = [
+            try cursor.readInt16(order), try cursor.readInt16(order), try cursor.readInt16(order),
+            try cursor.readInt16(order), try cursor.readInt16(order),
+        ]
         if version >= 2 {
             loudnessValue = loudness[0]
             loudnessRange = loudness[1]

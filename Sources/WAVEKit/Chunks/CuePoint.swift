@@ -34,9 +34,11 @@ public struct CuePoint: Equatable, Sendable {
         let present = min(UInt64(count), UInt64(cursor.remaining / 24))
         var points: [CuePoint] = []
         for _ in 0..<present {
-            points.append(CuePoint(id: try cursor.readUInt32(order), position: try cursor.readUInt32(order),
-                                   chunkID: try cursor.readFourCC(), chunkStart: try cursor.readUInt32(order),
-                                   blockStart: try cursor.readUInt32(order), sampleOffset: try cursor.readUInt32(order)))
+            points.append(
+                CuePoint(
+                    id: try cursor.readUInt32(order), position: try cursor.readUInt32(order),
+                    chunkID: try cursor.readFourCC(), chunkStart: try cursor.readUInt32(order),
+                    blockStart: try cursor.readUInt32(order), sampleOffset: try cursor.readUInt32(order)))
         }
         return (points, count)
     }

@@ -48,8 +48,10 @@ public struct LabeledText: Equatable, Sendable {
     public var text: String
 
     /// Creates an entry.
-    public init(cueID: UInt32, sampleLength: UInt32, purpose: FourCC, country: UInt16, language: UInt16,
-                dialect: UInt16, codePage: UInt16, text: String) {
+    public init(
+        cueID: UInt32, sampleLength: UInt32, purpose: FourCC, country: UInt16, language: UInt16,
+        dialect: UInt16, codePage: UInt16, text: String
+    ) {
         self.cueID = cueID
         self.sampleLength = sampleLength
         self.purpose = purpose
@@ -110,11 +112,12 @@ public struct ListChunk: Equatable, Sendable {
                     if id == FourCC("labl") { associatedData.labels.append(entry) } else { associatedData.notes.append(entry) }
                 case FourCC("ltxt"):
                     guard body.count >= 20 else { truncatedEntries += 1; continue }
-                    associatedData.labeledTexts.append(LabeledText(
-                        cueID: try sub.readUInt32(order), sampleLength: try sub.readUInt32(order),
-                        purpose: try sub.readFourCC(), country: try sub.readUInt16(order),
-                        language: try sub.readUInt16(order), dialect: try sub.readUInt16(order),
-                        codePage: try sub.readUInt16(order), text: ChunkText.decode(sub.readRest())))
+                    associatedData.labeledTexts.append(
+                        LabeledText(
+                            cueID: try sub.readUInt32(order), sampleLength: try sub.readUInt32(order),
+                            purpose: try sub.readFourCC(), country: try sub.readUInt16(order),
+                            language: try sub.readUInt16(order), dialect: try sub.readUInt16(order),
+                            codePage: try sub.readUInt16(order), text: ChunkText.decode(sub.readRest())))
                 default:
                     break
                 }

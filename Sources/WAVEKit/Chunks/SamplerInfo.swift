@@ -63,9 +63,11 @@ public struct SamplerInfo: Equatable, Sendable {
         loops = []
         let present = min(UInt64(declaredLoopCount), UInt64(cursor.remaining / 24))
         for _ in 0..<present {
-            loops.append(SampleLoop(cuePointID: try cursor.readUInt32(order), type: try cursor.readUInt32(order),
-                                    start: try cursor.readUInt32(order), end: try cursor.readUInt32(order),
-                                    fraction: try cursor.readUInt32(order), playCount: try cursor.readUInt32(order)))
+            loops.append(
+                SampleLoop(
+                    cuePointID: try cursor.readUInt32(order), type: try cursor.readUInt32(order),
+                    start: try cursor.readUInt32(order), end: try cursor.readUInt32(order),
+                    fraction: try cursor.readUInt32(order), playCount: try cursor.readUInt32(order)))
         }
     }
 }

@@ -13,7 +13,8 @@ enum ChunkWalker {
     /// Largest metadata body a reader loads into memory.
     static let metadataCap = 1 << 20
 
-    static func walk(_ source: some ByteSource, from start: UInt64, order: ByteOrder, rf64: Bool) throws(WAVEError) -> ChunkTable {
+    static func walk(_ source: some ByteSource, from start: UInt64, order: ByteOrder, rf64: Bool) throws(WAVEError) -> ChunkTable
+    {
         let length = source.length
         var table = ChunkTable()
         var offset = start
@@ -28,8 +29,10 @@ enum ChunkWalker {
                 throw WAVEError.from(error, reading: "chunk header")
             }
             if !isPlausibleID(type) {
-                table.warnings.append(WAVEWarning(at: offset,
-                    "\(length - offset) bytes at byte \(offset) are not a chunk (id '\(type)'); ignored"))
+                table.warnings.append(
+                    WAVEWarning(
+                        at: offset,
+                        "\(length - offset) bytes at byte \(offset) are not a chunk (id '\(type)'); ignored"))
                 return table
             }
             if rf64, declared == 0xFFFF_FFFF, let ds64 = table.ds64, let big = ds64.size(of: type) {
@@ -39,8 +42,10 @@ enum ChunkWalker {
             var size = declared
             if declared > available {
                 let what = declared == 0xFFFF_FFFF ? "0xFFFFFFFF (unknown length)" : "\(declared) bytes"
-                table.warnings.append(WAVEWarning(at: offset,
-                    "'\(type.trimmed)' chunk declares \(what) but only \(available) remain in the file; clamped"))
+                table.warnings.append(
+                    WAVEWarning(
+                        at: offset,
+                        "'\(type.trimmed)' chunk declares \(what) but only \(available) remain in the file; clamped"))
                 size = available
             }
             let chunk = RIFFChunk(type: type, offset: offset, declaredSize: declared, size: size)
@@ -50,7 +55,8 @@ enum ChunkWalker {
                     var body = try source.cursor(at: chunk.bodyOffset, count: Int(min(size, UInt64(metadataCap))))
                     table.ds64 = try DataSize64(parsing: &body)
                 } catch {
-                    table.warnings.append(WAVEWarning(at: chunk.offset, "'ds64' chunk is too short (\(size) bytes); 64-bit sizes ignored"))
+                    table.warnings.append(
+                        WAVEWarning(at: chunk.offset, "'ds64' chunk is too short (\(size) bytes); 64-bit sizes ignored"))
                 }
             }
             let end = chunk.bodyOffset + size
@@ -75,19 +81,28 @@ enum ChunkWalker {
     {
         let length = source.length
         if end == length {
-            return (end, WAVEWarning(at: chunk.offset,
-                "odd-sized '\(chunk.type.trimmed)' chunk ends the file without its pad byte"))
+            return (
+                end,
+                WAVEWarning(
+                    at: chunk.offset,
+                    "odd-sized '\(chunk.type.trimmed)' chunk ends the file without its pad byte")
+            )
         }
         let padded = score(at: end + 1, source: source, order: order)
         let unpadded = score(at: end, source: source, order: order)
         var prefersUnpadded = unpadded > padded
         if !prefersUnpadded, unpadded == 2, padded == 2,
-           let pad = try? source.read(at: end, count: 1), pad.first != 0 {
+            let pad = try? source.read(at: end, count: 1), pad.first != 0
+        {
             prefersUnpadded = true
         }
         if prefersUnpadded {
-            return (end, WAVEWarning(at: chunk.offset,
-                "odd-sized '\(chunk.type.trimmed)' chunk has no pad byte; read the next chunk without it"))
+            return (
+                end,
+                WAVEWarning(
+                    at: chunk.offset,
+                    "odd-sized '\(chunk.type.trimmed)' chunk has no pad byte; read the next chunk without it")
+            )
         }
         return (end + 1, nil)
     }
@@ -100,7 +115,8 @@ enum ChunkWalker {
         guard offset + 8 <= length, let bytes = try? source.read(at: offset, count: 8), bytes.count == 8 else { return 0 }
         var cursor = ByteCursor(bytes, baseOffset: offset)
         guard let id = try? cursor.readFourCC(), isPlausibleID(id),
-              let size = try? cursor.readUInt32(order) else { return 0 }
+            let size = try? cursor.readUInt32(order)
+        else { return 0 }
         return UInt64(size) <= length - offset - 8 ? 2 : 1
     }
 
