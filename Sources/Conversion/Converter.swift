@@ -196,22 +196,18 @@ enum Converter {
             var buffer = [Int32](repeating: 0, count: blockFrames * channels)
             while true {
                 if isCancelled() { return nil }
-                let got = try buffer.withUnsafeMutableBufferPointer { b throws(SndFileError) in
-                    try reader.readFrames(into: b, frames: blockFrames)
-                }
+                let got = try reader.read(into: &buffer, frames: blockFrames)
                 if got == 0 { break }
-                try buffer.withUnsafeBufferPointer { b throws(SndFileError) in try writer.writeFrames(b, frames: got) }
+                try writer.write(buffer, frames: got)
                 total += Int64(got)
             }
         case .floats:
             var buffer = [Double](repeating: 0, count: blockFrames * channels)
             while true {
                 if isCancelled() { return nil }
-                let got = try buffer.withUnsafeMutableBufferPointer { b throws(SndFileError) in
-                    try reader.readFrames(into: b, frames: blockFrames)
-                }
+                let got = try reader.read(into: &buffer, frames: blockFrames)
                 if got == 0 { break }
-                try buffer.withUnsafeBufferPointer { b throws(SndFileError) in try writer.writeFrames(b, frames: got) }
+                try writer.write(buffer, frames: got)
                 total += Int64(got)
             }
         case .integersToFloats:
@@ -219,12 +215,10 @@ enum Converter {
             var doubles = [Double](repeating: 0, count: blockFrames * channels)
             while true {
                 if isCancelled() { return nil }
-                let got = try ints.withUnsafeMutableBufferPointer { b throws(SndFileError) in
-                    try reader.readFrames(into: b, frames: blockFrames)
-                }
+                let got = try reader.read(into: &ints, frames: blockFrames)
                 if got == 0 { break }
                 SampleScaling.integersToFloats(ints, into: &doubles, count: got * channels)
-                try doubles.withUnsafeBufferPointer { b throws(SndFileError) in try writer.writeFrames(b, frames: got) }
+                try writer.write(doubles, frames: got)
                 total += Int64(got)
             }
         case .floatsToIntegers(let bits):
@@ -232,12 +226,10 @@ enum Converter {
             var ints = [Int32](repeating: 0, count: blockFrames * channels)
             while true {
                 if isCancelled() { return nil }
-                let got = try doubles.withUnsafeMutableBufferPointer { b throws(SndFileError) in
-                    try reader.readFrames(into: b, frames: blockFrames)
-                }
+                let got = try reader.read(into: &doubles, frames: blockFrames)
                 if got == 0 { break }
                 SampleScaling.floatsToIntegers(doubles, into: &ints, count: got * channels, bits: bits)
-                try ints.withUnsafeBufferPointer { b throws(SndFileError) in try writer.writeFrames(b, frames: got) }
+                try writer.write(ints, frames: got)
                 total += Int64(got)
             }
         }
@@ -264,18 +256,12 @@ enum Converter {
             while true {
                 let got: Int
                 if sourceEncoding.isFloat {
-                    got = try doubles.withUnsafeMutableBufferPointer { b throws(SndFileError) in
-                        try original.readFrames(into: b, frames: blockFrames)
-                    }
+                    got = try original.read(into: &doubles, frames: blockFrames)
                     SampleScaling.floatsToIntegers(doubles, into: &expected, count: got * channels, bits: target.bits ?? 24)
                 } else {
-                    got = try expected.withUnsafeMutableBufferPointer { b throws(SndFileError) in
-                        try original.readFrames(into: b, frames: blockFrames)
-                    }
+                    got = try original.read(into: &expected, frames: blockFrames)
                 }
-                let back = try found.withUnsafeMutableBufferPointer { b throws(SndFileError) in
-                    try written.readFrames(into: b, frames: blockFrames)
-                }
+                let back = try written.read(into: &found, frames: blockFrames)
                 if back != got {
                     throw ConversionError(
                         "the written \(target) holds \(frame + Int64(back)) frames, expected \(frame + Int64(got))")

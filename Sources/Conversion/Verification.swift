@@ -310,13 +310,9 @@ public enum Verifier {
             while true {
                 let got: Int
                 if sourceIsFloat {
-                    got = try doubles.withUnsafeMutableBufferPointer { b throws(SndFileError) in
-                        try reader.readFrames(into: b, frames: blockFrames)
-                    }
+                    got = try reader.read(into: &doubles, frames: blockFrames)
                 } else {
-                    got = try ints.withUnsafeMutableBufferPointer { b throws(SndFileError) in
-                        try reader.readFrames(into: b, frames: blockFrames)
-                    }
+                    got = try reader.read(into: &ints, frames: blockFrames)
                 }
                 let available = (end - offset) / UInt64(layout.bytesPerFrame)
                 let count = Int(min(UInt64(got), available))

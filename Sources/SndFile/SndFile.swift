@@ -357,6 +357,29 @@ public final class SoundFile {
         if put != sf_count_t(frames) { throw lastError(handle) }
     }
 
+    /// Reads up to `frames` frames of left-justified integers into the start of `buffer`
+    /// (which must hold `frames` x channels samples). Returns the frames read; 0 at the end.
+    public func read(into buffer: inout [Int32], frames: Int) throws(SndFileError) -> Int {
+        try buffer.withUnsafeMutableBufferPointer { pointer throws(SndFileError) in try readFrames(into: pointer, frames: frames)
+        }
+    }
+
+    /// Reads up to `frames` frames of doubles into the start of `buffer`. Returns the frames read.
+    public func read(into buffer: inout [Double], frames: Int) throws(SndFileError) -> Int {
+        try buffer.withUnsafeMutableBufferPointer { pointer throws(SndFileError) in try readFrames(into: pointer, frames: frames)
+        }
+    }
+
+    /// Writes the first `frames` frames of `buffer`.
+    public func write(_ buffer: [Int32], frames: Int) throws(SndFileError) {
+        try buffer.withUnsafeBufferPointer { pointer throws(SndFileError) in try writeFrames(pointer, frames: frames) }
+    }
+
+    /// Writes the first `frames` frames of `buffer`.
+    public func write(_ buffer: [Double], frames: Int) throws(SndFileError) {
+        try buffer.withUnsafeBufferPointer { pointer throws(SndFileError) in try writeFrames(pointer, frames: frames) }
+    }
+
     /// What libsndfile logged while opening the file (warnings about the header, for example).
     public func log() -> String {
         guard let handle else { return "" }

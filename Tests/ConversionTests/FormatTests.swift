@@ -85,7 +85,7 @@ struct FormatTests {
         #expect(reader.info.encoding.bits == Int(bits))
         #expect(reader.info.frames == 5000)
         var samples = [Int32](repeating: 0, count: 5000 * 2)
-        let got = try samples.withUnsafeMutableBufferPointer { try reader.readFrames(into: $0, frames: 5000) }
+        let got = try reader.read(into: &samples, frames: 5000)
         #expect(got == 5000)
         let shift = Int32(32 - encoding.bits)
         expectSameSamples(samples, fixture.integers.map { $0 << shift })
@@ -111,7 +111,7 @@ struct FormatTests {
             // A libsndfile with a fixed encoder: then the audio must really be lossless.
             let reader = try SoundFile.open(readingFrom: output)
             var samples = [Int32](repeating: 0, count: 800)
-            _ = try samples.withUnsafeMutableBufferPointer { try reader.readFrames(into: $0, frames: 400) }
+            _ = try reader.read(into: &samples, frames: 400)
             expectSameSamples(samples, frames.map { $0 << 8 })
         }
     }
