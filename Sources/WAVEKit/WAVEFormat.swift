@@ -68,29 +68,22 @@ public struct WAVEFormat: Equatable, Sendable {
 
     /// The name of the encoding: "PCM", "IEEE float", "IMA ADPCM", ... or the tag in hex.
     public var encodingName: String {
-        switch effectiveTag {
-        case Self.pcm: return "PCM"
-        case Self.ieeeFloat: return "IEEE float"
-        case Self.aLaw: return "A-law"
-        case Self.muLaw: return "µ-law"
-        case 0x0002: return "Microsoft ADPCM"
-        case 0x0011: return "IMA ADPCM"
-        case 0x0031: return "GSM 6.10"
-        case 0x0055: return "MPEG Layer 3"
-        case 0x0050: return "MPEG"
-        case 0x0092: return "Dolby AC-3 SPDIF"
-        case 0x0161, 0x0162, 0x0163: return "Windows Media Audio"
-        case 0xF1AC: return "FLAC"
-        default:
-            let digits = Array("0123456789ABCDEF")
-            var text = ""
-            var value = effectiveTag
-            for _ in 0..<4 {
-                text.insert(digits[Int(value & 0xF)], at: text.startIndex)
-                value >>= 4
-            }
-            return "format tag 0x" + text
-        }
+        Self.knownTags[effectiveTag]?.name ?? "format tag 0x" + Self.hex(effectiveTag).uppercased()
+    }
+
+    /// Names and CAF-style codes of the tags cafconv knows.
+    static let knownTags: [UInt16: (name: String, code: String)] = [
+        pcm: ("PCM", "lpcm"), ieeeFloat: ("IEEE float", "lpcm"), aLaw: ("A-law", "alaw"), muLaw: ("µ-law", "ulaw"),
+        0x0002: ("Microsoft ADPCM", "msadpcm"), 0x0011: ("IMA ADPCM", "imaadpcm"), 0x0031: ("GSM 6.10", "gsm"),
+        0x0055: ("MPEG Layer 3", "mp3"), 0x0050: ("MPEG", "mpeg"), 0x0092: ("Dolby AC-3 SPDIF", "ac3"),
+        0x0161: ("Windows Media Audio", "wma"), 0x0162: ("Windows Media Audio", "wma"),
+        0x0163: ("Windows Media Audio", "wma"), 0xF1AC: ("FLAC", "flac"),
+    ]
+
+    /// Four lowercase hex digits.
+    static func hex(_ value: UInt16) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 4 - digits.count) + digits
     }
 }
 
@@ -98,28 +91,5 @@ extension WAVEFormat {
     /// The format as a CAF-style code: `lpcm` for integer and float PCM, `ulaw`, `alaw`, and a
     /// short lowercase name for other tags (`msadpcm`, `imaadpcm`, `gsm`, `mp3`, `mpeg`, `ac3`,
     /// `wma`, `flac`), else `0x` and the tag in hex.
-    public var formatID: String {
-        switch effectiveTag {
-        case Self.pcm, Self.ieeeFloat: return "lpcm"
-        case Self.muLaw: return "ulaw"
-        case Self.aLaw: return "alaw"
-        case 0x0002: return "msadpcm"
-        case 0x0011: return "imaadpcm"
-        case 0x0031: return "gsm"
-        case 0x0055: return "mp3"
-        case 0x0050: return "mpeg"
-        case 0x0092: return "ac3"
-        case 0x0161, 0x0162, 0x0163: return "wma"
-        case 0xF1AC: return "flac"
-        default:
-            let digits = Array("0123456789abcdef")
-            var text = ""
-            var value = effectiveTag
-            for _ in 0..<4 {
-                text.insert(digits[Int(value & 0xF)], at: text.startIndex)
-                value >>= 4
-            }
-            return "0x" + text
-        }
-    }
+    public var formatID: String { Self.knownTags[effectiveTag]?.code ?? "0x" + Self.hex(effectiveTag) }
 }
