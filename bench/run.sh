@@ -73,7 +73,7 @@ for corpus in $CORPORA; do
     list=$W/corpus/$corpus.list
     out=$W/out/$corpus
     mkdir -p "$out"
-    echo "$(du -sb "$src" | cut -f1) $(wc -l <"$list")" >"$R/$corpus.size"
+    echo "$(find "$src" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }') $(wc -l <"$list")" >"$R/$corpus.size"
     args=()
     while IFS='|' read -r name dir command; do
         command=${command//SRC/$src}
@@ -103,10 +103,10 @@ tiny=$W/corpus/tiny/tiny-mono-16bit-44100.wav
 t=$W/out/tiny
 mkdir -p "$t"
 hyperfine -N --warmup 5 --runs "$STARTUP_RUNS" --export-json "$R/tiny.json" \
-    -n "cafconv -j 2" "$BIN convert $tiny -o $t/cafconv.caf --force -q" \
-    -n "sndfile-convert loop" "sndfile-convert -endian=little -pcm16 $tiny $t/sndfile.caf" \
-    -n "ffmpeg loop" "ffmpeg -nostdin -v error -y -i $tiny -c:a pcm_s16le $t/ffmpeg.caf" \
-    -n "cp -r" "cp $tiny $t/cp.wav"
+    -n "cafconv" "$BIN convert $tiny -o $t/cafconv.caf --force -q" \
+    -n "sndfile-convert" "sndfile-convert -endian=little -pcm16 $tiny $t/sndfile.caf" \
+    -n "ffmpeg" "ffmpeg -nostdin -v error -y -i $tiny -c:a pcm_s16le $t/ffmpeg.caf" \
+    -n "cp" "cp $tiny $t/cp.wav"
 echo "$(stat -c %s "$tiny") 1" >"$R/tiny.size"
 
 echo "load-after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$R/machine.txt"
