@@ -11,7 +11,7 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test release install uninstall lint format fuzz clean
+.PHONY: help deps build run test release install uninstall lint format fuzz bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -61,6 +61,9 @@ fuzz: deps ## Fuzz the CAF and the WAVE/AIFF parsers with libFuzzer, FUZZ_SECOND
 	bash Fuzz/build-wave.sh
 	sh Fuzz/run-caf.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-wave.sh $(FUZZ_SECONDS)
+
+bench: deps ## Time cafconv against sndfile-convert, ffmpeg and cp on generated corpora (CAFCONV_BENCH_SKIP_HUGE=1 skips the 2 GiB file)
+	bash bench/run.sh
 
 clean: ## Remove build products and outputs
 	rm -rf .build .build-* out

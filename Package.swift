@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "CAFKit", targets: ["CAFKit"]),
         .library(name: "WAVEKit", targets: ["WAVEKit"]),
         .library(name: "Conversion", targets: ["Conversion"]),
+        // For the Benchmarks/ subpackage, which feeds CAFKit from memory.
+        .library(name: "BinaryIO", targets: ["BinaryIO"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Whole-process benchmark: cafconv against sndfile-convert, ffmpeg and the `cp -r` floor.
+#
+#   bash bench/run.sh                        # sfx, music and huge (about 2.5 GB of corpus)
+#   CAFCONV_BENCH_SKIP_HUGE=1 bash bench/run.sh
+#
+# Environment: BENCH_CORPORA (default "sfx music huge"), BENCH_RUNS (default 5),
+# BENCH_STARTUP_RUNS (default 100), CAFCONV_BENCH_SKIP_HUGE=1 (drop the 2 GiB file).
+# Everything it writes goes under bench/work/ (ignored by git): corpus/, out/, results/.
+# Ends with the check of the outputs (bench/check.py) and the Markdown table (bench/report.py).
+set -euo pipefail
+export LC_ALL=C
+cd "$(dirname "$0")/.."
+
+W=bench/work
+RUNS=${BENCH_RUNS:-5}
+STARTUP_RUNS=${BENCH_STARTUP_RUNS:-100}
+CORPORA=${BENCH_CORPORA:-"sfx music huge"}
+if [[ ${CAFCONV_BENCH_SKIP_HUGE:-0} == 1 ]]; then
+    CORPORA=$(echo "$CORPORA" | tr ' ' '\n' | grep -vx huge | tr '\n' ' ')
+fi
+
+for tool in hyperfine sndfile-convert ffmpeg python3 /usr/bin/time; do
+    command -v "$tool" >/dev/null || {
+        echo "bench: $tool is missing (apt-get install hyperfine sndfile-programs ffmpeg time)" >&2
+        exit 1
+    }
+done
+
+echo "== building cafconv (release)" >&2
+swift build -c release --product cafconv
+BIN="$(swift build -c release --show-bin-path)/cafconv"
+
+echo "== corpus" >&2
+# shellcheck disable=SC2086
+python3 bench/make-corpus.py "$W/corpus" $CORPORA tiny
+
+R=$W/results
+rm -rf "$R" "$W/out"
+mkdir -p "$R" "$W/out"
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "nproc: $(nproc)"
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+    echo "ram: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+    echo "load-before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "cafconv: $("$BIN" --version 2>/dev/null || echo unknown), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "libsndfile: $(dpkg-query -W -f '${Version}' libsndfile1 2>/dev/null || echo unknown)"
+    echo "ffmpeg: $(ffmpeg -version | head -1)"
+    echo "hyperfine: $(hyperfine --version)"
+} >"$R/machine.txt"
+
+# name | output folder | command (SRC, OUT and LIST are substituted)
+commands() {
+    local corpus=$1
+    echo "cafconv -j 2|cafconv|$BIN convert SRC -o OUT --force -q -j 2"
+    if [[ $corpus != huge ]]; then
+        echo "cafconv -j 1|cafconv-j1|$BIN convert SRC -o OUT --force -q -j 1"
+    fi
+    echo "sndfile-convert loop|sndfile-loop|bash bench/peers.sh sndfile loop SRC OUT LIST"
+    if [[ $corpus != huge ]]; then
+        echo "sndfile-convert xargs -P 2|sndfile-xargs|bash bench/peers.sh sndfile xargs SRC OUT LIST"
+    fi
+    echo "ffmpeg loop|ffmpeg-loop|bash bench/peers.sh ffmpeg loop SRC OUT LIST"
+    if [[ $corpus != huge ]]; then
+        echo "ffmpeg xargs -P 2|ffmpeg-xargs|bash bench/peers.sh ffmpeg xargs SRC OUT LIST"
+    fi
+    echo "cp -r|cp|cp -r SRC OUT"
+}
+
+for corpus in $CORPORA; do
+    src=$W/corpus/$corpus
+    list=$W/corpus/$corpus.list
+    out=$W/out/$corpus
+    mkdir -p "$out"
+    echo "$(find "$src" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }') $(wc -l <"$list")" >"$R/$corpus.size"
+    args=()
+    while IFS='|' read -r name dir command; do
+        command=${command//SRC/$src}
+        command=${command//OUT/$out/$dir}
+        command=${command//LIST/$list}
+        args+=(-n "$name" --prepare "rm -rf $out/$dir" "$command")
+    done < <(commands "$corpus")
+    echo "== $corpus: timing" >&2
+    hyperfine --warmup 1 --runs "$RUNS" --export-json "$R/$corpus.json" "${args[@]}"
+
+    # Peak RSS: one more run of each command under /usr/bin/time. For the shell loops and xargs
+    # this is the largest single process (the tool), not the sum of concurrent ones.
+    echo "== $corpus: peak RSS" >&2
+    while IFS='|' read -r name dir command; do
+        command=${command//SRC/$src}
+        command=${command//OUT/$out/$dir}
+        command=${command//LIST/$list}
+        rm -rf "${out:?}/$dir"
+        kb=$(/usr/bin/time -f '%M' -o "$R/time.tmp" bash -c "$command" && cat "$R/time.tmp")
+        printf '%s\t%s\t%s\n' "$corpus" "$name" "$kb" >>"$R/rss.tsv"
+    done < <(commands "$corpus")
+    rm -f "$R/time.tmp"
+done
+
+echo "== start-up: one tiny file per process" >&2
+tiny=$W/corpus/tiny/tiny-mono-16bit-44100.wav
+t=$W/out/tiny
+mkdir -p "$t"
+hyperfine -N --warmup 5 --runs "$STARTUP_RUNS" --export-json "$R/tiny.json" \
+    -n "cafconv" "$BIN convert $tiny -o $t/cafconv.caf --force -q" \
+    -n "sndfile-convert" "sndfile-convert -endian=little -pcm16 $tiny $t/sndfile.caf" \
+    -n "ffmpeg" "ffmpeg -nostdin -v error -y -i $tiny -c:a pcm_s16le $t/ffmpeg.caf" \
+    -n "cp" "cp $tiny $t/cp.wav"
+echo "$(stat -c %s "$tiny") 1" >"$R/tiny.size"
+
+echo "load-after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$R/machine.txt"
+
+echo "== checking outputs" >&2
+# shellcheck disable=SC2086
+python3 bench/check.py "$W/corpus" "$W/out" $CORPORA | tee "$R/check.txt" || echo "bench: some outputs are wrong (see above)" >&2
+
+echo "== report" >&2
+python3 bench/report.py "$R" | tee "$R/report.md"
