@@ -50,10 +50,10 @@ uninstall: ## Remove what `make install` installed
 	rm -f $(BINDIR)/cafconv $(MANDIR)/cafconv.1 $(BASHDIR)/cafconv $(ZSHDIR)/_cafconv $(FISHDIR)/cafconv.fish
 
 lint: ## Check formatting with swift-format (strict)
-	$(SWIFT) format lint --strict -r Package.swift Sources Tests
+	$(SWIFT) format lint --strict -r Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 format: ## Reformat the sources in place
-	$(SWIFT) format format -i -r Package.swift Sources Tests
+	$(SWIFT) format format -i -r Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 FUZZ_SECONDS ?= 600
 fuzz: deps ## Fuzz the CAF and the WAVE/AIFF parsers with libFuzzer, FUZZ_SECONDS each (default 600)

@@ -56,7 +56,7 @@ def main():
         cp = by_name.get("cp -r", {}).get("median")
         peers = [r["median"] for r in rows if peer(r["command"])]
         best_peer = min(peers) if peers else None
-        label = f"{corpus} ({files} files, {size / 1e6:.0f} MB)"
+        label = f"{corpus} ({files} file{'' if files == 1 else 's'}, {size / 1e6:.0f} MB)"
         for r in rows:
             name, median = r["command"], r["median"]
             medians[(corpus, name)] = median

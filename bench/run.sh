@@ -73,7 +73,7 @@ for corpus in $CORPORA; do
     list=$W/corpus/$corpus.list
     out=$W/out/$corpus
     mkdir -p "$out"
-    echo "$(find "$src" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }') $(wc -l <"$list")" >"$R/$corpus.size"
+    echo "$(find "$src" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f\n", s }') $(wc -l <"$list")" >"$R/$corpus.size"
     args=()
     while IFS='|' read -r name dir command; do
         command=${command//SRC/$src}

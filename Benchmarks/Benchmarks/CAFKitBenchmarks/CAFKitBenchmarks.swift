@@ -1,9 +1,9 @@
+import Benchmark
 // Micro-benchmarks for the pieces of cafconv that run per byte or per chunk: parsing a CAF chunk
 // table, swapping sample bytes, and decoding samples to compare them. Throughput is in iterations
 // per second; each benchmark's name says how many bytes one iteration handles.
 import BinaryIO
 import CAFKit
-import Benchmark
 
 /// A CAF file with a 'desc' chunk, `count` small chunks of kinds cafconv keeps as they are, and a
 /// short 'data' chunk: a chunk table that is long on purpose.
