@@ -79,6 +79,10 @@ public final class FileByteSource: ByteSource {
 
     deinit { close(descriptor) }
 
+    /// The open file, for calls that work on descriptors (such as copying it in the kernel). It
+    /// stays open, and owned by this source, while the source lives.
+    public var fileDescriptor: Int32 { descriptor }
+
     public func read(at offset: UInt64, count: Int) throws(ByteError) -> [UInt8] {
         guard count > 0, offset < length else { return [] }
         let wanted = Int(min(UInt64(count), length - offset))

@@ -19,11 +19,15 @@ public struct ConversionOptions: Sendable, Equatable {
     public var dryRun: Bool
     /// `--prune`: delete outputs cafconv made whose source is gone.
     public var prune: Bool
+    /// Move linear PCM sample bytes without decoding them when the output holds the same samples
+    /// (copied by the kernel, byte-swapped or sign-flipped); `false` sends every sample through
+    /// libsndfile. The output bytes are the same either way.
+    public var directPayload: Bool
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(
         dataFormat: DataFormat? = nil, endian: EndianChoice? = nil, jobs: Int? = nil, blockSamples: Int = 1 << 16,
-        force: Bool = false, dryRun: Bool = false, prune: Bool = false
+        force: Bool = false, dryRun: Bool = false, prune: Bool = false, directPayload: Bool = true
     ) {
         self.dataFormat = dataFormat
         self.endian = endian
@@ -32,6 +36,7 @@ public struct ConversionOptions: Sendable, Equatable {
         self.force = force
         self.dryRun = dryRun
         self.prune = prune
+        self.directPayload = directPayload
     }
 
     /// Version of the conversion rules; bump it when the same options would write different bytes,
@@ -102,9 +107,11 @@ enum Converter {
             ".\(FileSystem.baseName(job.output)).cafconv-\(FileSystem.processID)-\(sequence).tmp")
         var created = false
         do {
+            let input: FileByteSource
             let wave: WAVEFile
             do {
-                wave = try WAVEFile(reading: try FileByteSource(path: job.input))
+                input = try FileByteSource(path: job.input)
+                wave = try WAVEFile(reading: input)
             } catch let error as WAVEError {
                 throw ConversionError(error.message)
             } catch let error as ByteError {
@@ -142,14 +149,30 @@ enum Converter {
             } catch {
                 throw ConversionError("libsndfile cannot write \(target) CAF: \(error.message)")
             }
+            let isCancelled = { cancellation.isCancelled }
+            var direct: (payload: DirectPayload, probe: SampleProbe)? = nil
+            if options.directPayload,
+                let payload = DirectPayload(wave: wave, source: source, target: target, fileLength: input.length),
+                let probe = try agreedProbe(payload, reader: reader, input: input)
+            {
+                direct = (payload, probe)
+            }
             let pumped: Int64?
             do {
-                pumped = try pump(
-                    from: reader, to: writer, route: SampleRoute(from: source.encoding, to: target.encoding),
-                    blockSamples: options.blockSamples, isCancelled: { cancellation.isCancelled })
-                try writer.close()
-                try reader.close()
-            } catch {
+                if let direct {
+                    // libsndfile writes the header of an empty CAF; the payload follows it.
+                    try writer.close()
+                    try reader.close()
+                    let done = try appendPayload(direct.payload, from: input, to: temporary, isCancelled: isCancelled)
+                    pumped = done ? direct.payload.frames : nil
+                } else {
+                    pumped = try pump(
+                        from: reader, to: writer, route: SampleRoute(from: source.encoding, to: target.encoding),
+                        blockSamples: options.blockSamples, isCancelled: isCancelled)
+                    try writer.close()
+                    try reader.close()
+                }
+            } catch let error as SndFileError {
                 throw ConversionError("\(error.path == job.input ? "reading" : "writing") failed: \(error.message)")
             }
             guard let frames = pumped else { throw ConversionError(Cancellation.reason) }
@@ -167,10 +190,18 @@ enum Converter {
                     source: job.input, output: temporary, sourceEncoding: source.encoding,
                     target: target.encoding, blockSamples: options.blockSamples)
             }
-            result.bytes = try finish(
+            let document = try finish(
                 temporary, target: target, channels: source.channels,
                 sampleRate: source.sampleRate, frames: UInt64(frames))
+            if let direct { try checkOutput(temporary, document: document, against: direct.probe, channels: source.channels) }
+            result.bytes = document.file.fileLength
             result.frames = frames
+            switch direct?.payload.transform {
+            case .copy?: result.samples = .copied
+            case .swap?: result.samples = .byteSwapped
+            case .flipSign?: result.samples = .signFlipped
+            case nil: result.samples = .libsndfile
+            }
             try FileSystem.rename(temporary, job.output)
             created = false
             result.status = .converted
@@ -287,7 +318,7 @@ enum Converter {
     static func finish(
         _ path: String, target: TargetFormat, channels: Int, sampleRate: Int,
         frames: UInt64
-    ) throws(ConversionError) -> UInt64 {
+    ) throws(ConversionError) -> CAFDocument {
         var document = try readBack(path)
         // libsndfile pads an odd-length last 'data' chunk with one byte; CAF has no pad bytes.
         if let data = document.file.dataChunk, data == document.file.chunks.last,
@@ -304,7 +335,67 @@ enum Converter {
         if let first = problems.first {
             throw ConversionError("the written CAF failed verification: \(first)")
         }
-        return document.file.fileLength
+        return document
+    }
+
+    /// libsndfile's decode of the payload's first and last frames, when it matches CAFKit's decode
+    /// of the same bytes; otherwise `nil`, with the reader back at frame 0 for the sample pump.
+    static func agreedProbe(
+        _ payload: DirectPayload, reader: SoundFile, input: some ByteSource
+    ) throws(ConversionError) -> SampleProbe? {
+        let theirs = try? SampleProbe(libsndfile: reader, payload: payload)
+        let ours = try? SampleProbe(decoding: input, at: payload.offset, layout: payload.layout, frames: payload.frames)
+        if let theirs, theirs == ours { return theirs }
+        do { try reader.seek(toFrame: 0) } catch {
+            throw ConversionError("reading failed: \(error.message)")
+        }
+        return nil
+    }
+
+    /// Appends the payload to the empty CAF libsndfile wrote at `path` and sets the size of its
+    /// `data` chunk. Returns `false` when cancelled.
+    static func appendPayload(
+        _ payload: DirectPayload, from input: FileByteSource, to path: String, isCancelled: () -> Bool
+    ) throws(ConversionError) -> Bool {
+        let output = try FileSystem.openExisting(path, writable: true)
+        defer { FileSystem.closeFile(output) }
+        // An empty CAF ends with its 'data' chunk: type, size 4 (the edit count alone), edit count.
+        let headerLength = try FileSystem.length(of: output)
+        guard headerLength >= 16 + CAFFile.headerSize else {
+            throw ConversionError("libsndfile wrote a CAF header of \(headerLength) bytes, too short to hold a 'data' chunk")
+        }
+        var cursor = ByteCursor(try FileSystem.readExactly(output, count: 16, at: headerLength - 16))
+        guard (try? cursor.readFourCC()) == .data, (try? cursor.readUInt64(.big)) == 4 else {
+            throw ConversionError("libsndfile's empty CAF does not end with an empty 'data' chunk")
+        }
+        guard try PayloadMover.move(payload, from: input.fileDescriptor, to: output, at: headerLength, isCancelled: isCancelled)
+        else { return false }
+        var size = ByteWriter()
+        size.write(4 + payload.byteCount, .big)
+        try FileSystem.writeAll(output, size.bytes, at: headerLength - 12)
+        return true
+    }
+
+    /// Compares the first and last frames of the written CAF, as CAFKit decodes them, with what
+    /// libsndfile read from the source.
+    static func checkOutput(
+        _ path: String, document: CAFDocument, against probe: SampleProbe, channels: Int
+    ) throws(ConversionError) {
+        guard let layout = PCMLayout(document.file.description), let frames = document.file.linearPCMFrames else {
+            throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
+        }
+        let written: SampleProbe
+        do {
+            written = try SampleProbe(
+                decoding: try FileByteSource(path: path), at: document.file.audioOffset, layout: layout,
+                frames: Int64(frames))
+        } catch {
+            throw ConversionError("the written CAF cannot be read back: \(error)")
+        }
+        if let (frame, channel) = written.firstDifference(from: probe, channels: channels) ?? (written == probe ? nil : (0, 1)) {
+            throw ConversionError(
+                "the written CAF failed verification: its samples differ from the source at frame \(frame), channel \(channel)")
+        }
     }
 
     static func readBack(_ path: String) throws(ConversionError) -> CAFDocument {

@@ -122,6 +122,68 @@ enum FileSystem {
         return fd
     }
 
+    /// Opens an existing file, read-only or for reading and writing.
+    static func openExisting(_ path: String, writable: Bool) throws(ConversionError) -> Int32 {
+        let fd = Glibc.open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC)
+        guard fd >= 0 else { throw ConversionError("cannot open \(path): \(errorText())") }
+        return fd
+    }
+
+    static func closeFile(_ fd: Int32) { close(fd) }
+
+    /// The current length of an open file.
+    static func length(of fd: Int32) throws(ConversionError) -> UInt64 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ConversionError("cannot read the output's size: \(errorText())") }
+        return UInt64(max(0, info.st_size))
+    }
+
+    /// Reads exactly `buffer.count` bytes at `offset`; a file that ends sooner is an error.
+    static func readExactly(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(ConversionError) {
+        var done = 0
+        while done < buffer.count {
+            let got = pread(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw ConversionError("reading failed: \(errorText())") }
+            if got == 0 { throw ConversionError("the source ended early: it changed while it was being converted") }
+            done += got
+        }
+    }
+
+    /// Writes all of `buffer` at `offset`.
+    static func writeAll(_ fd: Int32, from buffer: UnsafeRawBufferPointer, at offset: UInt64) throws(ConversionError) {
+        var done = 0
+        while done < buffer.count {
+            let wrote = pwrite(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
+            if wrote < 0 && errno == EINTR { continue }
+            if wrote <= 0 {
+                if wrote == 0 { errno = ENOSPC }
+                throw ConversionError("writing failed: \(errorText())")
+            }
+            done += wrote
+        }
+    }
+
+    /// Reads exactly `count` bytes at `offset`.
+    static func readExactly(_ fd: Int32, count: Int, at offset: UInt64) throws(ConversionError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let failure = bytes.withUnsafeMutableBytes { raw -> ConversionError? in
+            do throws(ConversionError) { try readExactly(fd, into: raw, at: offset) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64) throws(ConversionError) {
+        let failure = bytes.withUnsafeBytes { raw -> ConversionError? in
+            do throws(ConversionError) { try writeAll(fd, from: raw, at: offset) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
     /// Size and modification time of a file (following symlinks), as the manifest records them.
     struct Stamp: Equatable {
         var size: UInt64
@@ -171,18 +233,7 @@ enum FileSystem {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw ConversionError("cannot write \(path): \(errorText())") }
         var failure: Int32 = 0
-        bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let wrote = write(fd, raw.baseAddress.map { $0 + done }, raw.count - done)
-                if wrote < 0 && errno == EINTR { continue }
-                if wrote <= 0 {
-                    failure = wrote < 0 ? errno : ENOSPC
-                    return
-                }
-                done += wrote
-            }
-        }
+        do { try writeAll(fd, bytes, at: 0) } catch { failure = errno == 0 ? ENOSPC : errno }
         if failure == 0 && fsync(fd) != 0 { failure = errno }
         close(fd)
         if failure == 0 && Glibc.rename(temporary, path) != 0 { failure = errno }

@@ -14,6 +14,18 @@ public struct FileResult: Equatable, Sendable, Codable {
         case pruned
     }
 
+    /// How the samples travelled from the input to the output.
+    public enum Transfer: String, Sendable, Codable {
+        /// The bytes were already right: the kernel copied them (copy_file_range).
+        case copied
+        /// Each sample's bytes were reversed (little- to big-endian or back), nothing else.
+        case byteSwapped = "byte-swapped"
+        /// Unsigned 8-bit samples became signed ones (the top bit flipped), nothing else.
+        case signFlipped = "sign-flipped"
+        /// libsndfile decoded and encoded every sample (format or precision changed).
+        case libsndfile
+    }
+
     /// The input path.
     public var input: String
     /// The output path, when one was planned.
@@ -38,6 +50,8 @@ public struct FileResult: Equatable, Sendable, Codable {
     public var bytes: UInt64?
     /// Wall time spent on this file.
     public var milliseconds: Double?
+    /// How the samples travelled, for converted files.
+    public var samples: Transfer?
 
     /// Creates a result.
     public init(

@@ -324,6 +324,14 @@ public final class SoundFile {
         if ok != Int32(SF_TRUE) { throw SndFileError(path: path, message: "libsndfile refused the channel map") }
     }
 
+    /// Moves the read position to `frame` (0 is the first frame).
+    public func seek(toFrame frame: Int64) throws(SndFileError) {
+        let handle = try live()
+        if sf_seek(handle, sf_count_t(frame), SEEK_SET) != sf_count_t(frame) {
+            throw SndFileError(path: path, message: "cannot seek to frame \(frame)")
+        }
+    }
+
     /// Reads up to `frames` frames of 32-bit integers (left-justified: a 16-bit sample `s` reads as `s << 16`).
     /// Returns the frames read; 0 at the end.
     public func readFrames(into buffer: UnsafeMutableBufferPointer<Int32>, frames: Int) throws(SndFileError) -> Int {

@@ -92,6 +92,7 @@ enum Output {
                 line += ", \(file.channels ?? 0) ch, \(file.sampleRate ?? 0) Hz, \(file.frames ?? 0) frames)"
                 if style.verbose {
                     line += " \(file.bytes ?? 0) bytes in \(formatMilliseconds(file.milliseconds ?? 0))"
+                    if let samples = file.samples { line += ", samples \(samples.rawValue)" }
                 }
                 standardOutput(line)
             case .upToDate where style.verbose:

@@ -57,6 +57,18 @@ func decodedFloats(_ converted: Converted) throws -> [Double] {
     return layout.decodeFloats(audio(converted))
 }
 
+/// Checks that the output, decoded by CAFKit, holds the fixture's samples exactly (integers as
+/// signed values at the source's precision, so unsigned 8-bit sources compare as signed I8).
+func expectSameSamples(
+    _ converted: Converted, _ fixture: WAVFixture, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    if fixture.encoding.isFloat {
+        expectSameSamples(try decodedFloats(converted), fixture.floats, sourceLocation: sourceLocation)
+    } else {
+        expectSameSamples(try decodedIntegers(converted), fixture.integers, sourceLocation: sourceLocation)
+    }
+}
+
 /// Compares two sample arrays and, when they differ, reports the count and the first difference
 /// instead of printing both arrays.
 func expectSameSamples<T: Equatable>(

@@ -102,7 +102,10 @@ public struct WAVFixture: Sendable {
     public var frames: Int { (encoding.isFloat ? floats.count : integers.count) / max(channels, 1) }
 
     /// The sample bytes as they appear in the `data` chunk (little-endian).
-    public var sampleBytes: [UInt8] {
+    public var sampleBytes: [UInt8] { sampleBytes(order: .little) }
+
+    /// The sample bytes in the given byte order (`.big` as in a RIFX file).
+    public func sampleBytes(order: ByteOrder) -> [UInt8] {
         var writer = ByteWriter()
         switch encoding {
         case .unsigned8:
@@ -110,60 +113,65 @@ public struct WAVFixture: Sendable {
         case .signed8:
             for value in integers { writer.write(UInt8(bitPattern: Int8(truncatingIfNeeded: value))) }
         case .int16:
-            for value in integers { writer.write(Int16(truncatingIfNeeded: value), .little) }
+            for value in integers { writer.write(Int16(truncatingIfNeeded: value), order) }
         case .int24:
             for value in integers {
                 let raw = UInt32(bitPattern: value)
-                writer.write(bytes: [UInt8(raw & 0xFF), UInt8(raw >> 8 & 0xFF), UInt8(raw >> 16 & 0xFF)])
+                let little = [UInt8(raw & 0xFF), UInt8(raw >> 8 & 0xFF), UInt8(raw >> 16 & 0xFF)]
+                writer.write(bytes: order == .little ? little : little.reversed())
             }
         case .int32:
-            for value in integers { writer.write(value, .little) }
+            for value in integers { writer.write(value, order) }
         case .float32:
-            for value in floats { writer.write(Float(value), .little) }
+            for value in floats { writer.write(Float(value), order) }
         case .float64:
-            for value in floats { writer.write(value, .little) }
+            for value in floats { writer.write(value, order) }
         }
         return writer.bytes
     }
 
     /// The complete file.
-    public var bytes: [UInt8] {
-        let samples = sampleBytes
+    public var bytes: [UInt8] { bytes(order: .little) }
+
+    /// The complete file as RIFF (`.little`) or RIFX (`.big`: sizes, `fmt ` fields and samples big-endian).
+    public func bytes(order: ByteOrder) -> [UInt8] {
+        let samples = sampleBytes(order: order)
         var fmt = ByteWriter()
         let blockAlign = channels * encoding.bits / 8
         let tag: UInt16 = extensible ? 0xFFFE : (encoding.isFloat ? 3 : 1)
-        fmt.write(tag, .little)
-        fmt.write(UInt16(channels), .little)
-        fmt.write(UInt32(sampleRate), .little)
-        fmt.write(UInt32(sampleRate * blockAlign), .little)
-        fmt.write(UInt16(blockAlign), .little)
-        fmt.write(UInt16(encoding.bits), .little)
+        fmt.write(tag, order)
+        fmt.write(UInt16(channels), order)
+        fmt.write(UInt32(sampleRate), order)
+        fmt.write(UInt32(sampleRate * blockAlign), order)
+        fmt.write(UInt16(blockAlign), order)
+        fmt.write(UInt16(encoding.bits), order)
         if extensible {
-            fmt.write(UInt16(22), .little)
-            fmt.write(UInt16(encoding.bits), .little)
-            fmt.write(UInt32(channels == 2 ? 3 : (channels == 1 ? 4 : (1 << channels) - 1)), .little)
+            fmt.write(UInt16(22), order)
+            fmt.write(UInt16(encoding.bits), order)
+            fmt.write(UInt32(channels == 2 ? 3 : (channels == 1 ? 4 : (1 << channels) - 1)), order)
             let sub: UInt16 = encoding.isFloat ? 3 : 1
-            fmt.write(sub, .little)
+            fmt.write(sub, order)
             fmt.write(bytes: [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
         } else if encoding.isFloat {
-            fmt.write(UInt16(0), .little)
+            fmt.write(UInt16(0), order)
         }
-        return WAVFixture.riff(chunks: [("fmt ", fmt.bytes), ("data", samples)])
+        return WAVFixture.riff(chunks: [("fmt ", fmt.bytes), ("data", samples)], order: order)
     }
 
-    /// Assembles a RIFF/WAVE file from chunks, adding pad bytes after odd-sized bodies.
-    public static func riff(chunks: [(String, [UInt8])]) -> [UInt8] {
+    /// Assembles a RIFF/WAVE file (RIFX when `order` is `.big`) from chunks, adding pad bytes
+    /// after odd-sized bodies.
+    public static func riff(chunks: [(String, [UInt8])], order: ByteOrder = .little) -> [UInt8] {
         var body = ByteWriter()
         body.write(bytes: Array("WAVE".utf8))
         for (id, content) in chunks {
             body.write(bytes: Array(id.utf8))
-            body.write(UInt32(content.count), .little)
+            body.write(UInt32(content.count), order)
             body.write(bytes: content)
             if content.count % 2 == 1 { body.write(UInt8(0)) }
         }
         var file = ByteWriter()
-        file.write(bytes: Array("RIFF".utf8))
-        file.write(UInt32(body.bytes.count), .little)
+        file.write(bytes: Array((order == .little ? "RIFF" : "RIFX").utf8))
+        file.write(UInt32(body.bytes.count), order)
         file.write(bytes: body.bytes)
         return file.bytes
     }

@@ -1,0 +1,12 @@
+#ifndef CAFCONV_CFILECOPY_H
+#define CAFCONV_CFILECOPY_H
+#include <stdint.h>
+#include <sys/types.h>
+
+/// Copies up to `length` bytes from `input` at `*input_offset` to `output` at `*output_offset`
+/// inside the kernel (copy_file_range(2)), advancing both offsets by the bytes copied.
+/// Returns the bytes copied, 0 at the end of the input, or -1 with errno set (ENOSYS where the
+/// system has no such call).
+ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length);
+
+#endif

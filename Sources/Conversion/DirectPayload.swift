@@ -1,0 +1,224 @@
+import BinaryIO
+import CAFKit
+internal import CFileCopy
+import SndFile
+import WAVEKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How the source's sample bytes become the output's when decoding and encoding them would not
+/// change a single sample value, only (at most) the byte order or the sign convention of 8-bit
+/// samples.
+enum PayloadTransform: Equatable, Sendable {
+    /// The bytes are the same: the kernel copies them (copy_file_range(2)).
+    case copy
+    /// Each sample's `width` bytes are reversed (little-endian <-> big-endian).
+    case swap(width: Int)
+    /// Unsigned 8-bit (WAV) to signed 8-bit (CAF): the top bit of every byte is flipped.
+    case flipSign
+}
+
+/// The audio payload of a source whose samples can be moved without decoding them.
+///
+/// It is only built when WAVEKit and libsndfile agree on the encoding, channels, frame size and
+/// frame count, and the file really holds that many bytes; ``check(_:against:)`` then compares
+/// samples at both ends as the two parsers decode them.
+struct DirectPayload: Equatable, Sendable {
+    /// Absolute offset of the first audio byte in the source.
+    var offset: UInt64
+    /// Frames to move.
+    var frames: Int64
+    /// How the source's samples are laid out (for our own decode).
+    var layout: PCMLayout
+    /// How bytes change on the way.
+    var transform: PayloadTransform
+
+    /// Bytes to move.
+    var byteCount: UInt64 { UInt64(frames) * UInt64(layout.bytesPerFrame) }
+
+    init?(wave: WAVEFile, source: SoundInfo, target: TargetFormat, fileLength: UInt64) {
+        let encoding = source.encoding
+        guard encoding.isLinearPCM, wave.format.isLinearPCM, let bits = encoding.bits else { return nil }
+        let signFlip = encoding == .pcmU8 && target.encoding == .pcmS8
+        guard target.encoding == encoding || signFlip else { return nil }
+        let width = bits / 8
+        guard source.channels > 0, Int(wave.format.channels) == source.channels,
+            Int(wave.format.bitsPerSample) == bits, wave.format.isFloat == encoding.isFloat,
+            Int(wave.format.blockAlign) == source.channels * width,
+            source.frames >= 0, wave.frames == UInt64(source.frames)
+        else { return nil }
+        let layout = PCMLayout(
+            bits: bits, isFloat: encoding.isFloat, byteOrder: wave.byteOrder, channels: source.channels,
+            isUnsigned8Bit: encoding == .pcmU8)
+        let (bytes, overflow) = UInt64(source.frames).multipliedReportingOverflow(by: UInt64(layout.bytesPerFrame))
+        guard !overflow, wave.audioOffset <= fileLength, bytes <= fileLength - wave.audioOffset else { return nil }
+        self.offset = wave.audioOffset
+        self.frames = source.frames
+        self.layout = layout
+        if signFlip {
+            transform = .flipSign
+        } else if width == 1 || wave.byteOrder == target.byteOrder {
+            transform = .copy
+        } else {
+            transform = .swap(width: width)
+        }
+    }
+}
+
+/// Samples at the start and the end of a file, as one decoder sees them: integers left-justified
+/// in 32 bits (libsndfile's convention) or floats, both as `Double`, which holds them exactly.
+struct SampleProbe: Equatable {
+    /// Frames in each end.
+    static let frames = 2048
+
+    var head: [Double]
+    var tailStart: Int64
+    var tail: [Double]
+
+    /// The first and last frames of `payload` as libsndfile decodes them from `reader`.
+    init(libsndfile reader: SoundFile, payload: DirectPayload) throws(SndFileError) {
+        let count = Int(min(Int64(Self.frames), payload.frames))
+        head = try Self.read(reader, frames: count, isFloat: payload.layout.isFloat)
+        tailStart = payload.frames - Int64(count)
+        if tailStart > 0 {
+            try reader.seek(toFrame: tailStart)
+            tail = try Self.read(reader, frames: count, isFloat: payload.layout.isFloat)
+        } else {
+            tail = head
+        }
+    }
+
+    /// The same frames decoded by CAFKit from the bytes at `offset` in `source`.
+    init(decoding source: some ByteSource, at offset: UInt64, layout: PCMLayout, frames: Int64) throws(ByteError) {
+        let count = Int(min(Int64(Self.frames), frames))
+        let width = layout.bytesPerFrame
+        head = Self.decode(try source.readExactly(at: offset, count: count * width), layout)
+        tailStart = frames - Int64(count)
+        if tailStart > 0 {
+            tail = Self.decode(
+                try source.readExactly(at: offset + UInt64(tailStart) * UInt64(width), count: count * width), layout)
+        } else {
+            tail = head
+        }
+    }
+
+    /// Whether both probes hold the same samples (a NaN matches a NaN).
+    func matches(_ other: SampleProbe) -> Bool {
+        func same(_ a: [Double], _ b: [Double]) -> Bool {
+            a.count == b.count && zip(a, b).allSatisfy { $0 == $1 || ($0.isNaN && $1.isNaN) }
+        }
+        return tailStart == other.tailStart && same(head, other.head) && same(tail, other.tail)
+    }
+
+    /// The first sample index (frame, channel) where the probes differ, for messages.
+    func firstDifference(from other: SampleProbe, channels: Int) -> (frame: Int64, channel: Int)? {
+        for (index, pair) in zip(head, other.head).enumerated() where !(pair.0 == pair.1 || (pair.0.isNaN && pair.1.isNaN)) {
+            return (Int64(index / channels), index % channels + 1)
+        }
+        for (index, pair) in zip(tail, other.tail).enumerated() where !(pair.0 == pair.1 || (pair.0.isNaN && pair.1.isNaN)) {
+            return (tailStart + Int64(index / channels), index % channels + 1)
+        }
+        return nil
+    }
+
+    private static func read(_ reader: SoundFile, frames: Int, isFloat: Bool) throws(SndFileError) -> [Double] {
+        let count = frames * reader.info.channels
+        if isFloat {
+            var buffer = [Double](repeating: 0, count: count)
+            let got = try reader.read(into: &buffer, frames: frames)
+            return Array(buffer.prefix(got * reader.info.channels))
+        }
+        var buffer = [Int32](repeating: 0, count: count)
+        let got = try reader.read(into: &buffer, frames: frames)
+        return buffer.prefix(got * reader.info.channels).map(Double.init)
+    }
+
+    private static func decode(_ bytes: [UInt8], _ layout: PCMLayout) -> [Double] {
+        if layout.isFloat { return layout.decodeFloats(bytes[...]) }
+        let shift = Int32(32 - layout.bits)
+        return layout.decodeIntegers(bytes[...]).map { Double($0 << shift) }
+    }
+}
+
+/// Moves a ``DirectPayload`` from the source into the output file.
+enum PayloadMover {
+    /// Bytes per step between cancellation checks (kernel copy) and per buffer (swap, flip).
+    static let copyStep = 64 << 20
+    static let bufferBytes = 1 << 20
+
+    /// Writes the payload of `input` into `output` from `outputOffset` on. Returns `false` when
+    /// `isCancelled` said stop (it is asked between steps).
+    static func move(
+        _ payload: DirectPayload, from input: Int32, to output: Int32, at outputOffset: UInt64,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Bool {
+        if payload.transform == .copy, let done = try kernelCopy(payload, input, output, outputOffset, isCancelled) {
+            return done
+        }
+        return try bufferedMove(payload, input, output, outputOffset, isCancelled)
+    }
+
+    /// copy_file_range(2) in steps; `nil` when the kernel cannot do it for these files (nothing
+    /// was copied, and the buffered move takes over).
+    private static func kernelCopy(
+        _ payload: DirectPayload, _ input: Int32, _ output: Int32, _ outputOffset: UInt64,
+        _ isCancelled: () -> Bool
+    ) throws(ConversionError) -> Bool? {
+        var inOffset = Int64(payload.offset)
+        var outOffset = Int64(outputOffset)
+        var left = payload.byteCount
+        var first = true
+        while left > 0 {
+            if isCancelled() { return false }
+            let copied = cafconv_copy_file_range(input, &inOffset, output, &outOffset, Int(min(left, UInt64(copyStep))))
+            if copied < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if first && [ENOSYS, EXDEV, EOPNOTSUPP, EINVAL, EBADF, EPERM].contains(code) { return nil }
+                throw ConversionError("copying the audio failed: \(FileSystem.errorText(code))")
+            }
+            if copied == 0 { throw ConversionError("the source ended early: it changed while it was being converted") }
+            first = false
+            left -= UInt64(copied)
+        }
+        return true
+    }
+
+    /// pread, transform in place, pwrite: memory stays at one buffer of about 1 MiB.
+    private static func bufferedMove(
+        _ payload: DirectPayload, _ input: Int32, _ output: Int32, _ outputOffset: UInt64,
+        _ isCancelled: () -> Bool
+    ) throws(ConversionError) -> Bool {
+        let frameBytes = payload.layout.bytesPerFrame
+        let step = max(1, bufferBytes / frameBytes) * frameBytes
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: step, alignment: 64)
+        defer { buffer.deallocate() }
+        var done: UInt64 = 0
+        while done < payload.byteCount {
+            if isCancelled() { return false }
+            let count = Int(min(UInt64(step), payload.byteCount - done))
+            let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+            try FileSystem.readExactly(input, into: chunk, at: payload.offset + done)
+            ByteTransforms.apply(payload.transform, to: chunk)
+            try FileSystem.writeAll(output, from: UnsafeRawBufferPointer(chunk), at: outputOffset + done)
+            done += UInt64(count)
+        }
+        return true
+    }
+}
+
+extension ByteTransforms {
+    static func apply(_ transform: PayloadTransform, to bytes: UnsafeMutableRawBufferPointer) {
+        switch transform {
+        case .copy: break
+        case .swap(let width): swap(width: width, bytes)
+        case .flipSign: flipSign(bytes)
+        }
+    }
+}
