@@ -45,41 +45,75 @@ public struct PCMLayout: Equatable, Hashable, Sendable {
     public func decodeIntegers(_ bytes: ArraySlice<UInt8>) -> [Int32] {
         precondition(!isFloat, "decodeIntegers needs an integer layout")
         let width = bytesPerSample
+        guard width > 0 else { return [] }
         let count = bytes.count / width
-        var result = [Int32](repeating: 0, count: count)
-        var index = bytes.startIndex
-        for sample in 0..<count {
-            var raw: UInt32 = 0
-            for position in 0..<width {
-                let byte = UInt32(bytes[index + position])
-                let shift = byteOrder == .big ? (width - 1 - position) * 8 : position * 8
-                raw |= byte << UInt32(shift)
-            }
-            index += width
-            if width == 1 && isUnsigned8Bit {
-                result[sample] = Int32(raw) - 128
-            } else {
-                let unused = UInt32(32 - bits)
-                result[sample] = Int32(bitPattern: raw << unused) >> Int32(unused)
+        let little = byteOrder == .little
+        return bytes.withUnsafeBytes { raw in
+            [Int32](unsafeUninitializedCapacity: count) { out, initialized in
+                // One loop per width and order, so that each compiles to straight-line loads.
+                switch width {
+                case 1 where isUnsigned8Bit:
+                    for index in 0..<count { out[index] = Int32(raw[index]) - 128 }
+                case 1:
+                    for index in 0..<count { out[index] = Int32(Int8(bitPattern: raw[index])) }
+                case 2 where bits == 16:
+                    for index in 0..<count {
+                        let word = raw.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)
+                        out[index] = Int32(Int16(bitPattern: little ? UInt16(littleEndian: word) : UInt16(bigEndian: word)))
+                    }
+                case 3 where bits == 24:
+                    for index in 0..<count {
+                        let at = index * 3
+                        let (low, high) = little ? (raw[at], raw[at + 2]) : (raw[at + 2], raw[at])
+                        let word = UInt32(low) << 8 | UInt32(raw[at + 1]) << 16 | UInt32(high) << 24
+                        out[index] = Int32(bitPattern: word) >> 8
+                    }
+                case 4 where bits == 32:
+                    for index in 0..<count {
+                        let word = raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
+                        out[index] = Int32(bitPattern: little ? UInt32(littleEndian: word) : UInt32(bigEndian: word))
+                    }
+                default:
+                    for index in 0..<count { out[index] = genericInteger(raw, at: index * width, width: width) }
+                }
+                initialized = count
             }
         }
-        return result
     }
 
-    /// Decodes float samples (32- or 64-bit) into `Double`s, exactly.
+    /// Any width up to 4 bytes holding `bits` significant bits, sign-extended.
+    private func genericInteger(_ raw: UnsafeRawBufferPointer, at offset: Int, width: Int) -> Int32 {
+        var word: UInt32 = 0
+        for position in 0..<min(width, 4) {
+            let shift = byteOrder == .big ? (width - 1 - position) * 8 : position * 8
+            word |= UInt32(raw[offset + position]) << UInt32(shift)
+        }
+        let unused = UInt32(max(0, 32 - bits))
+        return Int32(bitPattern: word << unused) >> Int32(unused)
+    }
+
+    /// Decodes float samples (32- or 64-bit) into `Double`s, exactly. A partial last sample is dropped.
     public func decodeFloats(_ bytes: ArraySlice<UInt8>) -> [Double] {
         precondition(isFloat, "decodeFloats needs a float layout")
-        var cursor = ByteCursor(Array(bytes))
-        var result: [Double] = []
-        result.reserveCapacity(bytes.count / bytesPerSample)
-        while cursor.remaining >= bytesPerSample {
-            // The loop condition guarantees the bytes, so these reads cannot fail.
-            if bits == 32, let value = try? cursor.readFloat32(byteOrder) {
-                result.append(Double(value))
-            } else if let value = try? cursor.readFloat64(byteOrder) {
-                result.append(value)
+        let width = bytesPerSample
+        guard width == 4 || width == 8 else { return [] }
+        let count = bytes.count / width
+        let little = byteOrder == .little
+        return bytes.withUnsafeBytes { raw in
+            [Double](unsafeUninitializedCapacity: count) { out, initialized in
+                if width == 4 {
+                    for index in 0..<count {
+                        let word = raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
+                        out[index] = Double(Float(bitPattern: little ? UInt32(littleEndian: word) : UInt32(bigEndian: word)))
+                    }
+                } else {
+                    for index in 0..<count {
+                        let word = raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
+                        out[index] = Double(bitPattern: little ? UInt64(littleEndian: word) : UInt64(bigEndian: word))
+                    }
+                }
+                initialized = count
             }
         }
-        return result
     }
 }
