@@ -23,8 +23,8 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]
         ),
-        // copy_file_range(2), which the Glibc module does not export; no logic here.
-        .target(name: "CFileCopy"),
+        // copy_file_range(2) and renameat2(2), which the Glibc module does not export; no logic here.
+        .target(name: "CSystemCalls"),
         // The only target that sees C types from libsndfile.
         .target(name: "SndFile", dependencies: ["CSndFile"], swiftSettings: strict),
         // Byte cursor, byte sources and FourCC shared by the pure-Swift parsers.
@@ -36,7 +36,7 @@ let package = Package(
         // The conversion engine: plan, convert, verify, report. No terminal output.
         .target(
             name: "Conversion",
-            dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO", "CFileCopy"],
+            dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO", "CSystemCalls"],
             swiftSettings: strict
         ),
         // The command-line front end.

@@ -202,7 +202,7 @@ enum Converter {
             case .flipSign?: result.samples = .signFlipped
             case nil: result.samples = .libsndfile
             }
-            try FileSystem.rename(temporary, job.output)
+            try FileSystem.replace(temporary, with: job.output)
             created = false
             result.status = .converted
         } catch {

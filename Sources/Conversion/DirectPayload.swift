@@ -1,6 +1,6 @@
 import BinaryIO
 import CAFKit
-internal import CFileCopy
+internal import CSystemCalls
 import SndFile
 import WAVEKit
 

@@ -1,3 +1,5 @@
+internal import CSystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -95,8 +97,17 @@ enum FileSystem {
     /// Deletes a file; `false` (with `errno` set) when it could not.
     static func unlinkFile(_ path: String) -> Bool { unlink(path) == 0 }
 
-    static func rename(_ from: String, _ to: String) throws(ConversionError) {
-        guard Glibc.rename(from, to) == 0 else {
+    /// Moves the finished file `from` to `to` in one step: readers see the old file or the new
+    /// one, never a mix. An existing file at `to` is swapped out (renameat2 with RENAME_EXCHANGE)
+    /// and then deleted, because ext4 writes the new file's data out at once, about 1.4 ms per
+    /// file, when rename(2) replaces a file. Elsewhere it is a plain rename.
+    static func replace(_ from: String, with to: String) throws(ConversionError) {
+        var info = stat()
+        if lstat(to, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR, cafconv_exchange(from, to) == 0 {
+            unlink(from)
+            return
+        }
+        guard rename(from, to) == 0 else {
             throw ConversionError("cannot move the finished file into place: \(errorText())")
         }
     }
@@ -226,20 +237,24 @@ enum FileSystem {
         return bytes
     }
 
-    /// Replaces `path` with `bytes` atomically: a temporary file beside it is written, flushed
-    /// and renamed over it, so a crash leaves either the old or the new content.
+    /// Replaces `path` with `bytes` atomically: a temporary file beside it is written and moved
+    /// over it, so readers see either the old or the new content. It is not flushed to disk:
+    /// the manifest is a cache, and a manifest lost in a crash costs a full re-run, never a
+    /// wrong output.
     static func writeAtomically(_ path: String, _ bytes: [UInt8], temporarySuffix: String) throws(ConversionError) {
         let temporary = joined(directoryName(path), "." + baseName(path) + temporarySuffix)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw ConversionError("cannot write \(path): \(errorText())") }
         var failure: Int32 = 0
         do { try writeAll(fd, bytes, at: 0) } catch { failure = errno == 0 ? ENOSPC : errno }
-        if failure == 0 && fsync(fd) != 0 { failure = errno }
         close(fd)
-        if failure == 0 && Glibc.rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {
             unlink(temporary)
             throw ConversionError("cannot write \(path): \(errorText(failure))")
+        }
+        do { try replace(temporary, with: path) } catch {
+            unlink(temporary)
+            throw ConversionError("cannot write \(path): \(error.message)")
         }
     }
 

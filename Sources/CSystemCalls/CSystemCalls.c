@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
-#include "CFileCopy.h"
+#include "CSystemCalls.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length) {
@@ -15,6 +17,16 @@ ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, in
     return copied;
 #else
     (void)input; (void)input_offset; (void)output; (void)output_offset; (void)length;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cafconv_exchange(const char *first, const char *second) {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+    return renameat2(AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);
+#else
+    (void)first; (void)second;
     errno = ENOSYS;
     return -1;
 #endif

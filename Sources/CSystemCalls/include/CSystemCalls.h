@@ -1,5 +1,5 @@
-#ifndef CAFCONV_CFILECOPY_H
-#define CAFCONV_CFILECOPY_H
+#ifndef CAFCONV_CSYSTEMCALLS_H
+#define CAFCONV_CSYSTEMCALLS_H
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -8,5 +8,9 @@
 /// Returns the bytes copied, 0 at the end of the input, or -1 with errno set (ENOSYS where the
 /// system has no such call).
 ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length);
+
+/// Swaps the files at `first` and `second` in one step (renameat2(2) with RENAME_EXCHANGE).
+/// Returns 0, or -1 with errno set (EINVAL or ENOSYS where the file system or system cannot).
+int cafconv_exchange(const char *first, const char *second);
 
 #endif
