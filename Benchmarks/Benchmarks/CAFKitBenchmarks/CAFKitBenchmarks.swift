@@ -1,6 +1,6 @@
 import Benchmark
 // Micro-benchmarks for the pieces of cafconv that run per byte or per chunk: parsing a CAF chunk
-// table, swapping sample bytes, and decoding samples to compare them. Throughput is in iterations
+// table, swapping and sign-flipping sample bytes in place, and decoding samples to compare them. Throughput is in iterations
 // per second; each benchmark's name says how many bytes one iteration handles.
 import BinaryIO
 import CAFKit
@@ -40,22 +40,11 @@ func sampleBytes(_ count: Int) -> [UInt8] {
     }
 }
 
-/// Reverses the byte order of each `width`-byte sample of `input` into `output`: the loop a
-/// converter runs when source and destination byte orders differ.
-@inline(never)
-func swapBytes(_ input: [UInt8], into output: inout [UInt8], width: Int) {
-    let count = input.count - input.count % width
-    output.withUnsafeMutableBufferPointer { out in
-        input.withUnsafeBufferPointer { source in
-            var index = 0
-            while index < count {
-                for position in 0..<width {
-                    out[index + position] = source[index + width - 1 - position]
-                }
-                index += width
-            }
-        }
-    }
+/// A copy of `input` with every `width`-byte sample reversed, by cafconv's own transform.
+func swapped(_ input: [UInt8], width: Int) -> [UInt8] {
+    var output = input
+    output.withUnsafeMutableBytes { ByteTransforms.swap(width: width, $0) }
+    return output
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -77,36 +66,49 @@ let benchmarks: @Sendable () -> Void = {
     let samples16 = sampleBytes(oneMiB)
     let samples24 = sampleBytes(3 * oneMiB / 2)  // 1.5 MiB: a whole number of 24-bit samples
 
-    Benchmark("Byte swap, 16-bit samples (1 MiB)") { benchmark in
-        var output = [UInt8](repeating: 0, count: samples16.count)
-        for _ in benchmark.scaledIterations {
-            swapBytes(samples16, into: &output, width: 2)
-            blackHole(output)
+    // In place, as the converter does it on each 1 MiB block it reads.
+    for (width, input) in [(2, samples16), (3, samples24), (4, samples16)] {
+        Benchmark("Byte swap in place, \(width * 8)-bit samples (\(input.count / 1024) KiB)") { benchmark in
+            var buffer = input
+            for _ in benchmark.scaledIterations {
+                buffer.withUnsafeMutableBytes { ByteTransforms.swap(width: width, $0) }
+                blackHole(buffer)
+            }
         }
     }
 
-    Benchmark("Byte swap, 24-bit samples (1.5 MiB)") { benchmark in
-        var output = [UInt8](repeating: 0, count: samples24.count)
+    Benchmark("Sign flip in place, 8-bit samples (1 MiB)") { benchmark in
+        var buffer = samples16
         for _ in benchmark.scaledIterations {
-            swapBytes(samples24, into: &output, width: 3)
-            blackHole(output)
+            buffer.withUnsafeMutableBytes { ByteTransforms.flipSign($0) }
+            blackHole(buffer)
         }
     }
 
     for width in [2, 3] {
         let little = width == 2 ? samples16 : samples24
-        var big = [UInt8](repeating: 0, count: little.count)
-        swapBytes(little, into: &big, width: width)
-        let swapped = big
+        let big = swapped(little, width: width)
         let bits = width * 8
         let le = PCMLayout(bits: bits, isFloat: false, byteOrder: .little, channels: 2)
         let be = PCMLayout(bits: bits, isFloat: false, byteOrder: .big, channels: 2)
         Benchmark("Compare samples, \(bits)-bit little vs big (\(little.count / 1024) KiB each)") { benchmark in
             for _ in benchmark.scaledIterations {
-                let same = le.decodeIntegers(little[...]) == be.decodeIntegers(swapped[...])
+                let same = le.decodeIntegers(little[...]) == be.decodeIntegers(big[...])
                 precondition(same, "the swapped buffer must decode to the same samples")
                 blackHole(same)
             }
+        }
+    }
+
+    let floats = PCMLayout(bits: 32, isFloat: true, byteOrder: .little, channels: 2)
+    let floatsBig = PCMLayout(bits: 32, isFloat: true, byteOrder: .big, channels: 2)
+    let samples32Big = swapped(samples16, width: 4)
+    Benchmark("Compare samples, 32-bit float little vs big (1024 KiB each)") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let left = floats.decodeFloats(samples16[...]).map { $0.bitPattern }
+            let right = floatsBig.decodeFloats(samples32Big[...]).map { $0.bitPattern }
+            precondition(left == right, "the swapped buffer must decode to the same samples")
+            blackHole(left)
         }
     }
 }
