@@ -27,9 +27,10 @@ for tool in hyperfine sndfile-convert ffmpeg python3 /usr/bin/time; do
     }
 done
 
-echo "== building cafconv (release)" >&2
-swift build -c release --product cafconv
-BIN="$(swift build -c release --show-bin-path)/cafconv"
+# The binary `make release` and `make install` build: optimised, Swift runtime linked statically.
+echo "== building cafconv (release, static Swift runtime)" >&2
+swift build -c release --static-swift-stdlib --product cafconv
+BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/cafconv"
 
 echo "== corpus" >&2
 # shellcheck disable=SC2086
