@@ -37,6 +37,8 @@ let package = Package(
             dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO"],
             swiftSettings: strict
         ),
+        // An `Encoder` to a JSON tree and its text, laid out like JSONEncoder (standard library only).
+        .target(name: "JSONKit", swiftSettings: strict),
         // The command-line front end.
         .executableTarget(
             name: "cafconv",
@@ -58,6 +60,7 @@ let package = Package(
             dependencies: ["Conversion", "CAFKit", "WAVEKit", "TestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "JSONKitTests", dependencies: ["JSONKit", "Conversion", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "cafconvTests",
             dependencies: ["cafconv", "CAFKit", "TestSupport"],
