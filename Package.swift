@@ -37,6 +37,9 @@ let package = Package(
             dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO"],
             swiftSettings: strict
         ),
+        // Declarative command-line parsing, help, manual page and completion scripts (standard
+        // library only: no reflection, no Foundation, so the executable starts fast).
+        .target(name: "CommandLineKit", swiftSettings: strict),
         // An `Encoder` to a JSON tree and its text, laid out like JSONEncoder (standard library only).
         .target(name: "JSONKit", swiftSettings: strict),
         // The command-line front end.
@@ -60,6 +63,7 @@ let package = Package(
             dependencies: ["Conversion", "CAFKit", "WAVEKit", "TestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(name: "JSONKitTests", dependencies: ["JSONKit", "Conversion", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "cafconvTests",
