@@ -13,9 +13,6 @@ let package = Package(
         // For the Benchmarks/ subpackage, which feeds CAFKit from memory.
         .library(name: "BinaryIO", targets: ["BinaryIO"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
-    ],
     targets: [
         // libsndfile, found with pkg-config; no logic here.
         .systemLibrary(
@@ -45,10 +42,7 @@ let package = Package(
         // The command-line front end.
         .executableTarget(
             name: "cafconv",
-            dependencies: [
-                "Conversion", "CAFKit", "WAVEKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["Conversion", "CAFKit", "WAVEKit", "CommandLineKit", "JSONKit"],
             swiftSettings: strict
         ),
 
