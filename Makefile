@@ -38,16 +38,15 @@ release: deps ## Build an optimised binary with the Swift standard library linke
 	$(SWIFT) build -c release --static-swift-stdlib
 
 install: deps ## Install the binary, man page and shell completions under $(DESTDIR)$(PREFIX)
-	# The manual plugin links its own (dynamic) release build, so it runs first and the static
-	# binary is linked last.
-	$(SWIFT) package plugin generate-manual --date 2026-01-01 >/dev/null
 	$(SWIFT) build -c release --static-swift-stdlib
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 755 $(RELEASE_BIN) $(BINDIR)/cafconv
-	install -m 644 .build/plugins/GenerateManual/outputs/cafconv/cafconv.1 $(MANDIR)/cafconv.1
+	# The manual and the completion scripts come from the binary's own option tables.
+	$(RELEASE_BIN) --generate-manual > $(MANDIR)/cafconv.1
 	$(RELEASE_BIN) --generate-completion-script bash > $(BASHDIR)/cafconv
 	$(RELEASE_BIN) --generate-completion-script zsh > $(ZSHDIR)/_cafconv
 	$(RELEASE_BIN) --generate-completion-script fish > $(FISHDIR)/cafconv.fish
+	chmod 644 $(MANDIR)/cafconv.1 $(BASHDIR)/cafconv $(ZSHDIR)/_cafconv $(FISHDIR)/cafconv.fish
 
 uninstall: ## Remove what `make install` installed
 	rm -f $(BINDIR)/cafconv $(MANDIR)/cafconv.1 $(BASHDIR)/cafconv $(ZSHDIR)/_cafconv $(FISHDIR)/cafconv.fish

@@ -13,9 +13,6 @@ let package = Package(
         // For the Benchmarks/ subpackage, which feeds CAFKit from memory.
         .library(name: "BinaryIO", targets: ["BinaryIO"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
-    ],
     targets: [
         // libsndfile, found with pkg-config; no logic here.
         .systemLibrary(
@@ -39,13 +36,15 @@ let package = Package(
             dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO", "CSystemCalls"],
             swiftSettings: strict
         ),
+        // Declarative command-line parsing, help, manual page and completion scripts (standard
+        // library only: no reflection, no Foundation, so the executable starts fast).
+        .target(name: "CommandLineKit", swiftSettings: strict),
+        // An `Encoder` to a JSON tree and its text, laid out like JSONEncoder (standard library only).
+        .target(name: "JSONKit", swiftSettings: strict),
         // The command-line front end.
         .executableTarget(
             name: "cafconv",
-            dependencies: [
-                "Conversion", "CAFKit", "WAVEKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["Conversion", "CAFKit", "WAVEKit", "CommandLineKit", "JSONKit"],
             swiftSettings: strict
         ),
 
@@ -60,6 +59,8 @@ let package = Package(
             dependencies: ["Conversion", "CAFKit", "WAVEKit", "TestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
+        .testTarget(name: "JSONKitTests", dependencies: ["JSONKit", "Conversion", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "cafconvTests",
             dependencies: ["cafconv", "CAFKit", "TestSupport"],

@@ -1,11 +1,30 @@
-import ArgumentParser
+import CommandLineKit
 import Conversion
 
-extension EndianChoice: ExpressibleByArgument {}
-
 /// `cafconv convert`: WAV files and folders to CAF.
-struct Convert: ParsableCommand {
-    static let configuration = CommandConfiguration(
+struct Convert {
+    static let inputs = Positionals("inputs", help: "WAV files or folders to convert.")
+    static let output = Option<String>(
+        "output", short: "o", help: "Output file, or folder when converting folders or several inputs.",
+        completion: .files)
+    static let endian = Option<EndianChoice>("endian", help: "Byte order of the output samples (default: little).")
+    static let dataFormat = Option<String>(
+        "data-format", short: "d", valueName: "format",
+        help: "Output data format: \(DataFormat.examples). Default: the source's format.",
+        completion: .values(DataFormat.examples.split(separator: " ").map(String.init)))
+    static let jobs = Option<Int>("jobs", short: "j", help: "Convert this many files at once (default: all cores).")
+    static let force = Flag("force", help: "Convert every input, even when its output is up to date.")
+    static let dryRun = Flag(
+        "dry-run", help: "Print what would be converted, what is up to date and what is orphaned; write nothing.")
+    static let check = Flag("check", help: "Write nothing; exit 1 when any output is missing, out of date or orphaned.")
+    static let prune = Flag(
+        "prune", help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
+    static let json = Flag("json", help: "Print one JSON report on stdout instead of text.")
+    static let quiet = Flag("quiet", short: "q", help: "Print only errors.")
+    static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file.")
+
+    static let command = Command(
+        "convert",
         abstract: "Convert WAV files and folders to CAF with an explicit byte order.",
         discussion: """
             Folders are searched recursively for *.wav and *.wave files (any case); other files are \
@@ -37,66 +56,43 @@ struct Convert: ParsableCommand {
 
             Exit status: 0 every input converted or up to date; 1 any input failed (or, with \
             --check, anything is out of date); 64 usage error; 130 interrupted.
-            """
-    )
+            """,
+        positionals: inputs,
+        options: [output, endian, dataFormat, jobs, force, dryRun, check, prune, json, quiet, verbose])
 
-    @Argument(help: "WAV files or folders to convert.")
-    var inputs: [String] = []
+    let inputs: [String]
+    let output: String?
+    let options: ConversionOptions
+    let check: Bool
+    let json: Bool
+    let quiet: Bool
+    let verbose: Bool
 
-    @Option(name: [.short, .long], help: "Output file, or folder when converting folders or several inputs.")
-    var output: String?
-
-    @Option(help: "Byte order of the output samples (default: little).")
-    var endian: EndianChoice?
-
-    @Option(
-        name: [.customShort("d"), .long],
-        help: ArgumentHelp(
-            "Output data format: \(DataFormat.examples). Default: the source's format.",
-            valueName: "format"))
-    var dataFormat: String?
-
-    @Option(name: [.short, .long], help: "Convert this many files at once (default: all cores).")
-    var jobs: Int?
-
-    @Flag(help: "Convert every input, even when its output is up to date.")
-    var force = false
-
-    @Flag(help: "Print what would be converted, what is up to date and what is orphaned; write nothing.")
-    var dryRun = false
-
-    @Flag(help: "Write nothing; exit 1 when any output is missing, out of date or orphaned.")
-    var check = false
-
-    @Flag(help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
-    var prune = false
-
-    @Flag(help: "Print one JSON report on stdout instead of text.")
-    var json = false
-
-    @Flag(name: [.short, .long], help: "Print only errors.")
-    var quiet = false
-
-    @Flag(name: [.short, .long], help: "Print more detail for each file.")
-    var verbose = false
-
-    func options() throws(UsageError) -> ConversionOptions {
-        let format = try dataFormat.map { text throws(UsageError) in try DataFormat(parsing: text) }
-        let options = ConversionOptions(
-            dataFormat: format, endian: endian, jobs: jobs, force: force, dryRun: dryRun || check, prune: prune)
-        try options.validate()
-        return options
+    /// Reads and checks the options: every usage error is thrown here, before anything runs.
+    init(_ invocation: Invocation) throws(CommandLineError) {
+        inputs = invocation.positionals
+        output = invocation[Self.output]
+        check = invocation[Self.check]
+        json = invocation[Self.json]
+        quiet = invocation[Self.quiet]
+        verbose = invocation[Self.verbose]
+        if inputs.isEmpty { throw CommandLineError("give at least one WAV file or folder") }
+        let jobs = invocation[Self.jobs]
+        if let jobs, jobs < 1 { throw CommandLineError("--jobs must be at least 1") }
+        if quiet && verbose { throw CommandLineError("--quiet and --verbose cannot be used together") }
+        do throws(UsageError) {
+            let format = try invocation[Self.dataFormat].map { text throws(UsageError) in try DataFormat(parsing: text) }
+            let options = ConversionOptions(
+                dataFormat: format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
+                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune])
+            try options.validate()
+            self.options = options
+        } catch {
+            throw CommandLineError(error.message)
+        }
     }
 
-    func validate() throws {
-        if inputs.isEmpty { throw ValidationError("give at least one WAV file or folder") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
-        do { _ = try options() } catch { throw ValidationError(error.message) }
-    }
-
-    func run() throws {
-        let options = try options()
+    func run() -> Int32 {
         let cancellation = Cancellation()
         let interruption = Interruption(cancellation)
         defer { interruption.stop() }
@@ -110,7 +106,8 @@ struct Convert: ParsableCommand {
             inputs: inputs, output: output, options: options, cancellation: cancellation, progress: progress)
         line?.clear()
         Output.render(report, style: style)
-        if report.interrupted { throw ExitCode(130) }
-        if !report.succeeded || (check && !report.isCurrent) { throw ExitCode(1) }
+        if report.interrupted { return ExitStatus.interrupted }
+        if !report.succeeded || (check && !report.isCurrent) { return ExitStatus.failure }
+        return ExitStatus.success
     }
 }

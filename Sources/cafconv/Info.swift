@@ -1,9 +1,13 @@
-import ArgumentParser
+import CommandLineKit
 import Conversion
 
 /// `cafconv info`: what is inside CAF, WAV and AIFF files.
-struct Info: ParsableCommand {
-    static let configuration = CommandConfiguration(
+struct Info {
+    static let brief = Flag("brief", help: "One line per file, like file(1).")
+    static let json = Flag("json", help: "Print one JSON array, one object per file.")
+
+    static let command = Command(
+        "info",
         abstract: "Describe CAF, WAV and AIFF files: format, byte order, frames, chunks.",
         discussion: """
             The container is told from the magic bytes, not the name: a .caf that is really AIFF is \
@@ -12,31 +16,31 @@ struct Info: ParsableCommand {
 
             Exit status: 0 every file is readable and valid; 1 any file is unreadable or invalid \
             (its error names the byte offset and the rule); 64 usage error.
-            """
-    )
+            """,
+        positionals: Positionals("files", help: "Audio files to describe."),
+        options: [brief, json])
 
-    @Argument(help: "Audio files to describe.")
-    var files: [String] = []
+    let files: [String]
+    let brief: Bool
+    let json: Bool
 
-    @Flag(help: "One line per file, like file(1).")
-    var brief = false
-
-    @Flag(help: "Print one JSON array, one object per file.")
-    var json = false
-
-    func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one file") }
-        if brief && json { throw ValidationError("--brief and --json cannot be used together") }
+    /// Reads and checks the options.
+    init(_ invocation: Invocation) throws(CommandLineError) {
+        files = invocation.positionals
+        brief = invocation[Self.brief]
+        json = invocation[Self.json]
+        if files.isEmpty { throw CommandLineError("give at least one file") }
+        if brief && json { throw CommandLineError("--brief and --json cannot be used together") }
     }
 
-    func run() throws {
+    func run() -> Int32 {
         let reports = files.map { Inspector.inspect(path: $0) }
         if json {
             Output.standardOutput(Output.json(reports))
         } else {
             for (index, report) in reports.enumerated() {
                 if brief {
-                    Output.standardOutput(Self.brief(report))
+                    Output.standardOutput(Self.briefLine(report))
                 } else {
                     if index > 0 { Output.standardOutput("") }
                     Output.standardOutput(Self.block(report))
@@ -46,7 +50,7 @@ struct Info: ParsableCommand {
         for report in reports where report.error != nil {
             Output.standardError("cafconv: error: \(report.path): \(report.error ?? "")")
         }
-        if reports.contains(where: { $0.error != nil }) { throw ExitCode(1) }
+        return reports.contains(where: { $0.error != nil }) ? ExitStatus.failure : ExitStatus.success
     }
 
     static func containerName(_ report: AudioFileInfo) -> String {
@@ -63,7 +67,7 @@ struct Info: ParsableCommand {
         return "\((value * 1000).rounded() / 1000) s"
     }
 
-    static func brief(_ report: AudioFileInfo) -> String {
+    static func briefLine(_ report: AudioFileInfo) -> String {
         guard report.format != nil else { return "\(report.path): \(report.error ?? "unreadable")" }
         var parts = ["\(containerName(report)) audio", report.formatDescription ?? report.format ?? "?"]
         if let channels = report.channels {

@@ -1,5 +1,6 @@
+import CommandLineKit
 import Conversion
-import FoundationEssentials
+import JSONKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -22,27 +23,17 @@ enum Output {
     }
 
     static func standardError(_ line: String) {
-        let text = Array((line + "\n").utf8)
-        text.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let wrote = write(2, raw.baseAddress.map { $0 + done }, raw.count - done)
-                if wrote <= 0 { return }
-                done += wrote
-            }
-        }
+        Console.error(line)
     }
 
     static func standardOutput(_ line: String) {
-        print(line)
+        Console.output(line)
     }
 
-    /// Encodes any report as sorted, pretty JSON.
-    static func json<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+    /// Encodes any report as sorted, pretty JSON (the layout of Foundation's `JSONEncoder` with
+    /// `.sortedKeys`, `.prettyPrinted` and `.withoutEscapingSlashes`).
+    static func json(_ value: some Encodable) -> String {
+        (try? JSONValueEncoder().text(value)) ?? "{}"
     }
 
     static func render(_ report: ConversionReport, style: Style) {

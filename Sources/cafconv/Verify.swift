@@ -1,16 +1,34 @@
-import ArgumentParser
 import BinaryIO
+import CommandLineKit
 import Conversion
 
-extension Profile: ExpressibleByArgument {}
-
 /// `cafconv verify`: a CI gate for CAF assets.
-struct Verify: ParsableCommand {
-    enum Order: String, ExpressibleByArgument, CaseIterable {
+struct Verify {
+    enum Order: String, CaseIterable, Sendable {
         case little, big
     }
 
-    static let configuration = CommandConfiguration(
+    static let paths = Positionals("paths", help: "CAF files or folders to check.")
+    static let endian = Option<Order>("endian", help: "Require this byte order of linear PCM samples.")
+    static let dataFormat = Option<String>(
+        "data-format", short: "d", valueName: "format",
+        help: "Require this data format (same grammar as convert: LEI16, BEF32, I8, ulaw, alac...).",
+        completion: Convert.dataFormat.spec.completion)
+    static let rate = Option<Double>("rate", help: "Require this sample rate in Hz.")
+    static let channels = Option<Int>("channels", help: "Require this many channels.")
+    static let maxDuration = Option<Double>(
+        "max-duration", valueName: "seconds", help: "Require at most this duration.")
+    static let against = Option<String>(
+        "against", valueName: "source",
+        help:
+            "Compare the decoded audio sample by sample with this source: a WAV file, or a folder mirrored as convert -o mirrors it.",
+        completion: .files)
+    static let profile = Option<Profile>("profile", help: "Apply a target's rules (see the list above).")
+    static let json = Flag("json", help: "Print one JSON report on stdout instead of text.")
+    static let quiet = Flag("quiet", short: "q", help: "Print only failures.")
+
+    static let command = Command(
+        "verify",
         abstract: "Check CAF files against the CAF specification and your expectations.",
         discussion: """
             Checks every CAF file given or found under folders (*.caf, any case): the structural rules \
@@ -25,71 +43,46 @@ struct Verify: ParsableCommand {
             --json prints one document instead.
 
             Exit status: 0 all files pass; 1 any file fails; 64 usage error.
-            """
-    )
+            """,
+        positionals: paths,
+        options: [endian, dataFormat, rate, channels, maxDuration, against, profile, json, quiet])
 
-    @Argument(help: "CAF files or folders to check.")
-    var paths: [String] = []
+    let paths: [String]
+    let options: VerifyOptions
+    let json: Bool
+    let quiet: Bool
 
-    @Option(help: "Require this byte order of linear PCM samples.")
-    var endian: Order?
-
-    @Option(
-        name: [.customShort("d"), .long],
-        help: ArgumentHelp(
-            "Require this data format (same grammar as convert: LEI16, BEF32, I8, ulaw, alac...).", valueName: "format"))
-    var dataFormat: String?
-
-    @Option(help: "Require this sample rate in Hz.")
-    var rate: Double?
-
-    @Option(help: "Require this many channels.")
-    var channels: Int?
-
-    @Option(name: .customLong("max-duration"), help: ArgumentHelp("Require at most this duration.", valueName: "seconds"))
-    var maxDuration: Double?
-
-    @Option(
-        help: ArgumentHelp(
-            "Compare the decoded audio sample by sample with this source: a WAV file, or a folder mirrored as convert -o mirrors it.",
-            valueName: "source"))
-    var against: String?
-
-    @Option(help: "Apply a target's rules (see the list above).")
-    var profile: Profile?
-
-    @Flag(help: "Print one JSON report on stdout instead of text.")
-    var json = false
-
-    @Flag(name: [.short, .long], help: "Print only failures.")
-    var quiet = false
-
-    func options() throws -> VerifyOptions {
+    /// Reads and checks the options.
+    init(_ invocation: Invocation) throws(CommandLineError) {
+        paths = invocation.positionals
+        json = invocation[Self.json]
+        quiet = invocation[Self.quiet]
+        let rate = invocation[Self.rate]
+        let channels = invocation[Self.channels]
+        let maxDuration = invocation[Self.maxDuration]
+        let endian = invocation[Self.endian]
+        if paths.isEmpty { throw CommandLineError("give at least one CAF file or folder") }
+        if let rate, !(rate.isFinite && rate > 0) { throw CommandLineError("--rate must be a positive number") }
+        if let channels, channels < 1 { throw CommandLineError("--channels must be at least 1") }
+        if let maxDuration, !(maxDuration.isFinite && maxDuration > 0) {
+            throw CommandLineError("--max-duration must be a positive number of seconds")
+        }
         var format: DataFormat?
-        if let dataFormat {
-            do { format = try DataFormat(parsing: dataFormat) } catch { throw ValidationError(error.message) }
+        if let text = invocation[Self.dataFormat] {
+            do throws(UsageError) { format = try DataFormat(parsing: text) } catch { throw CommandLineError(error.message) }
         }
         if let format, let fromFormat = format.byteOrder, let endian, fromFormat.rawValue != endian.rawValue {
-            throw ValidationError(
+            throw CommandLineError(
                 "-d \(format.text) asks for \(fromFormat.rawValue)-endian samples but --endian asks for \(endian.rawValue)")
         }
-        return VerifyOptions(
+        options = VerifyOptions(
             byteOrder: endian.map { $0 == .little ? ByteOrder.little : .big }, dataFormat: format,
-            sampleRate: rate, channels: channels, maxDuration: maxDuration, against: against, profile: profile)
+            sampleRate: rate, channels: channels, maxDuration: maxDuration, against: invocation[Self.against],
+            profile: invocation[Self.profile])
     }
 
-    func validate() throws {
-        if paths.isEmpty { throw ValidationError("give at least one CAF file or folder") }
-        if let rate, !(rate.isFinite && rate > 0) { throw ValidationError("--rate must be a positive number") }
-        if let channels, channels < 1 { throw ValidationError("--channels must be at least 1") }
-        if let maxDuration, !(maxDuration.isFinite && maxDuration > 0) {
-            throw ValidationError("--max-duration must be a positive number of seconds")
-        }
-        _ = try options()
-    }
-
-    func run() throws {
-        let report = Verifier.verify(paths: paths, options: try options())
+    func run() -> Int32 {
+        let report = Verifier.verify(paths: paths, options: options)
         if json {
             Output.standardOutput(Output.json(report))
         } else {
@@ -101,6 +94,6 @@ struct Verify: ParsableCommand {
                 Output.standardError("\(report.totals.passed) passed, \(report.totals.failed) failed")
             }
         }
-        if !report.succeeded { throw ExitCode(1) }
+        return report.succeeded ? ExitStatus.success : ExitStatus.failure
     }
 }

@@ -1,0 +1,226 @@
+/// What the shell completes for an option's value or a positional argument.
+public enum Completion: Sendable, Equatable {
+    /// Nothing in particular.
+    case none
+    /// File and folder names.
+    case files
+    /// Folder names.
+    case directories
+    /// One of these words.
+    case values([String])
+}
+
+/// A command-line option as help, the parser, the manual and the completion scripts see it:
+/// a flag (`--force`) or an option that takes a value (`--jobs <jobs>`).
+public struct OptionSpec: Sendable {
+    /// Whether the option takes a value, and what the value is called in help (`<format>`).
+    public enum Kind: Sendable, Equatable {
+        case flag
+        case value(name: String)
+    }
+
+    /// The long name without dashes (`data-format`).
+    public var long: String
+    /// The short name without the dash (`d`), if any.
+    public var short: Character?
+    /// Flag or value.
+    public var kind: Kind
+    /// One imperative sentence for help.
+    public var help: String
+    /// The only values accepted, listed in help; empty when any value the type accepts is fine.
+    public var allowedValues: [String]
+    /// What the shell completes for the value.
+    public var completion: Completion
+    /// Left out of help, the manual and completions (tooling options such as
+    /// `--generate-manual`).
+    public var isHidden: Bool
+    /// Why a value is invalid (`expected a whole number`), or `nil` when it is fine.
+    let check: @Sendable (String) -> String?
+
+    /// Creates an option; `check` returns why a value is invalid, or `nil`.
+    public init(
+        long: String, short: Character? = nil, kind: Kind, help: String, allowedValues: [String] = [],
+        completion: Completion = .none, isHidden: Bool = false, check: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) {
+        self.long = long
+        self.short = short
+        self.kind = kind
+        self.help = help
+        self.allowedValues = allowedValues
+        self.completion = completion
+        self.isHidden = isHidden
+        self.check = check
+    }
+
+    /// Whether the option takes a value.
+    public var takesValue: Bool { kind != .flag }
+
+    /// The value's name in help (`format`), or `nil` for a flag.
+    public var valueName: String? {
+        if case .value(let name) = kind { return name }
+        return nil
+    }
+
+    /// `-d, --data-format <format>`: the left column of help.
+    public var label: String {
+        var text = short.map { "-\($0), " } ?? ""
+        text += "--" + long
+        if let valueName { text += " <\(valueName)>" }
+        return text
+    }
+
+    /// The option as the user spelled it, with its value name: `'-j <jobs>'` in error messages.
+    func spelled(_ name: String) -> String {
+        valueName.map { "\(name) <\($0)>" } ?? name
+    }
+
+    /// `[--data-format <format>]`: the option in a usage line.
+    var usage: String {
+        "[--\(long)" + (valueName.map { " <\($0)>" } ?? "") + "]"
+    }
+
+    /// The help sentence followed by the allowed values, if any.
+    var fullHelp: String {
+        allowedValues.isEmpty ? help : help + " (values: \(allowedValues.joined(separator: ", ")))"
+    }
+
+    static let help = OptionSpec(long: "help", short: "h", kind: .flag, help: "Show help information.")
+    static let version = OptionSpec(long: "version", kind: .flag, help: "Show the version.")
+    static let generateManual = OptionSpec(
+        long: "generate-manual", kind: .flag, help: "Print the manual page (mdoc) on stdout.", isHidden: true)
+    static let generateCompletionScript = OptionSpec(
+        long: "generate-completion-script", kind: .value(name: "shell"),
+        help: "Print the completion script for a shell on stdout.", allowedValues: Shell.allCases.map { $0.rawValue },
+        isHidden: true)
+}
+
+/// Anything that declares an option: `Option<Value>` and `Flag`.
+public protocol OptionDeclaration: Sendable {
+    /// The option's description.
+    var spec: OptionSpec { get }
+}
+
+/// A type an option's value can be: `String`, `Int`, `Double`.
+public protocol ArgumentValue: Sendable {
+    /// The value, or `nil` when the text is not one.
+    init?(argument: String)
+    /// What a valid value looks like, for error messages (`a whole number`).
+    static var expectation: String { get }
+}
+
+extension String: ArgumentValue {
+    public init?(argument: String) { self = argument }
+    public static var expectation: String { "a string" }
+}
+
+extension Int: ArgumentValue {
+    public init?(argument: String) { self.init(argument) }
+    public static var expectation: String { "a whole number" }
+}
+
+extension Double: ArgumentValue {
+    public init?(argument: String) { self.init(argument) }
+    public static var expectation: String { "a number" }
+}
+
+/// An option that takes a value, typed: `Option<Int>("jobs", short: "j", help: ...)`. The parser
+/// checks the value when it reads it, so reading it back from an `Invocation` cannot fail.
+public struct Option<Value: Sendable>: OptionDeclaration {
+    public let spec: OptionSpec
+    let convert: @Sendable (String) -> Value?
+
+    /// An option whose value is a `String`, `Int` or `Double`. The value name defaults to the long
+    /// name (`--jobs <jobs>`).
+    public init(
+        _ long: String, short: Character? = nil, valueName: String? = nil, help: String, completion: Completion = .none
+    ) where Value: ArgumentValue {
+        convert = { Value(argument: $0) }
+        spec = OptionSpec(
+            long: long, short: short, kind: .value(name: valueName ?? long), help: help, completion: completion,
+            check: { Value(argument: $0) == nil ? "expected \(Value.expectation)" : nil })
+    }
+
+    /// An option whose value is one of an enumeration's raw values; help and the completion
+    /// scripts list them, and any other value is an error naming them.
+    public init(
+        _ long: String, short: Character? = nil, valueName: String? = nil, help: String
+    ) where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
+        let values = Value.allCases.map { $0.rawValue }
+        convert = { Value(rawValue: $0) }
+        spec = OptionSpec(
+            long: long, short: short, kind: .value(name: valueName ?? long), help: help, allowedValues: values,
+            completion: .values(values))
+    }
+}
+
+/// An option without a value: present or not (`--force`, `-q`).
+public struct Flag: OptionDeclaration {
+    public let spec: OptionSpec
+
+    /// Creates a flag.
+    public init(_ long: String, short: Character? = nil, help: String) {
+        spec = OptionSpec(long: long, short: short, kind: .flag, help: help)
+    }
+}
+
+/// The positional arguments of a command: zero or more words (`<inputs> ...`).
+public struct Positionals: Sendable {
+    /// The name in help (`inputs`).
+    public var name: String
+    /// One sentence for help.
+    public var help: String
+    /// What the shell completes.
+    public var completion: Completion
+
+    /// Creates the positional arguments.
+    public init(_ name: String, help: String, completion: Completion = .files) {
+        self.name = name
+        self.help = help
+        self.completion = completion
+    }
+}
+
+/// A command or subcommand: its help texts, options and positional arguments, or its
+/// subcommands. Every command also has `-h/--help` and `--version`.
+public struct Command: Sendable {
+    /// The word that selects it (`convert`); the program's name for the root.
+    public var name: String
+    /// One sentence: what it does.
+    public var abstract: String
+    /// Paragraphs separated by blank lines; lines that start with spaces are kept as lines.
+    public var discussion: String
+    /// The positional arguments, if it takes any.
+    public var positionals: Positionals?
+    /// Its own options, in the order help lists them.
+    public var options: [OptionSpec]
+    /// Its subcommands, in the order help lists them.
+    public var subcommands: [Command]
+
+    /// Creates a command.
+    public init(
+        _ name: String, abstract: String, discussion: String = "", positionals: Positionals? = nil,
+        options: [any OptionDeclaration] = [], subcommands: [Command] = []
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.positionals = positionals
+        self.options = options.map { $0.spec }
+        self.subcommands = subcommands
+    }
+
+    /// The options help lists: its own, then `--version` and `-h, --help`.
+    var visibleOptions: [OptionSpec] {
+        options.filter { !$0.isHidden } + [.version, .help]
+    }
+
+    /// The subcommand with this name.
+    func subcommand(_ name: String) -> Command? {
+        subcommands.first { $0.name == name }
+    }
+}
+
+/// A shell the completion scripts are written for.
+public enum Shell: String, Sendable, CaseIterable {
+    case bash, zsh, fish
+}
