@@ -193,15 +193,10 @@ enum Converter {
             let document = try finish(
                 temporary, target: target, channels: source.channels,
                 sampleRate: source.sampleRate, frames: UInt64(frames))
-            if let direct { try checkOutput(temporary, document: document, against: direct.probe, channels: source.channels) }
+            if let direct { try checkOutput(temporary, document: document, against: direct.probe) }
             result.bytes = document.file.fileLength
             result.frames = frames
-            switch direct?.payload.transform {
-            case .copy?: result.samples = .copied
-            case .swap?: result.samples = .byteSwapped
-            case .flipSign?: result.samples = .signFlipped
-            case nil: result.samples = .libsndfile
-            }
+            result.samples = direct?.payload.transform.transfer ?? .libsndfile
             try FileSystem.replace(temporary, with: job.output)
             created = false
             result.status = .converted
@@ -338,14 +333,17 @@ enum Converter {
         return document
     }
 
-    /// libsndfile's decode of the payload's first and last frames, when it matches CAFKit's decode
-    /// of the same bytes; otherwise `nil`, with the reader back at frame 0 for the sample pump.
+    /// libsndfile's decode of the payload's first and last frames, when CAFKit decodes the same
+    /// samples from the bytes at WAVEKit's offset; otherwise `nil`, with the reader back at frame 0
+    /// for the sample pump.
     static func agreedProbe(
         _ payload: DirectPayload, reader: SoundFile, input: some ByteSource
     ) throws(ConversionError) -> SampleProbe? {
-        let theirs = try? SampleProbe(libsndfile: reader, payload: payload)
-        let ours = try? SampleProbe(decoding: input, at: payload.offset, layout: payload.layout, frames: payload.frames)
-        if let theirs, theirs == ours { return theirs }
+        if let probe = try? SampleProbe.read(reader, payload: payload) {
+            do {
+                if try probe.firstDifference(in: input, at: payload.offset, layout: payload.layout) == nil { return probe }
+            } catch {}
+        }
         do { try reader.seek(toFrame: 0) } catch {
             throw ConversionError("reading failed: \(error.message)")
         }
@@ -357,7 +355,7 @@ enum Converter {
     static func appendPayload(
         _ payload: DirectPayload, from input: FileByteSource, to path: String, isCancelled: () -> Bool
     ) throws(ConversionError) -> Bool {
-        let output = try FileSystem.openExisting(path, writable: true)
+        let output = try FileSystem.openForUpdate(path)
         defer { FileSystem.closeFile(output) }
         // An empty CAF ends with its 'data' chunk: type, size 4 (the edit count alone), edit count.
         let headerLength = try FileSystem.length(of: output)
@@ -378,23 +376,21 @@ enum Converter {
 
     /// Compares the first and last frames of the written CAF, as CAFKit decodes them, with what
     /// libsndfile read from the source.
-    static func checkOutput(
-        _ path: String, document: CAFDocument, against probe: SampleProbe, channels: Int
-    ) throws(ConversionError) {
-        guard let layout = PCMLayout(document.file.description), let frames = document.file.linearPCMFrames else {
+    static func checkOutput(_ path: String, document: CAFDocument, against probe: SampleProbe) throws(ConversionError) {
+        guard let layout = PCMLayout(document.file.description) else {
             throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
         }
-        let written: SampleProbe
+        let difference: (frame: Int64, channel: Int, expected: String, found: String)?
         do {
-            written = try SampleProbe(
-                decoding: try FileByteSource(path: path), at: document.file.audioOffset, layout: layout,
-                frames: Int64(frames))
+            difference = try probe.firstDifference(
+                in: try FileByteSource(path: path), at: document.file.audioOffset, layout: layout)
         } catch {
             throw ConversionError("the written CAF cannot be read back: \(error)")
         }
-        if let (frame, channel) = written.firstDifference(from: probe, channels: channels) ?? (written == probe ? nil : (0, 1)) {
+        if let difference {
             throw ConversionError(
-                "the written CAF failed verification: its samples differ from the source at frame \(frame), channel \(channel)")
+                "the written CAF failed verification: frame \(difference.frame), channel \(difference.channel) holds \(difference.found), the source \(difference.expected)"
+            )
         }
     }
 

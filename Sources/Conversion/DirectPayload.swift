@@ -22,6 +22,15 @@ enum PayloadTransform: Equatable, Sendable {
     case swap(width: Int)
     /// Unsigned 8-bit (WAV) to signed 8-bit (CAF): the top bit of every byte is flipped.
     case flipSign
+
+    /// How the report names it.
+    var transfer: FileResult.Transfer {
+        switch self {
+        case .copy: return .copied
+        case .swap: return .byteSwapped
+        case .flipSign: return .signFlipped
+        }
+    }
 }
 
 /// The audio payload of a source whose samples can be moved without decoding them.
@@ -71,78 +80,65 @@ struct DirectPayload: Equatable, Sendable {
     }
 }
 
-/// Samples at the start and the end of a file, as one decoder sees them: integers left-justified
-/// in 32 bits (libsndfile's convention) or floats, both as `Double`, which holds them exactly.
-struct SampleProbe: Equatable {
+/// The first and last frames of a payload as libsndfile decodes them, to check bytes against with
+/// the comparison `verify --against` uses (``Verifier/firstDifference(layout:bytes:sourceIsFloat:ints:doubles:samples:)``).
+struct SampleProbe {
     /// Frames in each end.
     static let frames = 2048
 
-    var head: [Double]
-    var tailStart: Int64
-    var tail: [Double]
+    /// Frames decoded from `start` on: libsndfile's left-justified integers or its floats.
+    struct Block {
+        var start: Int64
+        var frames: Int
+        var ints: [Int32]
+        var doubles: [Double]
+    }
 
-    /// The first and last frames of `payload` as libsndfile decodes them from `reader`.
-    init(libsndfile reader: SoundFile, payload: DirectPayload) throws(SndFileError) {
+    var blocks: [Block]
+    var isFloat: Bool
+    var channels: Int
+
+    /// The first and last frames of `payload` as libsndfile decodes them from `reader`; `nil` when
+    /// libsndfile reads fewer frames than the payload holds.
+    static func read(_ reader: SoundFile, payload: DirectPayload) throws(SndFileError) -> SampleProbe? {
         let count = Int(min(Int64(Self.frames), payload.frames))
-        head = try Self.read(reader, frames: count, isFloat: payload.layout.isFloat)
-        tailStart = payload.frames - Int64(count)
-        if tailStart > 0 {
-            try reader.seek(toFrame: tailStart)
-            tail = try Self.read(reader, frames: count, isFloat: payload.layout.isFloat)
-        } else {
-            tail = head
+        let channels = payload.layout.channels
+        let isFloat = payload.layout.isFloat
+        var starts: [Int64] = [0]
+        if payload.frames - Int64(count) > 0 { starts.append(payload.frames - Int64(count)) }
+        var blocks: [Block] = []
+        for start in starts {
+            if start > 0 { try reader.seek(toFrame: start) }
+            var block = Block(
+                start: start, frames: count, ints: [Int32](repeating: 0, count: isFloat ? 0 : count * channels),
+                doubles: [Double](repeating: 0, count: isFloat ? count * channels : 0))
+            let got =
+                isFloat ? try reader.read(into: &block.doubles, frames: count) : try reader.read(into: &block.ints, frames: count)
+            guard got == count else { return nil }
+            blocks.append(block)
         }
+        return SampleProbe(blocks: blocks, isFloat: isFloat, channels: channels)
     }
 
-    /// The same frames decoded by CAFKit from the bytes at `offset` in `source`.
-    init(decoding source: some ByteSource, at offset: UInt64, layout: PCMLayout, frames: Int64) throws(ByteError) {
-        let count = Int(min(Int64(Self.frames), frames))
-        let width = layout.bytesPerFrame
-        head = Self.decode(try source.readExactly(at: offset, count: count * width), layout)
-        tailStart = frames - Int64(count)
-        if tailStart > 0 {
-            tail = Self.decode(
-                try source.readExactly(at: offset + UInt64(tailStart) * UInt64(width), count: count * width), layout)
-        } else {
-            tail = head
-        }
-    }
-
-    /// Whether both probes hold the same samples (a NaN matches a NaN).
-    func matches(_ other: SampleProbe) -> Bool {
-        func same(_ a: [Double], _ b: [Double]) -> Bool {
-            a.count == b.count && zip(a, b).allSatisfy { $0 == $1 || ($0.isNaN && $1.isNaN) }
-        }
-        return tailStart == other.tailStart && same(head, other.head) && same(tail, other.tail)
-    }
-
-    /// The first sample index (frame, channel) where the probes differ, for messages.
-    func firstDifference(from other: SampleProbe, channels: Int) -> (frame: Int64, channel: Int)? {
-        for (index, pair) in zip(head, other.head).enumerated() where !(pair.0 == pair.1 || (pair.0.isNaN && pair.1.isNaN)) {
-            return (Int64(index / channels), index % channels + 1)
-        }
-        for (index, pair) in zip(tail, other.tail).enumerated() where !(pair.0 == pair.1 || (pair.0.isNaN && pair.1.isNaN)) {
-            return (tailStart + Int64(index / channels), index % channels + 1)
+    /// Where the samples stored as `layout` from `offset` in `source` first differ from the probe
+    /// (a NaN matches a NaN): frame, channel and both values; `nil` when they hold the same samples.
+    func firstDifference(
+        in source: some ByteSource, at offset: UInt64, layout: PCMLayout
+    ) throws(ByteError) -> (frame: Int64, channel: Int, expected: String, found: String)? {
+        for block in blocks {
+            let bytes = try source.readExactly(
+                at: offset + UInt64(block.start) * UInt64(layout.bytesPerFrame), count: block.frames * layout.bytesPerFrame)
+            if let difference = Verifier.firstDifference(
+                layout: layout, bytes: bytes[...], sourceIsFloat: isFloat, ints: block.ints, doubles: block.doubles,
+                samples: block.frames * channels)
+            {
+                return (
+                    block.start + Int64(difference.index / channels), difference.index % channels + 1,
+                    difference.expected, difference.found
+                )
+            }
         }
         return nil
-    }
-
-    private static func read(_ reader: SoundFile, frames: Int, isFloat: Bool) throws(SndFileError) -> [Double] {
-        let count = frames * reader.info.channels
-        if isFloat {
-            var buffer = [Double](repeating: 0, count: count)
-            let got = try reader.read(into: &buffer, frames: frames)
-            return Array(buffer.prefix(got * reader.info.channels))
-        }
-        var buffer = [Int32](repeating: 0, count: count)
-        let got = try reader.read(into: &buffer, frames: frames)
-        return buffer.prefix(got * reader.info.channels).map(Double.init)
-    }
-
-    private static func decode(_ bytes: [UInt8], _ layout: PCMLayout) -> [Double] {
-        if layout.isFloat { return layout.decodeFloats(bytes[...]) }
-        let shift = Int32(32 - layout.bits)
-        return layout.decodeIntegers(bytes[...]).map { Double($0 << shift) }
     }
 }
 

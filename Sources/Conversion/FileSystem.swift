@@ -133,9 +133,9 @@ enum FileSystem {
         return fd
     }
 
-    /// Opens an existing file, read-only or for reading and writing.
-    static func openExisting(_ path: String, writable: Bool) throws(ConversionError) -> Int32 {
-        let fd = Glibc.open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC)
+    /// Opens an existing file for reading and writing.
+    static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw ConversionError("cannot open \(path): \(errorText())") }
         return fd
     }
@@ -156,7 +156,7 @@ enum FileSystem {
             let got = pread(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
             if got < 0 && errno == EINTR { continue }
             if got < 0 { throw ConversionError("reading failed: \(errorText())") }
-            if got == 0 { throw ConversionError("the source ended early: it changed while it was being converted") }
+            if got == 0 { throw ConversionError("the file ended early: it changed while it was being read") }
             done += got
         }
     }
@@ -245,12 +245,12 @@ enum FileSystem {
         let temporary = joined(directoryName(path), "." + baseName(path) + temporarySuffix)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw ConversionError("cannot write \(path): \(errorText())") }
-        var failure: Int32 = 0
-        do { try writeAll(fd, bytes, at: 0) } catch { failure = errno == 0 ? ENOSPC : errno }
-        close(fd)
-        if failure != 0 {
+        do {
+            defer { close(fd) }
+            try writeAll(fd, bytes, at: 0)
+        } catch {
             unlink(temporary)
-            throw ConversionError("cannot write \(path): \(errorText(failure))")
+            throw ConversionError("cannot write \(path): \(error.message)")
         }
         do { try replace(temporary, with: path) } catch {
             unlink(temporary)

@@ -72,6 +72,19 @@ struct DirectPayloadTests {
         try expectSameSamples(little, fixture)
     }
 
+    @Test(
+        "NaN and infinity at both ends of a float file: copied, and the checks accept them",
+        arguments: [WAVFixture.Encoding.float32, .float64])
+    func nonFinite(encoding: WAVFixture.Encoding) throws {
+        var fixture = WAVFixture.signal(encoding, channels: 2, frames: 5000)
+        for index in [0, 3, fixture.floats.count - 1] { fixture.floats[index] = .nan }
+        fixture.floats[1] = .infinity
+        fixture.floats[fixture.floats.count - 2] = -.infinity
+        let converted = try expectSameBothWays(fixture.bytes, options: ConversionOptions(jobs: 1), transfer: .copied)
+        let decoded = try decodedFloats(converted)
+        #expect(decoded[0].isNaN && decoded[1] == .infinity && decoded[decoded.count - 2] == -.infinity)
+    }
+
     @Test("a data chunk that declares more bytes than the file holds: the frames present, both ways")
     func truncatedData() throws {
         var bytes = WAVFixture.signal(.int16, channels: 2, frames: 3000).bytes
