@@ -34,11 +34,11 @@ test: deps ## Install missing system packages and run every test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
-release: deps ## Build an optimised binary with the Swift standard library linked statically
-	$(SWIFT) build -c release --static-swift-stdlib
+release: deps ## Build an optimised binary with the Swift runtime (and libstdc++) linked statically
+	$(SWIFT) build $$(bash scripts/release-flags.sh)
 
 install: deps ## Install the binary, man page and shell completions under $(DESTDIR)$(PREFIX)
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build $$(bash scripts/release-flags.sh)
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 755 $(RELEASE_BIN) $(BINDIR)/cafconv
 	# The manual and the completion scripts come from the binary's own option tables.

@@ -44,7 +44,7 @@ let package = Package(
         // The command-line front end.
         .executableTarget(
             name: "cafconv",
-            dependencies: ["Conversion", "CAFKit", "WAVEKit", "CommandLineKit", "JSONKit"],
+            dependencies: ["Conversion", "CAFKit", "WAVEKit", "CommandLineKit", "JSONKit", "CSystemCalls"],
             swiftSettings: strict
         ),
 

@@ -29,8 +29,10 @@ done
 
 # The binary `make release` and `make install` build: optimised, Swift runtime linked statically.
 echo "== building cafconv (release, static Swift runtime)" >&2
-swift build -c release --static-swift-stdlib --product cafconv
-BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/cafconv"
+# shellcheck disable=SC2046
+swift build $(bash scripts/release-flags.sh) --product cafconv
+# shellcheck disable=SC2046
+BIN="$(swift build $(bash scripts/release-flags.sh) --show-bin-path)/cafconv"
 
 echo "== corpus" >&2
 # shellcheck disable=SC2086

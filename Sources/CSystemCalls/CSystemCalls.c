@@ -2,7 +2,11 @@
 #include "CSystemCalls.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length) {
@@ -30,4 +34,51 @@ int cafconv_exchange(const char *first, const char *second) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+static atomic_int received_signal;
+static const int watched_signals[] = {SIGINT, SIGTERM};
+static struct sigaction previous_actions[2];
+static int watching[2];
+static sigset_t previous_mask;
+static int mask_changed;
+
+static void record_signal(int number) {
+    atomic_store(&received_signal, number);
+}
+
+void cafconv_watch_interrupts(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = record_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int i = 0; i < 2; i++) {
+        watching[i] = 0;
+        if (sigaction(watched_signals[i], NULL, &previous_actions[i]) != 0) continue;
+        // A signal the parent ignores (nohup, a background job) stays ignored.
+        if (previous_actions[i].sa_handler == SIG_IGN) continue;
+        watching[i] = sigaction(watched_signals[i], &action, NULL) == 0;
+    }
+    // A parent may start us with these signals blocked (a thread that spawns with its own mask):
+    // they would then never arrive.
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    for (int i = 0; i < 2; i++) {
+        if (watching[i]) sigaddset(&unblock, watched_signals[i]);
+    }
+    mask_changed = pthread_sigmask(SIG_UNBLOCK, &unblock, &previous_mask) == 0;
+}
+
+void cafconv_unwatch_interrupts(void) {
+    for (int i = 0; i < 2; i++) {
+        if (watching[i]) sigaction(watched_signals[i], &previous_actions[i], NULL);
+        watching[i] = 0;
+    }
+    if (mask_changed) pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
+    mask_changed = 0;
+}
+
+int cafconv_interrupt_received(void) {
+    return atomic_load(&received_signal);
 }

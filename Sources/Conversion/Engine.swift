@@ -7,15 +7,20 @@ public final class Cancellation: Sendable {
     /// The reason given to files that were stopped or never started.
     public static let reason = "interrupted"
     private let flag = Atomic<Bool>(false)
+    private let condition: (@Sendable () -> Bool)?
 
     /// A flag that is not set.
-    public init() {}
+    public init() { condition = nil }
+
+    /// A flag that also counts as set once `condition` returns true (a signal was received, say).
+    /// `condition` is called often, from any thread: it must be cheap and thread-safe.
+    public init(also condition: @escaping @Sendable () -> Bool) { self.condition = condition }
 
     /// Asks the run to stop.
     public func cancel() { flag.store(true, ordering: .relaxed) }
 
     /// Whether the run was asked to stop.
-    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) || condition?() == true }
 }
 
 /// Runs a whole conversion: plan, decide what is out of date, convert in parallel, record the
@@ -85,45 +90,49 @@ public enum Engine {
         let workers = min(options.jobs, work.count)
         let stamps = decision.sourceStamps
         let sources = decision.sources
-        if workers > 0 {
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                while true {
-                    let slot = next.withLock { value -> Int in
-                        defer { value += 1 }
-                        return value
-                    }
-                    guard slot < work.count else { return }
-                    let index = work[slot]
-                    let job = jobs[index]
-                    var result: FileResult
-                    if cancellation.isCancelled {
-                        result = FileResult(input: job.input, output: job.output, status: .skipped, reason: Cancellation.reason)
-                    } else {
-                        result = Converter.convert(job, options: options, sequence: index, cancellation: cancellation)
-                        if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
-                    }
-                    let outputStamp = result.status == .converted ? FileSystem.stamp(of: job.output) : nil
-                    let counts = state.withLock { state -> (Int, UInt64) in
-                        if let outputStamp, let source = sources[index], let sourceStamp = stamps[index] {
-                            state.record(
-                                job: job,
-                                entry: Manifest.Entry(
-                                    source: source, sourceStamp: sourceStamp, fingerprint: options.fingerprint,
-                                    outputStamp: outputStamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
-                                    frames: result.frames ?? 0))
-                            state.saveIfDue()
-                        }
-                        state.done += 1
-                        state.bytesDone += stamps[index]?.size ?? 0
-                        return (state.done, state.bytesDone)
-                    }
-                    results.withLock { $0[slot] = result }
-                    progress?(
-                        Progress(
-                            result: result, filesDone: counts.0, filesTotal: work.count, bytesDone: counts.1,
-                            bytesTotal: bytesTotal))
+        @Sendable func worker(_: Int) {
+            while true {
+                let slot = next.withLock { value -> Int in
+                    defer { value += 1 }
+                    return value
                 }
+                guard slot < work.count else { return }
+                let index = work[slot]
+                let job = jobs[index]
+                var result: FileResult
+                if cancellation.isCancelled {
+                    result = FileResult(input: job.input, output: job.output, status: .skipped, reason: Cancellation.reason)
+                } else {
+                    result = Converter.convert(job, options: options, sequence: index, cancellation: cancellation)
+                    if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
+                }
+                let outputStamp = result.status == .converted ? FileSystem.stamp(of: job.output) : nil
+                let counts = state.withLock { state -> (Int, UInt64) in
+                    if let outputStamp, let source = sources[index], let sourceStamp = stamps[index] {
+                        state.record(
+                            job: job,
+                            entry: Manifest.Entry(
+                                source: source, sourceStamp: sourceStamp, fingerprint: options.fingerprint,
+                                outputStamp: outputStamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
+                                frames: result.frames ?? 0))
+                        state.saveIfDue()
+                    }
+                    state.done += 1
+                    state.bytesDone += stamps[index]?.size ?? 0
+                    return (state.done, state.bytesDone)
+                }
+                results.withLock { $0[slot] = result }
+                progress?(
+                    Progress(
+                        result: result, filesDone: counts.0, filesTotal: work.count, bytesDone: counts.1,
+                        bytesTotal: bytesTotal))
             }
+        }
+        // One worker runs on this thread: a one-file run starts no thread at all.
+        if workers == 1 {
+            worker(0)
+        } else if workers > 1 {
+            DispatchQueue.concurrentPerform(iterations: workers, execute: worker)
         }
         let finished = results.withLock { $0 }
         for (slot, index) in work.enumerated() { decision.records[index] = finished[slot] }

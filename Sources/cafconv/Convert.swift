@@ -93,8 +93,7 @@ struct Convert {
     }
 
     func run() -> Int32 {
-        let cancellation = Cancellation()
-        let interruption = Interruption(cancellation)
+        let interruption = Interruption()
         defer { interruption.stop() }
         let terminal = Terminal.current
         let style = Output.Style(
@@ -103,7 +102,7 @@ struct Convert {
         var progress: (@Sendable (Engine.Progress) -> Void)? = nil
         if let line { progress = { step in line.update(step) } }
         let report = Engine.run(
-            inputs: inputs, output: output, options: options, cancellation: cancellation, progress: progress)
+            inputs: inputs, output: output, options: options, cancellation: interruption.cancellation, progress: progress)
         line?.clear()
         Output.render(report, style: style)
         if report.interrupted { return ExitStatus.interrupted }

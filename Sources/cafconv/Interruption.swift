@@ -1,35 +1,18 @@
+import CSystemCalls
 import Conversion
-import Dispatch
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Turns SIGINT and SIGTERM into a cancellation of the run: no new file is started, files in
 /// flight stop at their next block and delete their temporary files, and `convert` exits 130.
+///
+/// The handler (in `CSystemCalls`) only records the signal; the cancellation reads that record
+/// whenever the engine asks. No thread is started, so a one-file run stays single-threaded.
 final class Interruption {
-    private let sources: [any DispatchSourceSignal]
+    /// The cancellation to hand to the engine: set when either signal arrives.
+    let cancellation = Cancellation(also: { cafconv_interrupt_received() != 0 })
 
-    /// Starts listening. The default action of both signals is replaced by `SIG_IGN` first, as
-    /// Dispatch requires on Linux, so that only the signal sources see them.
-    init(_ cancellation: Cancellation) {
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { cancellation.cancel() }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
+    /// Starts listening.
+    init() { cafconv_watch_interrupts() }
 
-    /// Stops listening.
-    func stop() {
-        for source in sources { source.cancel() }
-    }
+    /// Stops listening: the signals get their previous actions back.
+    func stop() { cafconv_unwatch_interrupts() }
 }

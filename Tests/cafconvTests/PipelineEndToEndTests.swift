@@ -33,13 +33,20 @@ func leftovers(_ path: String) -> [String] {
 
 /// Starts the binary, waits until `started` exists (the run is under way, so a loaded machine
 /// cannot deliver the signal before the handler is installed), sends `signal` `delay` seconds
-/// later, and returns how it ended.
-func interrupted(_ arguments: [String], signal: Int32, after delay: Double, started: String) throws -> (
-    status: Int32, bySignal: Bool
-) {
+/// later, and returns how it ended. `ignoring` names signals the binary inherits as ignored (a
+/// shell's `trap '' INT` before `exec`, as for a background job or under nohup).
+func interrupted(
+    _ arguments: [String], signal: Int32, after delay: Double, started: String, ignoring: [String] = []
+) throws -> (status: Int32, bySignal: Bool) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-    process.arguments = arguments
+    if ignoring.isEmpty {
+        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
+        process.arguments = arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let script = "trap '' \(ignoring.joined(separator: " ")); exec \"$0\" \"$@\""
+        process.arguments = ["-c", script, RepositoryPaths.executable] + arguments
+    }
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
@@ -70,6 +77,24 @@ struct PipelineEndToEndTests {
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("\(6 - before) converted"), "\(again.stderr)")
         #expect(try validOutputs(folder.file("out")) == 6)
+    }
+
+    @Test("a SIGINT the binary inherited as ignored stays ignored (background jobs, nohup); SIGTERM still stops it")
+    func inheritedIgnore() throws {
+        let folder = TempDirectory()
+        slowBatch(folder)
+        let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
+        let ignored = try interrupted(arguments, signal: SIGINT, after: 0.1, started: folder.file("out"), ignoring: ["INT"])
+        #expect(ignored.status == 0 && !ignored.bySignal)
+        #expect(try validOutputs(folder.file("out")) == 6)
+
+        let again = TempDirectory()
+        slowBatch(again)
+        let rerun = ["convert", "-j", "1", "-d", "alac", again.file("in"), "-o", again.file("out")]
+        let stopped = try interrupted(rerun, signal: SIGTERM, after: 0.1, started: again.file("out"), ignoring: ["INT"])
+        #expect(stopped.status == 130 && !stopped.bySignal)
+        #expect(try validOutputs(again.file("out")) < 6, "the batch finished before the signal; make it larger")
+        #expect(leftovers(again.path).isEmpty, "\(leftovers(again.path))")
     }
 
     @Test("SIGKILL at any moment: every file at an output path is valid; the next run cleans up and finishes")

@@ -13,4 +13,15 @@ ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, in
 /// Returns 0, or -1 with errno set (EINVAL or ENOSYS where the file system or system cannot).
 int cafconv_exchange(const char *first, const char *second);
 
+/// Replaces the actions of SIGINT and SIGTERM with a handler that only records the signal (with
+/// SA_RESTART, so no system call fails with EINTR), and unblocks them on the calling thread. A
+/// signal the process inherited as ignored stays ignored. No thread is started.
+void cafconv_watch_interrupts(void);
+
+/// Puts back the actions and the signal mask `cafconv_watch_interrupts` replaced.
+void cafconv_unwatch_interrupts(void);
+
+/// The number of the last SIGINT or SIGTERM received while watching, or 0.
+int cafconv_interrupt_received(void);
+
 #endif
