@@ -105,6 +105,9 @@ echo "== start-up: one tiny file per process" >&2
 tiny=$W/corpus/tiny/tiny-mono-16bit-44100.wav
 t=$W/out/tiny
 mkdir -p "$t"
+# `sync` first: the corpora above leave gigabytes of dirty pages whose writeback would otherwise
+# land in these runs (and on whichever tool runs first).
+sync
 hyperfine -N --warmup 5 --runs "$STARTUP_RUNS" --export-json "$R/tiny.json" \
     -n "cafconv" "$BIN convert $tiny -o $t/cafconv.caf --force -q" \
     -n "sndfile-convert" "sndfile-convert -endian=little -pcm16 $tiny $t/sndfile.caf" \

@@ -258,6 +258,33 @@ enum FileSystem {
         }
     }
 
+    /// Writes `bytes` over the regular file at `path` in place, creating it when missing, under an
+    /// exclusive `flock`, and cuts it to their length. The file keeps its inode and (unless it
+    /// shrinks past a block) its blocks: freeing the blocks of a file already on disk, as `unlink`
+    /// or `O_TRUNC` do, costs about 1.5 ms on ext4. Not atomic: readers must check what they read.
+    /// Returns `false`, having written nothing, when `path` is a symlink, not a regular file, or
+    /// has other hard links (writing through them would change another file).
+    static func overwrite(_ path: String, with bytes: [UInt8]) throws(ConversionError) -> Bool {
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o666)
+        if fd < 0 {
+            if errno == ELOOP { return false }
+            throw ConversionError("cannot write \(path): \(errorText())")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else { return false }
+        guard flock(fd, LOCK_EX) == 0 else { throw ConversionError("cannot lock \(path): \(errorText())") }
+        do {
+            try writeAll(fd, bytes, at: 0)
+        } catch {
+            throw ConversionError("cannot write \(path): \(error.message)")
+        }
+        guard ftruncate(fd, off_t(bytes.count)) == 0 else {
+            throw ConversionError("cannot write \(path): \(errorText())")
+        }
+        return true
+    }
+
     /// Whether a process with this id is running (a temporary file of a live run must stay).
     static func isAlive(_ pid: Int32) -> Bool {
         kill(pid, 0) == 0 || errno == EPERM

@@ -3,16 +3,21 @@
 /// `-o` folder, the folder of a single output file, or the input folder when outputs are written
 /// beside their inputs).
 ///
-/// The first line is `cafconv-manifest 1`; then one line per output, fields separated by tabs:
+/// The first line is `cafconv-manifest 2`; then one line per output, fields separated by tabs:
 /// output path relative to the manifest's folder, canonical source path, source size, source
 /// modification time in nanoseconds, options fingerprint, output size, output modification time
 /// in nanoseconds, input format, output format, frames. Tabs, newlines and backslashes inside
 /// paths are escaped as `\t`, `\n` and `\\`. Lines are sorted by output path, so the file is the
-/// same whatever `-j` is. Lines that cannot be read are ignored: their outputs are converted again.
+/// same whatever `-j` is. The last line is `end` and the FNV-1a 64-bit hash of every byte before
+/// it, in hexadecimal: the file is rewritten in place (see ``save()``), so a torn or damaged file
+/// fails the hash and is ignored as a whole. Lines that cannot be read are ignored: their outputs
+/// are converted again. Version 1 files (no `end` line, always replaced whole) are still read.
 struct Manifest: Equatable {
     /// The name of the manifest file in its folder.
     static let fileName = ".cafconv-manifest"
-    static let header = "cafconv-manifest 1"
+    static let header = "cafconv-manifest 2"
+    /// The header of the previous version, which had no `end` line.
+    static let headerVersion1 = "cafconv-manifest 1"
 
     /// What cafconv knows about one output it wrote.
     struct Entry: Equatable {
@@ -35,11 +40,9 @@ struct Manifest: Equatable {
     /// Reads the manifest of `folder`; a missing or foreign file gives an empty manifest.
     static func load(folder: String) -> Manifest {
         var manifest = Manifest(folder: folder)
-        guard let bytes = FileSystem.readSmallFile(manifest.path) else { return manifest }
+        guard let file = FileSystem.readSmallFile(manifest.path), let body = unsealed(file) else { return manifest }
         // Split bytes, not Characters: a name may start with a combining mark after a separator.
-        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true)
-        guard let first = lines.first, Array(first) == Array(header.utf8) else { return manifest }
-        for line in lines.dropFirst() {
+        for line in body.split(separator: 0x0A, omittingEmptySubsequences: true).dropFirst() {
             let fields = line.split(separator: 0x09, omittingEmptySubsequences: false).map {
                 String(decoding: $0, as: UTF8.self)
             }
@@ -59,7 +62,29 @@ struct Manifest: Equatable {
         return manifest
     }
 
-    /// The file's bytes: the header and one sorted line per entry.
+    /// The header and entry lines of a manifest file whose header is known and whose `end` line
+    /// matches the bytes before it; `nil` for anything else.
+    static func unsealed(_ file: [UInt8]) -> ArraySlice<UInt8>? {
+        guard let firstEnd = file.firstIndex(of: 0x0A) else { return nil }
+        let first = file[..<firstEnd]
+        if first.elementsEqual(headerVersion1.utf8) { return file[...] }
+        guard first.elementsEqual(header.utf8), file.last == 0x0A else { return nil }
+        let content = file.dropLast()
+        guard let lastStart = content.lastIndex(of: 0x0A).map({ $0 + 1 }) else { return nil }
+        let body = file[..<lastStart]
+        guard content[lastStart...].elementsEqual(seal(body).utf8.dropLast()) else { return nil }
+        return body
+    }
+
+    /// The `end` line (with its newline) that closes `body`.
+    static func seal(_ body: some Collection<UInt8>) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in body { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        let digits = String(hash, radix: 16)
+        return "end " + String(repeating: "0", count: 16 - digits.count) + digits + "\n"
+    }
+
+    /// The file's bytes: the header, one sorted line per entry and the `end` line.
     func encoded() -> [UInt8] {
         var text = Self.header + "\n"
         for key in entries.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
@@ -72,19 +97,25 @@ struct Manifest: Equatable {
             ]
             text += fields.joined(separator: "\t") + "\n"
         }
-        return Array(text.utf8)
+        let body = Array(text.utf8)
+        return body + Array(Self.seal(body).utf8)
     }
 
-    /// Writes the manifest atomically (temporary file, flush, rename): a crash at any moment leaves
-    /// the old or the new manifest, never a mix. An empty manifest removes the file.
+    /// Writes the manifest. It is a cache (losing it costs a full re-run, never a wrong output), so
+    /// it is rewritten in place, under `flock`, without `fsync`: replacing it by a new file would
+    /// free the old one's blocks at every run (about 1.5 ms once they are on disk). A crash in the
+    /// middle leaves a file whose `end` line does not match, which is ignored. A manifest that is a
+    /// symlink or has other hard links is replaced by rename instead. An empty manifest removes
+    /// the file.
     func save() throws(ConversionError) {
         if entries.isEmpty {
             if FileSystem.linkExists(path) { FileSystem.remove(path) }
             return
         }
         try FileSystem.makeDirectories(folder)
-        try FileSystem.writeAtomically(
-            path, encoded(), temporarySuffix: ".cafconv-\(FileSystem.processID)-manifest.tmp")
+        let bytes = encoded()
+        if try FileSystem.overwrite(path, with: bytes) { return }
+        try FileSystem.writeAtomically(path, bytes, temporarySuffix: ".cafconv-\(FileSystem.processID)-manifest.tmp")
     }
 
     /// The path of `output` relative to `folder`, or `nil` when it is not inside it.

@@ -1,9 +1,10 @@
 import BinaryIO
 import CAFKit
-import Conversion
 import Foundation
 import TestSupport
 import Testing
+
+@testable import Conversion
 
 /// Size and nanosecond modification time of a file, to prove it was not touched.
 func stamp(_ path: String) -> [Int64]? {
@@ -46,7 +47,8 @@ struct IncrementalTests {
         let first = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
         #expect(first.totals.converted == 6)
         let manifest = try #require(readFile(folder.file("out/.cafconv-manifest")))
-        #expect(String(decoding: manifest, as: UTF8.self).split(separator: "\n").count == 7)
+        let lines = String(decoding: manifest, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 8 && lines.first == "cafconv-manifest 2" && lines.last?.hasPrefix("end ") == true)
         let before = tree(folder.file("out")).map { stamp(folder.file("out/" + $0)) }
         let second = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
         #expect(second.totals.upToDate == 6)
@@ -219,11 +221,87 @@ struct ManifestSafetyTests {
         let line =
             "../victim.caf\t/nonexistent/gone.wav\t1\t1\tx\t\(info.st_size)\t"
             + "\(Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))\tLEI16\tLEI16\t1\n"
-        let manifest = try #require(readFile(folder.file("out/.cafconv-manifest")))
-        writeFile(folder.file("out/.cafconv-manifest"), manifest + Array(line.utf8))
+        let manifest = try #require(readFile(folder.file("out/.cafconv-manifest")).flatMap(Manifest.unsealed))
+        let body = Array(manifest) + Array(line.utf8)
+        writeFile(folder.file("out/.cafconv-manifest"), body + Array(Manifest.seal(body).utf8))
+        #expect(Manifest.load(folder: folder.file("out")).entries.count == 1, "the record is read, then refused")
         let report = Engine.convert(
             inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1, prune: true))
         #expect(report.totals.pruned == 0 && report.totals.orphaned == 0)
         #expect(exists(victim))
+    }
+
+    /// A converted `in/` → `out/` tree of `count` files and the manifest's path.
+    func converted(_ folder: TempDirectory, count: Int = 3) -> String {
+        sourceTree(folder, count: count)
+        let report = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1))
+        #expect(report.totals.converted == count)
+        return folder.file("out/.cafconv-manifest")
+    }
+
+    func rerun(_ folder: TempDirectory, force: Bool = false) -> ConversionReport {
+        Engine.convert(
+            inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1, force: force))
+    }
+
+    @Test("a manifest with any byte changed, or cut short, is ignored as a whole (it is rewritten in place)")
+    func tornManifest() throws {
+        let folder = TempDirectory()
+        let path = converted(folder)
+        let good = try #require(readFile(path))
+        // A digit of a stamp changed to another digit would still parse: only the end line catches it.
+        let digit = try #require(good.indices.dropFirst(good.count / 2).first { (0x30...0x38).contains(good[$0]) })
+        var changed = good
+        changed[digit] += 1
+        let damaged = [changed, Array(good.dropLast(1)), Array(good.dropLast(30)), Array(good.prefix(good.count / 2))]
+        for bytes in damaged {
+            writeFile(path, bytes)
+            #expect(Manifest.load(folder: folder.file("out")).entries.isEmpty)
+            #expect(rerun(folder).totals.converted == 3)
+            #expect(rerun(folder).totals.upToDate == 3)
+        }
+    }
+
+    @Test("saving rewrites the manifest in place: the same inode run after run")
+    func inPlace() throws {
+        let folder = TempDirectory()
+        let path = converted(folder)
+        let inode = stamp(path)?[3]
+        #expect(rerun(folder, force: true).totals.converted == 3)
+        #expect(stamp(path)?[3] == inode)
+        #expect(tree(folder.file("out")).filter { $0.hasSuffix(".tmp") }.isEmpty)
+    }
+
+    @Test("a manifest that is a symlink or has another hard link is replaced, never written through")
+    func linkedManifest() throws {
+        let folder = TempDirectory()
+        let path = converted(folder)
+        let manifest = try #require(readFile(path))
+        let victim = folder.write("victim", manifest)
+        unlink(path)
+        #expect(symlink(victim, path) == 0)
+        #expect(rerun(folder, force: true).totals.converted == 3)
+        #expect(readFile(victim) == manifest)
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+
+        unlink(path)
+        #expect(link(victim, path) == 0)
+        #expect(rerun(folder, force: true).totals.converted == 3)
+        #expect(readFile(victim) == manifest)
+        #expect(rerun(folder).totals.upToDate == 3)
+    }
+
+    @Test("a version 1 manifest (no end line) is still read")
+    func versionOne() throws {
+        let folder = TempDirectory()
+        let path = converted(folder)
+        let body = try #require(readFile(path).flatMap(Manifest.unsealed))
+        let version1 = Array("cafconv-manifest 1".utf8) + body.drop { $0 != 0x0A }
+        writeFile(path, version1)
+        #expect(rerun(folder).totals.upToDate == 3)
+        #expect(readFile(path) == version1, "nothing changed, so nothing was written")
+        #expect(rerun(folder, force: true).totals.converted == 3)
+        #expect(readFile(path)?.starts(with: Array("cafconv-manifest 2\n".utf8)) == true)
     }
 }
