@@ -227,7 +227,11 @@ enum FileSystem {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes: [UInt8] = []
-        var block = [UInt8](repeating: 0, count: 1 << 16)
+        // Sized by the file (plus one byte to see the end in one read), at most 64 KiB per read:
+        // a fixed 64 KiB buffer cost more than reading a small manifest.
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? Int(max(0, info.st_size)) : 1 << 16
+        var block = [UInt8](repeating: 0, count: min(size + 1, 1 << 16))
         while true {
             let got = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if got < 0 && errno == EINTR { continue }

@@ -127,6 +127,7 @@ struct Manifest: Equatable {
     }
 
     static func escape(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -141,6 +142,7 @@ struct Manifest: Equatable {
     }
 
     static func unescape(_ text: String) -> String {
+        guard text.utf8.contains(0x5C) else { return text }
         var result = String.UnicodeScalarView()
         var escaping = false
         for scalar in text.unicodeScalars {
