@@ -71,6 +71,20 @@ commands() {
     echo "cp -r|cp|cp -r SRC OUT"
 }
 
+echo "== start-up: one tiny file per process" >&2
+tiny=$W/corpus/tiny/tiny-mono-16bit-44100.wav
+t=$W/out/tiny
+mkdir -p "$t"
+# Start-up first, before the corpora write gigabytes: a process this short feels the writeback
+# they leave behind. `sync` for what the corpus generation left dirty.
+sync
+hyperfine -N --warmup 5 --runs "$STARTUP_RUNS" --export-json "$R/tiny.json" \
+    -n "cafconv" "$BIN convert $tiny -o $t/cafconv.caf --force -q" \
+    -n "sndfile-convert" "sndfile-convert -endian=little -pcm16 $tiny $t/sndfile.caf" \
+    -n "ffmpeg" "ffmpeg -nostdin -v error -y -i $tiny -c:a pcm_s16le $t/ffmpeg.caf" \
+    -n "cp" "cp $tiny $t/cp.wav"
+echo "$(stat -c %s "$tiny") 1" >"$R/tiny.size"
+
 for corpus in $CORPORA; do
     src=$W/corpus/$corpus
     list=$W/corpus/$corpus.list
@@ -101,19 +115,6 @@ for corpus in $CORPORA; do
     rm -f "$R/time.tmp"
 done
 
-echo "== start-up: one tiny file per process" >&2
-tiny=$W/corpus/tiny/tiny-mono-16bit-44100.wav
-t=$W/out/tiny
-mkdir -p "$t"
-# `sync` first: the corpora above leave gigabytes of dirty pages whose writeback would otherwise
-# land in these runs (and on whichever tool runs first).
-sync
-hyperfine -N --warmup 5 --runs "$STARTUP_RUNS" --export-json "$R/tiny.json" \
-    -n "cafconv" "$BIN convert $tiny -o $t/cafconv.caf --force -q" \
-    -n "sndfile-convert" "sndfile-convert -endian=little -pcm16 $tiny $t/sndfile.caf" \
-    -n "ffmpeg" "ffmpeg -nostdin -v error -y -i $tiny -c:a pcm_s16le $t/ffmpeg.caf" \
-    -n "cp" "cp $tiny $t/cp.wav"
-echo "$(stat -c %s "$tiny") 1" >"$R/tiny.size"
 
 echo "load-after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$R/machine.txt"
 
