@@ -56,7 +56,7 @@ void cafconv_watch_interrupts(void) {
     for (int i = 0; i < 2; i++) {
         watching[i] = 0;
         if (sigaction(watched_signals[i], NULL, &previous_actions[i]) != 0) continue;
-        // A signal the parent ignores (nohup, a background job) stays ignored.
+        // A signal the parent ignores (SIGINT in a shell's background job) stays ignored.
         if (previous_actions[i].sa_handler == SIG_IGN) continue;
         watching[i] = sigaction(watched_signals[i], &action, NULL) == 0;
     }

@@ -34,7 +34,7 @@ func leftovers(_ path: String) -> [String] {
 /// Starts the binary, waits until `started` exists (the run is under way, so a loaded machine
 /// cannot deliver the signal before the handler is installed), sends `signal` `delay` seconds
 /// later, and returns how it ended. `ignoring` names signals the binary inherits as ignored (a
-/// shell's `trap '' INT` before `exec`, as for a background job or under nohup).
+/// shell's `trap '' INT` before `exec`, as for a background job).
 func interrupted(
     _ arguments: [String], signal: Int32, after delay: Double, started: String, ignoring: [String] = []
 ) throws -> (status: Int32, bySignal: Bool) {
@@ -79,7 +79,7 @@ struct PipelineEndToEndTests {
         #expect(try validOutputs(folder.file("out")) == 6)
     }
 
-    @Test("a SIGINT the binary inherited as ignored stays ignored (background jobs, nohup); SIGTERM still stops it")
+    @Test("a SIGINT the binary inherited as ignored stays ignored (as in background jobs); SIGTERM still stops it")
     func inheritedIgnore() throws {
         let folder = TempDirectory()
         slowBatch(folder)
