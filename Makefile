@@ -35,10 +35,10 @@ test: deps ## Install missing system packages and run every test
 	$(SWIFT) test
 
 release: deps ## Build an optimised binary with the Swift runtime (and libstdc++) linked statically
-	$(SWIFT) build $$(bash scripts/release-flags.sh)
+	flags=$$(bash scripts/release-flags.sh) && $(SWIFT) build $$flags
 
 install: deps ## Install the binary, man page and shell completions under $(DESTDIR)$(PREFIX)
-	$(SWIFT) build $$(bash scripts/release-flags.sh)
+	flags=$$(bash scripts/release-flags.sh) && $(SWIFT) build $$flags
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 755 $(RELEASE_BIN) $(BINDIR)/cafconv
 	# The manual and the completion scripts come from the binary's own option tables.

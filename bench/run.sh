@@ -29,10 +29,11 @@ done
 
 # The binary `make release` and `make install` build: optimised, Swift runtime linked statically.
 echo "== building cafconv (release, static Swift runtime)" >&2
-# shellcheck disable=SC2046
-swift build $(bash scripts/release-flags.sh) --product cafconv
-# shellcheck disable=SC2046
-BIN="$(swift build $(bash scripts/release-flags.sh) --show-bin-path)/cafconv"
+flags=$(bash scripts/release-flags.sh)
+# shellcheck disable=SC2086
+swift build $flags --product cafconv
+# shellcheck disable=SC2086
+BIN="$(swift build $flags --show-bin-path)/cafconv"
 
 echo "== corpus" >&2
 # shellcheck disable=SC2086

@@ -14,7 +14,9 @@ cd "$(dirname "$0")/.."
 
 flags="-c release --static-swift-stdlib"
 archive=""
-for compiler in g++ gcc c++ cc clang; do
+# The toolchain's clang first: it drives the link, so its choice of GCC installation is the one
+# whose archive matches.
+for compiler in clang g++ gcc c++ cc; do
     if command -v "$compiler" >/dev/null; then
         candidate=$("$compiler" -print-file-name=libstdc++.a 2>/dev/null || true)
         if [[ $candidate == /* && -f $candidate ]]; then
@@ -26,7 +28,8 @@ done
 if [[ -z $archive ]]; then
     archive=$(find /usr/lib/gcc -name libstdc++.a 2>/dev/null | sort -V | tail -1 || true)
 fi
-if [[ -n $archive ]]; then
+# The flags are split on spaces by the callers, so a checkout path with spaces keeps the .so.
+if [[ -n $archive && $PWD != *[[:space:]]* ]]; then
     folder="$PWD/.build/static-libstdc++"
     mkdir -p "$folder"
     ln -sfn "$archive" "$folder/libstdc++.a"

@@ -36,6 +36,16 @@ int cafconv_exchange(const char *first, const char *second) {
 #endif
 }
 
+int cafconv_reserve(int fd, int64_t length) {
+#if defined(__linux__)
+    return fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)length);
+#else
+    (void)fd; (void)length;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 static atomic_int received_signal;
 static const int watched_signals[] = {SIGINT, SIGTERM};
 static struct sigaction previous_actions[2];
@@ -44,10 +54,20 @@ static sigset_t previous_mask;
 static int mask_changed;
 
 static void record_signal(int number) {
-    atomic_store(&received_signal, number);
+    if (atomic_exchange(&received_signal, number) == 0) return;
+    // A second signal: stop at once, by the signal's default action (the next run deletes the
+    // temporary files left behind). Both calls are async-signal-safe; the signal is blocked
+    // until this handler returns, then delivered.
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    sigaction(number, &fallback, NULL);
+    raise(number);
 }
 
 void cafconv_watch_interrupts(void) {
+    atomic_store(&received_signal, 0);
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = record_signal;
@@ -71,12 +91,14 @@ void cafconv_watch_interrupts(void) {
 }
 
 void cafconv_unwatch_interrupts(void) {
+    // The mask first: a signal the parent had blocked stays pending instead of meeting the
+    // restored default action in between.
+    if (mask_changed) pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
+    mask_changed = 0;
     for (int i = 0; i < 2; i++) {
         if (watching[i]) sigaction(watched_signals[i], &previous_actions[i], NULL);
         watching[i] = 0;
     }
-    if (mask_changed) pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
-    mask_changed = 0;
 }
 
 int cafconv_interrupt_received(void) {

@@ -186,6 +186,8 @@ public enum Engine {
                 reason = "--force"
             } else if outputStamp == nil {
                 reason = "no output yet"
+            } else if manifest?.isDamaged == true {
+                reason = "\(Manifest.fileName) is damaged (a write was cut short?); its records are not trusted"
             } else if let entry {
                 if entry.source != source {
                     reason = "the output was made from another source"
@@ -239,7 +241,9 @@ public enum Engine {
                     input: entry.source, output: path, status: .orphaned, reason: "its source is gone",
                     formatIn: entry.formatIn, formatOut: entry.formatOut, frames: entry.frames, bytes: stamp.size)
                 if options.prune {
-                    if !key.lowercased().hasSuffix(".caf") || stamp != entry.outputStamp {
+                    if manifest.isDamaged {
+                        record.reason = "its source is gone; not pruned: \(Manifest.fileName) is damaged"
+                    } else if !key.lowercased().hasSuffix(".caf") || stamp != entry.outputStamp {
                         record.reason = "its source is gone; not pruned: changed since cafconv wrote it"
                     } else if options.dryRun {
                         record.reason = "its source is gone; --prune would delete it"

@@ -10,8 +10,9 @@
 /// paths are escaped as `\t`, `\n` and `\\`. Lines are sorted by output path, so the file is the
 /// same whatever `-j` is. The last line is `end` and the FNV-1a 64-bit hash of every byte before
 /// it, in hexadecimal: the file is rewritten in place (see ``save()``), so a torn or damaged file
-/// fails the hash and is ignored as a whole. Lines that cannot be read are ignored: their outputs
-/// are converted again. Version 1 files (no `end` line, always replaced whole) are still read.
+/// fails the hash: its records then never make an output up to date (see ``isDamaged``). Lines
+/// that cannot be read are ignored: their outputs are converted again. Version 1 files (no `end`
+/// line, always replaced whole) are still read.
 struct Manifest: Equatable {
     /// The name of the manifest file in its folder.
     static let fileName = ".cafconv-manifest"
@@ -34,13 +35,29 @@ struct Manifest: Equatable {
     var folder: String
     /// Entries by output path relative to `folder`.
     var entries: [String: Entry] = [:]
+    /// The file failed its `end` line's check (a crash or a failed write in the middle of a
+    /// rewrite, or an edit): its entries are kept only to find orphans and to be written back,
+    /// never to call an output up to date, and --prune does not act on them.
+    var isDamaged = false
+    /// The next save replaces the file whole instead of rewriting it in place: it is damaged or
+    /// of version 1, so none of it should survive next to new bytes.
+    var replacesWhole = false
 
     var path: String { FileSystem.joined(folder, Self.fileName) }
 
     /// Reads the manifest of `folder`; a missing or foreign file gives an empty manifest.
     static func load(folder: String) -> Manifest {
         var manifest = Manifest(folder: folder)
-        guard let file = FileSystem.readSmallFile(manifest.path), let body = unsealed(file) else { return manifest }
+        guard let file = FileSystem.readSmallFile(manifest.path) else { return manifest }
+        var body = file[...]
+        switch seal(of: file) {
+        case .foreign: return manifest
+        case .version1: manifest.replacesWhole = true
+        case .sealed(let content): body = content
+        case .damaged:
+            manifest.isDamaged = true
+            manifest.replacesWhole = true
+        }
         // Split bytes, not Characters: a name may start with a combining mark after a separator.
         for line in body.split(separator: 0x0A, omittingEmptySubsequences: true).dropFirst() {
             let fields = line.split(separator: 0x09, omittingEmptySubsequences: false).map {
@@ -62,18 +79,36 @@ struct Manifest: Equatable {
         return manifest
     }
 
-    /// The header and entry lines of a manifest file whose header is known and whose `end` line
-    /// matches the bytes before it; `nil` for anything else.
-    static func unsealed(_ file: [UInt8]) -> ArraySlice<UInt8>? {
-        guard let firstEnd = file.firstIndex(of: 0x0A) else { return nil }
+    /// What a manifest file's first and last lines say about it.
+    enum Seal: Equatable {
+        /// Not a manifest.
+        case foreign
+        /// A version 1 manifest: no `end` line (those were always replaced whole).
+        case version1
+        /// Version 2 whose `end` line matches: the header and entry lines.
+        case sealed(ArraySlice<UInt8>)
+        /// Version 2 whose `end` line is missing or does not match.
+        case damaged
+    }
+
+    /// Checks a manifest file's header and `end` line.
+    static func seal(of file: [UInt8]) -> Seal {
+        guard let firstEnd = file.firstIndex(of: 0x0A) else { return .foreign }
         let first = file[..<firstEnd]
-        if first.elementsEqual(headerVersion1.utf8) { return file[...] }
-        guard first.elementsEqual(header.utf8), file.last == 0x0A else { return nil }
-        let content = file.dropLast()
-        guard let lastStart = content.lastIndex(of: 0x0A).map({ $0 + 1 }) else { return nil }
+        if first.elementsEqual(headerVersion1.utf8) { return .version1 }
+        guard first.elementsEqual(header.utf8) else { return .foreign }
+        guard file.last == 0x0A, let lastStart = file.dropLast().lastIndex(of: 0x0A).map({ $0 + 1 }) else {
+            return .damaged
+        }
         let body = file[..<lastStart]
-        guard content[lastStart...].elementsEqual(seal(body).utf8.dropLast()) else { return nil }
-        return body
+        return file[lastStart...].elementsEqual(seal(body).utf8) ? .sealed(body) : .damaged
+    }
+
+    /// The header and entry lines of a version 2 manifest whose `end` line matches; `nil` for
+    /// anything else.
+    static func unsealed(_ file: [UInt8]) -> ArraySlice<UInt8>? {
+        if case .sealed(let body) = seal(of: file) { return body }
+        return nil
     }
 
     /// The `end` line (with its newline) that closes `body`.
@@ -104,9 +139,10 @@ struct Manifest: Equatable {
     /// Writes the manifest. It is a cache (losing it costs a full re-run, never a wrong output), so
     /// it is rewritten in place, under `flock`, without `fsync`: replacing it by a new file would
     /// free the old one's blocks at every run (about 1.5 ms once they are on disk). A crash in the
-    /// middle leaves a file whose `end` line does not match, which is ignored. A manifest that is a
-    /// symlink or has other hard links is replaced by rename instead. An empty manifest removes
-    /// the file.
+    /// middle leaves a file whose `end` line does not match: its records then decide nothing
+    /// (every output is converted again) but still name orphans. A version 1 or damaged file, one
+    /// that is a symlink, has other hard links, cannot be opened for writing or is locked by
+    /// another run is replaced by rename instead. An empty manifest removes the file.
     func save() throws(ConversionError) {
         if entries.isEmpty {
             if FileSystem.linkExists(path) { FileSystem.remove(path) }
@@ -114,7 +150,7 @@ struct Manifest: Equatable {
         }
         try FileSystem.makeDirectories(folder)
         let bytes = encoded()
-        if try FileSystem.overwrite(path, with: bytes) { return }
+        if !replacesWhole, try FileSystem.overwrite(path, with: bytes) { return }
         try FileSystem.writeAtomically(path, bytes, temporarySuffix: ".cafconv-\(FileSystem.processID)-manifest.tmp")
     }
 

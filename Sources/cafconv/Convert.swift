@@ -52,7 +52,7 @@ struct Convert {
 
             On a terminal a progress line is drawn on stderr. SIGINT or SIGTERM stops the run: no \
             new file is started, temporary files are deleted, the exit status is 130, and the next \
-            run finishes the work.
+            run finishes the work. A second signal stops at once (the next run deletes what is left).
 
             Exit status: 0 every input converted or up to date; 1 any input failed (or, with \
             --check, anything is out of date); 64 usage error; 130 interrupted.

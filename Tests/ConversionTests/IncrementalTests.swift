@@ -244,7 +244,7 @@ struct ManifestSafetyTests {
             inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1, force: force))
     }
 
-    @Test("a manifest with any byte changed, or cut short, is ignored as a whole (it is rewritten in place)")
+    @Test("a manifest with any byte changed, or cut short, decides nothing: every output is converted again")
     func tornManifest() throws {
         let folder = TempDirectory()
         let path = converted(folder)
@@ -256,10 +256,49 @@ struct ManifestSafetyTests {
         let damaged = [changed, Array(good.dropLast(1)), Array(good.dropLast(30)), Array(good.prefix(good.count / 2))]
         for bytes in damaged {
             writeFile(path, bytes)
-            #expect(Manifest.load(folder: folder.file("out")).entries.isEmpty)
+            #expect(Manifest.load(folder: folder.file("out")).isDamaged)
+            let plan = Engine.convert(
+                inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1, dryRun: true))
+            #expect(plan.files.allSatisfy { $0.reason?.contains("is damaged") == true }, "\(plan.files.map(\.reason))")
             #expect(rerun(folder).totals.converted == 3)
+            #expect(
+                try #require(readFile(path).map(Manifest.seal))
+                    == .sealed(try #require(readFile(path).flatMap(Manifest.unsealed))))
             #expect(rerun(folder).totals.upToDate == 3)
         }
+    }
+
+    @Test("a damaged manifest still names orphans, but --prune does not act on it")
+    func damagedOrphans() throws {
+        let folder = TempDirectory()
+        let path = converted(folder)
+        unlink(folder.file("in/f1.wav"))
+        var bytes = try #require(readFile(path))
+        bytes.removeLast(2)
+        writeFile(path, bytes)
+        let report = Engine.convert(
+            inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1, prune: true))
+        #expect(report.totals.orphaned == 1 && report.totals.pruned == 0)
+        #expect(report.files.contains { $0.status == .orphaned && $0.reason?.contains("is damaged") == true })
+        #expect(exists(folder.file("out/f1.caf")))
+        // Written back sealed, the record is trusted again: now --prune deletes the orphan.
+        let next = Engine.convert(
+            inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1, prune: true))
+        #expect(next.totals.pruned == 1)
+        #expect(!exists(folder.file("out/f1.caf")))
+    }
+
+    @Test("a manifest another run holds locked is replaced by rename instead of waiting")
+    func lockedManifest() throws {
+        let folder = TempDirectory()
+        let path = converted(folder)
+        let inode = stamp(path)?[3]
+        let holder = open(path, O_RDONLY)
+        defer { close(holder) }
+        #expect(flock(holder, LOCK_EX) == 0)
+        #expect(rerun(folder, force: true).totals.converted == 3)
+        #expect(stamp(path)?[3] != inode)
+        #expect(rerun(folder).totals.upToDate == 3)
     }
 
     @Test("saving rewrites the manifest in place: the same inode run after run")

@@ -97,6 +97,34 @@ struct PipelineEndToEndTests {
         #expect(leftovers(again.path).isEmpty, "\(leftovers(again.path))")
     }
 
+    @Test("a second signal stops at once, by that signal; the next run cleans up and finishes")
+    func secondSignal() throws {
+        let folder = TempDirectory()
+        slowBatch(folder)
+        let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !exists(folder.file("out")) && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        Thread.sleep(forTimeInterval: 0.1)
+        // Two different signals, so both are delivered even if neither has landed yet (a second
+        // SIGINT would merge with a pending first one), and the run stops faster than a sleep.
+        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect([SIGINT, SIGTERM].contains(process.terminationStatus))
+        #expect(try validOutputs(folder.file("out")) < 6, "the batch finished before the signal; make it larger")
+        let again = try run(RepositoryPaths.executable, arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(leftovers(folder.path).isEmpty, "\(leftovers(folder.path))")
+        #expect(try validOutputs(folder.file("out")) == 6)
+    }
+
     @Test("SIGKILL at any moment: every file at an output path is valid; the next run cleans up and finishes")
     func sigkill() throws {
         let folder = TempDirectory()

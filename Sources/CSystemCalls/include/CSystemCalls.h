@@ -13,9 +13,16 @@ ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, in
 /// Returns 0, or -1 with errno set (EINVAL or ENOSYS where the file system or system cannot).
 int cafconv_exchange(const char *first, const char *second);
 
+/// Reserves disk blocks for the first `length` bytes of `fd` (fallocate(2) with
+/// FALLOC_FL_KEEP_SIZE: the size and content stay as they are). Returns 0, or -1 with errno set
+/// (ENOSPC when the disk is full; EOPNOTSUPP or ENOSYS where the file system or system cannot).
+int cafconv_reserve(int fd, int64_t length);
+
 /// Replaces the actions of SIGINT and SIGTERM with a handler that only records the signal (with
 /// SA_RESTART, so no system call fails with EINTR), and unblocks them on the calling thread. A
-/// signal the process inherited as ignored stays ignored. No thread is started.
+/// second signal while one is recorded ends the process by that signal's default action. A
+/// signal the process inherited as ignored stays ignored. No thread is started. Not reentrant:
+/// one watch at a time.
 void cafconv_watch_interrupts(void);
 
 /// Puts back the actions and the signal mask `cafconv_watch_interrupts` replaced.
