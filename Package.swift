@@ -48,8 +48,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Fixture builders shared by the test targets (WAV writer, sample generators).
-        .target(name: "TestSupport", dependencies: ["BinaryIO"], path: "Tests/TestSupport", swiftSettings: strict),
+        // Fixture builders and output checks shared by the test targets (WAV writer, sample generators).
+        .target(name: "TestSupport", dependencies: ["BinaryIO", "CAFKit"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"], swiftSettings: strict),
         .testTarget(name: "CAFKitTests", dependencies: ["CAFKit", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WAVEKitTests", dependencies: ["WAVEKit", "TestSupport"], swiftSettings: strict),

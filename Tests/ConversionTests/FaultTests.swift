@@ -27,23 +27,6 @@ final class SmallDisk {
     deinit { _ = try? run(which("umount") ?? "/bin/umount", [folder.path]) }
 }
 
-/// Names of leftover temporary files under `path`.
-func temporaries(_ path: String) -> [String] {
-    (FileManager.default.subpaths(atPath: path) ?? []).filter { $0.hasSuffix(".tmp") }
-}
-
-/// Every `.caf` under `path` must be read and validated by CAFKit without a diagnostic.
-func expectValidOutputs(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
-    var count = 0
-    for name in FileManager.default.subpaths(atPath: path) ?? [] where name.hasSuffix(".caf") {
-        let bytes = try #require(readFile(path + "/" + name), sourceLocation: sourceLocation)
-        let file = try CAFFile(reading: MemoryByteSource(bytes))
-        #expect(CAFValidator.validate(file).isEmpty, "\(name): \(CAFValidator.validate(file))", sourceLocation: sourceLocation)
-        count += 1
-    }
-    return count
-}
-
 @Suite("Faults: interruption, full and read-only disks, symlinks, stale temporaries")
 struct FaultTests {
     @Test("a cancelled run starts nothing, leaves no temporary file and says it was interrupted")
@@ -58,7 +41,7 @@ struct FaultTests {
         #expect(report.interrupted)
         #expect(report.totals.skipped == 6)
         #expect(report.files.allSatisfy { $0.reason == Cancellation.reason })
-        #expect(temporaries(folder.path).isEmpty)
+        #expect(temporaryFiles(under: folder.path).isEmpty)
         #expect(!exists(folder.file("out/f1.caf")))
     }
 
@@ -77,7 +60,7 @@ struct FaultTests {
         #expect(report.interrupted)
         #expect(report.totals.converted == 1)
         #expect(report.totals.skipped == 7)
-        #expect(temporaries(folder.path).isEmpty)
+        #expect(temporaryFiles(under: folder.path).isEmpty)
         #expect(try expectValidOutputs(folder.file("out")) == 1)
         let again = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
         #expect(again.totals.upToDate == 1 && again.totals.converted == 7)
@@ -109,7 +92,7 @@ struct FaultTests {
         #expect(big.reason?.contains("space") == true, "\(big.reason ?? "")")
         #expect(!exists(disk.path + "/out/big.caf"))
         #expect(report.files.first { $0.input.hasSuffix("small.wav") }?.status == .converted)
-        #expect(temporaries(disk.path).isEmpty)
+        #expect(temporaryFiles(under: disk.path).isEmpty)
         #expect(try expectValidOutputs(disk.path) == 1)
     }
 

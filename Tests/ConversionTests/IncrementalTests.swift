@@ -308,7 +308,7 @@ struct ManifestSafetyTests {
         let inode = stamp(path)?[3]
         #expect(rerun(folder, force: true).totals.converted == 3)
         #expect(stamp(path)?[3] == inode)
-        #expect(tree(folder.file("out")).filter { $0.hasSuffix(".tmp") }.isEmpty)
+        #expect(temporaryFiles(under: folder.file("out")).isEmpty)
     }
 
     @Test("a manifest that is a symlink or has another hard link is replaced, never written through")

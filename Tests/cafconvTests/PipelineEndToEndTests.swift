@@ -15,28 +15,13 @@ func slowBatch(_ folder: TempDirectory, files: Int = 6, frames: Int = 1_000_000)
     }
 }
 
-/// Every `.caf` under `path` (not the hidden temporaries) read and validated by CAFKit.
-func validOutputs(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
-    var count = 0
-    for name in FileManager.default.subpaths(atPath: path) ?? [] where name.hasSuffix(".caf") {
-        let bytes = try #require(readFile(path + "/" + name), sourceLocation: sourceLocation)
-        let file = try CAFFile(reading: MemoryByteSource(bytes))
-        #expect(CAFValidator.validate(file).isEmpty, "\(name): \(CAFValidator.validate(file))", sourceLocation: sourceLocation)
-        count += 1
-    }
-    return count
-}
-
-func leftovers(_ path: String) -> [String] {
-    (FileManager.default.subpaths(atPath: path) ?? []).filter { $0.hasSuffix(".tmp") }
-}
-
 /// Starts the binary, waits until `started` exists (the run is under way, so a loaded machine
 /// cannot deliver the signal before the handler is installed), sends `signal` `delay` seconds
-/// later, and returns how it ended. `ignoring` names signals the binary inherits as ignored (a
+/// later (then each of `then` at once), and returns how it ended. `ignoring` names signals the binary inherits as ignored (a
 /// shell's `trap '' INT` before `exec`, as for a background job).
 func interrupted(
-    _ arguments: [String], signal: Int32, after delay: Double, started: String, ignoring: [String] = []
+    _ arguments: [String], signal: Int32, then: [Int32] = [], after delay: Double, started: String,
+    ignoring: [String] = []
 ) throws -> (status: Int32, bySignal: Bool) {
     let process = Process()
     if ignoring.isEmpty {
@@ -54,7 +39,7 @@ func interrupted(
     let deadline = Date().addingTimeInterval(10)
     while !exists(started) && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
     Thread.sleep(forTimeInterval: delay)
-    kill(process.processIdentifier, signal)
+    for number in [signal] + then { kill(process.processIdentifier, number) }
     process.waitUntilExit()
     return (process.terminationStatus, process.terminationReason == .uncaughtSignal)
 }
@@ -70,13 +55,13 @@ struct PipelineEndToEndTests {
         let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
         let ended = try interrupted(arguments, signal: signal, after: 0.1, started: folder.file("out"))
         #expect(ended.status == 130 && !ended.bySignal)
-        #expect(leftovers(folder.path).isEmpty, "\(leftovers(folder.path))")
-        let before = try validOutputs(folder.file("out"))
+        #expect(temporaryFiles(under: folder.path).isEmpty, "\(temporaryFiles(under: folder.path))")
+        let before = try expectValidOutputs(folder.file("out"))
         #expect(before < 6, "the batch finished before the signal; make it larger")
         let again = try run(RepositoryPaths.executable, arguments)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("\(6 - before) converted"), "\(again.stderr)")
-        #expect(try validOutputs(folder.file("out")) == 6)
+        #expect(try expectValidOutputs(folder.file("out")) == 6)
     }
 
     @Test("a SIGINT the binary inherited as ignored stays ignored (as in background jobs); SIGTERM still stops it")
@@ -86,15 +71,15 @@ struct PipelineEndToEndTests {
         let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
         let ignored = try interrupted(arguments, signal: SIGINT, after: 0.1, started: folder.file("out"), ignoring: ["INT"])
         #expect(ignored.status == 0 && !ignored.bySignal)
-        #expect(try validOutputs(folder.file("out")) == 6)
+        #expect(try expectValidOutputs(folder.file("out")) == 6)
 
         let again = TempDirectory()
         slowBatch(again)
         let rerun = ["convert", "-j", "1", "-d", "alac", again.file("in"), "-o", again.file("out")]
         let stopped = try interrupted(rerun, signal: SIGTERM, after: 0.1, started: again.file("out"), ignoring: ["INT"])
         #expect(stopped.status == 130 && !stopped.bySignal)
-        #expect(try validOutputs(again.file("out")) < 6, "the batch finished before the signal; make it larger")
-        #expect(leftovers(again.path).isEmpty, "\(leftovers(again.path))")
+        #expect(try expectValidOutputs(again.file("out")) < 6, "the batch finished before the signal; make it larger")
+        #expect(temporaryFiles(under: again.path).isEmpty, "\(temporaryFiles(under: again.path))")
     }
 
     @Test("a second signal stops at once, by that signal; the next run cleans up and finishes")
@@ -102,27 +87,15 @@ struct PipelineEndToEndTests {
         let folder = TempDirectory()
         slowBatch(folder)
         let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !exists(folder.file("out")) && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        Thread.sleep(forTimeInterval: 0.1)
         // Two different signals, so both are delivered even if neither has landed yet (a second
         // SIGINT would merge with a pending first one), and the run stops faster than a sleep.
-        kill(process.processIdentifier, SIGINT)
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
-        #expect([SIGINT, SIGTERM].contains(process.terminationStatus))
-        #expect(try validOutputs(folder.file("out")) < 6, "the batch finished before the signal; make it larger")
+        let ended = try interrupted(arguments, signal: SIGINT, then: [SIGTERM], after: 0.1, started: folder.file("out"))
+        #expect(ended.bySignal && [SIGINT, SIGTERM].contains(ended.status))
+        #expect(try expectValidOutputs(folder.file("out")) < 6, "the batch finished before the signal; make it larger")
         let again = try run(RepositoryPaths.executable, arguments)
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(leftovers(folder.path).isEmpty, "\(leftovers(folder.path))")
-        #expect(try validOutputs(folder.file("out")) == 6)
+        #expect(temporaryFiles(under: folder.path).isEmpty, "\(temporaryFiles(under: folder.path))")
+        #expect(try expectValidOutputs(folder.file("out")) == 6)
     }
 
     @Test("SIGKILL at any moment: every file at an output path is valid; the next run cleans up and finishes")
@@ -132,11 +105,11 @@ struct PipelineEndToEndTests {
         let arguments = ["convert", "-j", "1", "-d", "alac", folder.file("in"), "-o", folder.file("out")]
         let ended = try interrupted(arguments, signal: SIGKILL, after: 0.1, started: folder.file("out"))
         #expect(ended.bySignal && ended.status == SIGKILL)
-        #expect(try validOutputs(folder.file("out")) < 6, "the batch finished before the signal; make it larger")
+        #expect(try expectValidOutputs(folder.file("out")) < 6, "the batch finished before the signal; make it larger")
         let again = try run(RepositoryPaths.executable, arguments)
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(leftovers(folder.path).isEmpty, "\(leftovers(folder.path))")
-        #expect(try validOutputs(folder.file("out")) == 6)
+        #expect(temporaryFiles(under: folder.path).isEmpty, "\(temporaryFiles(under: folder.path))")
+        #expect(try expectValidOutputs(folder.file("out")) == 6)
         let third = try run(RepositoryPaths.executable, arguments)
         #expect(third.stderr.contains("0 converted, 6 up to date"), "\(third.stderr)")
     }
