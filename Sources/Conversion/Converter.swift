@@ -123,6 +123,9 @@ enum Converter {
             do { reader = try SoundFile.open(readingFrom: job.input) } catch {
                 throw ConversionError("libsndfile cannot read it: \(error.message)")
             }
+            do { try reader.setNormalisation(false) } catch {
+                throw ConversionError("libsndfile cannot read it: \(error.message)")
+            }
             let source = reader.info
             let target = TargetFormat.resolve(
                 source: source.encoding, sourceOrder: wave.byteOrder,
@@ -144,7 +147,6 @@ enum Converter {
                 writer = try SoundFile.create(descriptor: descriptor, path: temporary, info: outInfo)
                 try writer.setAddPeakChunk(false)
                 try writer.setNormalisation(false)
-                try reader.setNormalisation(false)
                 if let map = try reader.channelMap() { try? writer.setChannelMap(map) }
             } catch {
                 throw ConversionError("libsndfile cannot write \(target) CAF: \(error.message)")
@@ -397,8 +399,6 @@ enum Converter {
     static func readBack(_ path: String) throws(ConversionError) -> CAFDocument {
         do {
             return try Checks.read(try FileByteSource(path: path))
-        } catch let error as CAFError {
-            throw ConversionError("the written CAF cannot be read back: \(error)")
         } catch {
             throw ConversionError("the written CAF cannot be read back: \(error)")
         }
@@ -431,9 +431,11 @@ enum Converter {
 public enum SampleScaling {
     /// Left-justified 32-bit integers to floats: `x / 2^31`, which is `s / 2^(N-1)` for an N-bit `s`.
     public static func integersToFloats(_ source: [Int32], into target: inout [Double], count: Int) {
-        let scale = 1.0 / 2_147_483_648.0
-        for index in 0..<count { target[index] = Double(source[index]) * scale }
+        for index in 0..<count { target[index] = float(source[index]) }
     }
+
+    /// One left-justified 32-bit integer as a float: `x / 2^31`.
+    @inline(__always) public static func float(_ sample: Int32) -> Double { Double(sample) / 2_147_483_648.0 }
 
     /// Floats to left-justified integers of `bits` bits: round(x * 2^(bits-1)), clipped, shifted left.
     public static func floatsToIntegers(_ source: [Double], into target: inout [Int32], count: Int, bits: Int) {

@@ -36,8 +36,8 @@ enum PayloadTransform: Equatable, Sendable {
 /// The audio payload of a source whose samples can be moved without decoding them.
 ///
 /// It is only built when WAVEKit and libsndfile agree on the encoding, channels, frame size and
-/// frame count, and the file really holds that many bytes; ``check(_:against:)`` then compares
-/// samples at both ends as the two parsers decode them.
+/// frame count, and the file really holds that many bytes; ``SampleProbe`` then compares samples
+/// at both ends as the two parsers decode them.
 struct DirectPayload: Equatable, Sendable {
     /// Absolute offset of the first audio byte in the source.
     var offset: UInt64

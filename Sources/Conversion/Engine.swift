@@ -90,6 +90,7 @@ public enum Engine {
         let workers = min(options.jobs, work.count)
         let stamps = decision.sourceStamps
         let sources = decision.sources
+        let fingerprint = options.fingerprint
         @Sendable func worker(_: Int) {
             while true {
                 let slot = next.withLock { value -> Int in
@@ -112,7 +113,7 @@ public enum Engine {
                         state.record(
                             job: job,
                             entry: Manifest.Entry(
-                                source: source, sourceStamp: sourceStamp, fingerprint: options.fingerprint,
+                                source: source, sourceStamp: sourceStamp, fingerprint: fingerprint,
                                 outputStamp: outputStamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
                                 frames: result.frames ?? 0))
                         state.saveIfDue()
@@ -247,7 +248,7 @@ public enum Engine {
                         record.reason = "its source is gone; not pruned: changed since cafconv wrote it"
                     } else if options.dryRun {
                         record.reason = "its source is gone; --prune would delete it"
-                    } else if FileSystem.unlinkFile(path) {
+                    } else if FileSystem.remove(path) {
                         record.status = .pruned
                         record.reason = "its source is gone; deleted"
                         manifest.entries[key] = nil

@@ -52,7 +52,7 @@ enum FileSystem {
             }
             if name != "." && name != ".." { names.append(name) }
         }
-        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// Creates a folder and its parents (like `mkdir -p`).
@@ -92,10 +92,8 @@ enum FileSystem {
         return folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
-    static func remove(_ path: String) { unlink(path) }
-
     /// Deletes a file; `false` (with `errno` set) when it could not.
-    static func unlinkFile(_ path: String) -> Bool { unlink(path) == 0 }
+    @discardableResult static func remove(_ path: String) -> Bool { unlink(path) == 0 }
 
     /// Moves the finished file `from` to `to` in one step: readers see the old file or the new
     /// one, never a mix. An existing file at `to` is swapped out (renameat2 with RENAME_EXCHANGE)
@@ -116,12 +114,6 @@ enum FileSystem {
         guard Glibc.truncate(path, off_t(length)) == 0 else {
             throw ConversionError("cannot trim the output: \(errorText())")
         }
-    }
-
-    static func size(of path: String) -> UInt64? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return UInt64(info.st_size)
     }
 
     /// Creates a new, empty file that did not exist before (`O_EXCL`), readable and writable.

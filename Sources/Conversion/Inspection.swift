@@ -147,7 +147,8 @@ public enum Inspector {
         var info = AudioFileInfo(path: path)
         let source: FileByteSource
         do { source = try FileByteSource(path: path) } catch {
-            info.error = "\(error)"
+            // The report names the file already: keep only what went wrong.
+            if case .io(_, _, let message) = error { info.error = message } else { info.error = "\(error)" }
             return info
         }
         let prefix = (try? source.read(at: 0, count: 12)) ?? []

@@ -35,13 +35,13 @@ struct Manifest: Equatable {
     var folder: String
     /// Entries by output path relative to `folder`.
     var entries: [String: Entry] = [:]
+    /// What the file read by ``load(folder:)`` was, or `nil` when there was none (or a foreign one).
+    var origin: Seal?
+
     /// The file failed its `end` line's check (a crash or a failed write in the middle of a
     /// rewrite, or an edit): its entries are kept only to find orphans and to be written back,
     /// never to call an output up to date, and --prune does not act on them.
-    var isDamaged = false
-    /// The next save replaces the file whole instead of rewriting it in place: it is damaged or
-    /// of version 1, so none of it should survive next to new bytes.
-    var replacesWhole = false
+    var isDamaged: Bool { origin == .damaged }
 
     var path: String { FileSystem.joined(folder, Self.fileName) }
 
@@ -49,15 +49,9 @@ struct Manifest: Equatable {
     static func load(folder: String) -> Manifest {
         var manifest = Manifest(folder: folder)
         guard let file = FileSystem.readSmallFile(manifest.path) else { return manifest }
-        var body = file[...]
-        switch seal(of: file) {
-        case .foreign: return manifest
-        case .version1: manifest.replacesWhole = true
-        case .sealed(let content): body = content
-        case .damaged:
-            manifest.isDamaged = true
-            manifest.replacesWhole = true
-        }
+        let (seal, body) = check(file)
+        guard seal != .foreign else { return manifest }
+        manifest.origin = seal
         // Split bytes, not Characters: a name may start with a combining mark after a separator.
         for line in body.split(separator: 0x0A, omittingEmptySubsequences: true).dropFirst() {
             let fields = line.split(separator: 0x09, omittingEmptySubsequences: false).map {
@@ -85,30 +79,24 @@ struct Manifest: Equatable {
         case foreign
         /// A version 1 manifest: no `end` line (those were always replaced whole).
         case version1
-        /// Version 2 whose `end` line matches: the header and entry lines.
-        case sealed(ArraySlice<UInt8>)
+        /// Version 2 whose `end` line matches.
+        case sealed
         /// Version 2 whose `end` line is missing or does not match.
         case damaged
     }
 
-    /// Checks a manifest file's header and `end` line.
-    static func seal(of file: [UInt8]) -> Seal {
-        guard let firstEnd = file.firstIndex(of: 0x0A) else { return .foreign }
+    /// Checks a manifest file's header and `end` line; `body` is the header and entry lines (the
+    /// whole file when there is no matching `end` line).
+    static func check(_ file: [UInt8]) -> (seal: Seal, body: ArraySlice<UInt8>) {
+        guard let firstEnd = file.firstIndex(of: 0x0A) else { return (.foreign, file[...]) }
         let first = file[..<firstEnd]
-        if first.elementsEqual(headerVersion1.utf8) { return .version1 }
-        guard first.elementsEqual(header.utf8) else { return .foreign }
+        if first.elementsEqual(headerVersion1.utf8) { return (.version1, file[...]) }
+        guard first.elementsEqual(header.utf8) else { return (.foreign, file[...]) }
         guard file.last == 0x0A, let lastStart = file.dropLast().lastIndex(of: 0x0A).map({ $0 + 1 }) else {
-            return .damaged
+            return (.damaged, file[...])
         }
         let body = file[..<lastStart]
-        return file[lastStart...].elementsEqual(seal(body).utf8) ? .sealed(body) : .damaged
-    }
-
-    /// The header and entry lines of a version 2 manifest whose `end` line matches; `nil` for
-    /// anything else.
-    static func unsealed(_ file: [UInt8]) -> ArraySlice<UInt8>? {
-        if case .sealed(let body) = seal(of: file) { return body }
-        return nil
+        return file[lastStart...].elementsEqual(seal(body).utf8) ? (.sealed, body) : (.damaged, file[...])
     }
 
     /// The `end` line (with its newline) that closes `body`.
@@ -122,7 +110,7 @@ struct Manifest: Equatable {
     /// The file's bytes: the header, one sorted line per entry and the `end` line.
     func encoded() -> [UInt8] {
         var text = Self.header + "\n"
-        for key in entries.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+        for key in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             guard let entry = entries[key] else { continue }
             let fields = [
                 Self.escape(key), Self.escape(entry.source), String(entry.sourceStamp.size),
@@ -150,7 +138,9 @@ struct Manifest: Equatable {
         }
         try FileSystem.makeDirectories(folder)
         let bytes = encoded()
-        if !replacesWhole, try FileSystem.overwrite(path, with: bytes) { return }
+        // A version 1 or damaged file is replaced whole: none of it should survive next to new bytes.
+        let inPlace = origin != .version1 && origin != .damaged
+        if inPlace, try FileSystem.overwrite(path, with: bytes) { return }
         try FileSystem.writeAtomically(path, bytes, temporarySuffix: ".cafconv-\(FileSystem.processID)-manifest.tmp")
     }
 

@@ -367,7 +367,7 @@ public enum Verifier {
         if layout.isFloat {
             let found = layout.decodeFloats(bytes)
             for index in 0..<samples {
-                var expected = sourceIsFloat ? doubles[index] : Double(ints[index]) / 2_147_483_648.0
+                var expected = sourceIsFloat ? doubles[index] : SampleScaling.float(ints[index])
                 if layout.bits == 32 { expected = Double(Float(expected)) }
                 if found[index] != expected && !(found[index].isNaN && expected.isNaN) {
                     return Difference(index: index, expected: "\(expected)", found: "\(found[index])")

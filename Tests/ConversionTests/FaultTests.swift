@@ -2,6 +2,7 @@ import BinaryIO
 import CAFKit
 import Conversion
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -45,18 +46,21 @@ struct FaultTests {
         #expect(!exists(folder.file("out/f1.caf")))
     }
 
-    @Test("cancelling mid-run stops between blocks: finished files stay valid and recorded, the rest is done next time")
+    @Test("cancelling mid-file stops between blocks: finished files stay valid and recorded, the rest is done next time")
     func cancelledMidRun() throws {
         let folder = TempDirectory()
         sourceTree(folder, count: 8, frames: 20000)
-        let cancellation = Cancellation()
-        // Tiny blocks so a file takes many blocks; cancel as soon as the first file is done.
-        let options = ConversionOptions(jobs: 1, blockSamples: 16)
+        // Tiny blocks through libsndfile's pump (the direct road has no sample blocks): 2500 blocks
+        // a file. The condition trips halfway through the second file.
+        let checks = Mutex(0)
+        let cancellation = Cancellation(also: {
+            checks.withLock {
+                $0 += 1; return $0 > 3750
+            }
+        })
+        let options = ConversionOptions(jobs: 1, blockSamples: 16, directPayload: false)
         let report = Engine.run(
-            inputs: [folder.file("in")], output: folder.file("out"), options: options, cancellation: cancellation
-        ) { step in
-            if step.result.status == .converted { cancellation.cancel() }
-        }
+            inputs: [folder.file("in")], output: folder.file("out"), options: options, cancellation: cancellation)
         #expect(report.interrupted)
         #expect(report.totals.converted == 1)
         #expect(report.totals.skipped == 7)

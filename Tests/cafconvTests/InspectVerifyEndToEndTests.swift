@@ -16,7 +16,7 @@ struct InspectVerifyEndToEndTests {
         return (folder, wav, caf)
     }
 
-    @Test("info: text, brief and JSON with the keys of DESIGN.md")
+    @Test("info: text, brief and JSON with the keys the README lists")
     func info() throws {
         let (folder, wav, caf) = try made()
         defer { withExtendedLifetime(folder) {} }
@@ -30,12 +30,17 @@ struct InspectVerifyEndToEndTests {
         let json = try run(RepositoryPaths.executable, ["info", "--json", caf])
         let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [[String: Any]])
         let object = try #require(array.first)
-        for key in [
+        // These keys are always written, null or empty when unknown (a missing file has only them).
+        let always: Set = [
             "path", "container", "format", "sampleRate", "channels", "bitsPerChannel", "isFloat", "byteOrder",
-            "frames", "durationSeconds", "audioOffset", "audioBytes", "chunks", "warnings",
-        ] {
-            #expect(object[key] != nil, "missing key \(key)")
-        }
+            "frames", "durationSeconds", "audioOffset", "audioBytes", "chunks", "warnings", "error", "info",
+            "markers", "loops",
+        ]
+        #expect(always.isSubset(of: object.keys), "\(always.subtracting(object.keys))")
+        #expect(object["error"] is NSNull && object["isFloat"] as? Bool == false)
+        let missing = try run(RepositoryPaths.executable, ["info", "--json", folder.file("missing.caf")])
+        let failed = try #require(try JSONSerialization.jsonObject(with: Data(missing.stdout)) as? [[String: Any]])
+        #expect(Set(try #require(failed.first).keys) == always)
         #expect(object["byteOrder"] as? String == "little")
         #expect(object["frames"] as? Int == 480)
         #expect((object["chunks"] as? [[String: Any]])?.first?["type"] as? String == "desc")
@@ -48,6 +53,11 @@ struct InspectVerifyEndToEndTests {
         let result = try run(RepositoryPaths.executable, ["info", junk])
         #expect(result.status == 1)
         #expect(result.stderr.contains("junk.caf"))
+        // The path is said once, by the report, not again inside the reason.
+        let missing = folder.file("missing.caf")
+        let gone = try run(RepositoryPaths.executable, ["info", missing])
+        #expect(gone.status == 1)
+        #expect(gone.stderr == "cafconv: error: \(missing): No such file or directory\n", "\(gone.stderr)")
     }
 
     @Test("verify: exit 0 on a good file, 1 with one line per failure, 64 on usage errors")
