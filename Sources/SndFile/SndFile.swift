@@ -388,16 +388,6 @@ public final class SoundFile {
         try buffer.withUnsafeBufferPointer { pointer throws(SndFileError) in try writeFrames(pointer, frames: frames) }
     }
 
-    /// What libsndfile logged while opening the file (warnings about the header, for example).
-    public func log() -> String {
-        guard let handle else { return "" }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        buffer.withUnsafeMutableBytes { raw in
-            _ = sf_command(handle, Int32(SFC_GET_LOG_INFO), raw.baseAddress, Int32(raw.count))
-        }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// Closes the file, flushing headers; reports libsndfile's error if closing fails.
     public func close() throws(SndFileError) {
         guard let handle else { return }

@@ -142,10 +142,8 @@ public struct WAVEFile: Sendable {
     /// The byte order of the samples, `nil` when they are not linear PCM.
     public var sampleByteOrder: ByteOrder? { format.isLinearPCM ? byteOrder : nil }
 
-    static let knownTypes: Set<FourCC> = [
-        FourCC("fmt "), FourCC("data"), FourCC("fact"), FourCC("LIST"),
-        FourCC("bext"), FourCC("smpl"), FourCC("cue "), FourCC("ds64"),
-    ]
+    /// The chunks this reader interprets: the structure and the metadata.
+    static let knownTypes = metadataTypes.union([FourCC("fmt "), FourCC("data"), FourCC("ds64")])
 
     /// Reads the chunk table, `fmt `, the `data` extent and the metadata chunks of a WAVE file.
     public init(reading source: some ByteSource) throws(WAVEError) {
@@ -238,7 +236,7 @@ public struct WAVEFile: Sendable {
             throw WAVEError(at: fmt.bodyOffset + 14, "'fmt ' chunk declares 0 bits per sample")
         }
         if format.blockAlign == 0 { throw WAVEError(at: fmt.bodyOffset + 12, "'fmt ' chunk declares a block align of 0") }
-        if format.blockAlign > 0, audioBytes % UInt64(format.blockAlign) != 0, format.isLinearPCM {
+        if audioBytes % UInt64(format.blockAlign) != 0, format.isLinearPCM {
             warnings.append(
                 WAVEWarning(
                     at: data.offset,
@@ -252,67 +250,41 @@ public struct WAVEFile: Sendable {
         readMetadata(source, order: order)
     }
 
+    /// The chunks the metadata pass reads (`fmt `, `data` and `ds64` are read before it).
+    static let metadataTypes: Set<FourCC> = [FourCC("fact"), FourCC("LIST"), FourCC("bext"), FourCC("smpl"), FourCC("cue ")]
+
     private mutating func readMetadata(_ source: some ByteSource, order: ByteOrder) {
-        for chunk in chunks where WAVEFile.knownTypes.contains(chunk.type) {
-            let name = chunk.type.trimmed
-            if chunk.size > UInt64(ChunkWalker.metadataCap), chunk.type != FourCC("data") {
-                warnings.append(
-                    WAVEWarning(
-                        at: chunk.offset,
-                        "'\(name)' chunk is \(chunk.size) bytes; only the first \(ChunkWalker.metadataCap) are read"))
-            }
-            do {
-                switch chunk.type {
-                case FourCC("fact"):
-                    var body = try ChunkWalker.body(of: chunk, in: source)
-                    if factSampleLength == nil { factSampleLength = try body.readUInt32(order) }
-                case FourCC("LIST"):
-                    var body = try ChunkWalker.body(of: chunk, in: source)
-                    let list = try ListChunk(parsing: &body, order: order)
-                    if list.truncatedEntries > 0 {
-                        warnings.append(
-                            WAVEWarning(
-                                at: chunk.offset,
-                                "'LIST'/'\(list.listType.trimmed)' chunk has \(list.truncatedEntries) entries cut short; they are ignored"
-                            ))
-                    }
-                    lists.append(list)
-                case FourCC("bext"):
-                    var body = try ChunkWalker.body(of: chunk, in: source)
-                    if broadcast == nil { broadcast = try BroadcastExtension(parsing: &body, order: order) }
-                case FourCC("smpl"):
-                    var body = try ChunkWalker.body(of: chunk, in: source)
-                    let info = try SamplerInfo(parsing: &body, order: order)
-                    if UInt64(info.loops.count) < UInt64(info.declaredLoopCount) {
-                        warnings.append(
-                            WAVEWarning(
-                                at: chunk.offset,
-                                "'smpl' chunk declares \(info.declaredLoopCount) loops but holds \(info.loops.count)"))
-                    }
-                    if sampler == nil { sampler = info }
-                case FourCC("cue "):
-                    var body = try ChunkWalker.body(of: chunk, in: source)
-                    let (points, count) = try CuePoint.parseList(&body, order: order)
-                    if UInt64(points.count) < UInt64(count) {
-                        warnings.append(
-                            WAVEWarning(
-                                at: chunk.offset,
-                                "'cue ' chunk declares \(count) points but holds \(points.count)"))
-                    }
-                    if cuePoints.isEmpty { cuePoints = points }
-                default:
-                    break
+        warnings += ChunkWalker.readMetadata(chunks, types: Self.metadataTypes, in: source) { chunk, body in
+            switch chunk.type {
+            case FourCC("fact"):
+                if factSampleLength == nil { factSampleLength = try body.readUInt32(order) }
+            case FourCC("LIST"):
+                let list = try ListChunk(parsing: &body, order: order)
+                lists.append(list)
+                if list.truncatedEntries > 0 {
+                    return
+                        "'LIST'/'\(list.listType.trimmed)' chunk has \(list.truncatedEntries) entries cut short; they are ignored"
                 }
-            } catch {
-                warnings.append(
-                    WAVEWarning(
-                        at: chunk.offset,
-                        "'\(name)' chunk is too short (\(chunk.size) bytes) to parse; ignored"))
+            case FourCC("bext"):
+                if broadcast == nil { broadcast = try BroadcastExtension(parsing: &body, order: order) }
+            case FourCC("smpl"):
+                let info = try SamplerInfo(parsing: &body, order: order)
+                if sampler == nil { sampler = info }
+                if UInt64(info.loops.count) < UInt64(info.declaredLoopCount) {
+                    return "'smpl' chunk declares \(info.declaredLoopCount) loops but holds \(info.loops.count)"
+                }
+            case FourCC("cue "):
+                let (points, count) = try CuePoint.parseList(&body, order: order)
+                if cuePoints.isEmpty { cuePoints = points }
+                if UInt64(points.count) < UInt64(count) {
+                    return "'cue ' chunk declares \(count) points but holds \(points.count)"
+                }
+            default:
+                break
             }
+            return nil
         }
     }
-
-    static func isPlausibleID(_ code: FourCC) -> Bool { ChunkWalker.isPlausibleID(code) }
 
     static func describePrefix(_ prefix: [UInt8]) -> String {
         if prefix.isEmpty { return "empty file" }

@@ -1,5 +1,6 @@
 import BinaryIO
 import Foundation
+import TestSupport
 import Testing
 
 @testable import CAFKit
@@ -14,14 +15,12 @@ struct CorpusTests {
         subscript(key: String) -> JSONValue? { oracle[key] }
     }
 
-    static let folder = corpusFolder()
-    static let present = FileManager.default.fileExists(atPath: folder + "/ORACLE.json")
+    static let folder = RepositoryPaths.realCorpus ?? "../shared/corpus/real"
+    static let present = RepositoryPaths.realCorpus != nil
 
     /// Every ORACLE entry whose file name ends in `.caf` or whose container is `caf`.
     static let entries: [Entry] = {
-        guard let data = FileManager.default.contents(atPath: folder + "/ORACLE.json"),
-            let json = try? JSONSerialization.jsonObject(with: data) as? [String: [String: Any]]
-        else { return [] }
+        guard let json = try? RepositoryPaths.oracle() else { return [] }
         return json.keys.sorted().compactMap { name in
             guard let value = json[name], name.hasSuffix(".caf") || value["container"] as? String == "caf" else { return nil }
             return Entry(name: name, oracle: value.mapValues(JSONValue.init))

@@ -107,8 +107,6 @@ public enum CAFChunk: Equatable, Hashable, Sendable {
             }
         } catch let error as CAFError {
             throw error
-        } catch let error as ByteError {
-            throw CAFError(.malformedChunk(type), at: bodyOffset, "'\(type)' body is malformed: \(error)")
         } catch {
             throw CAFError(.malformedChunk(type), at: bodyOffset, "'\(type)' body is malformed: \(error)")
         }

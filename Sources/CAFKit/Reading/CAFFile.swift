@@ -47,6 +47,9 @@ public struct CAFFile: Sendable {
     /// The `data` chunk entry.
     public var dataChunk: ChunkHeader? { chunks.first { $0.type == .data } }
 
+    /// Where the (first) `desc` chunk starts, or where it should: right after the file header.
+    public var descriptionOffset: UInt64 { chunks.first { $0.type == .desc }?.offset ?? CAFFile.headerSize }
+
     /// The number of whole frames of linear PCM audio, or `nil` for other formats.
     public var linearPCMFrames: UInt64? {
         guard let bytesPerFrame = description.bytesPerFrame else { return nil }

@@ -11,7 +11,7 @@ extension CAFValidator {
     static func packetProblems(_ file: CAFFile) -> [CAFDiagnostic] {
         var problems: [CAFDiagnostic] = []
         let desc = file.description
-        let descOffset = file.chunks.first { $0.type == .desc }?.offset ?? CAFFile.headerSize
+        let descOffset = file.descriptionOffset
         let variable = desc.bytesPerPacket == 0 || desc.framesPerPacket == 0
         guard let pakt = file.packetTableChunk, let header = file.packetTableHeader else {
             if variable {

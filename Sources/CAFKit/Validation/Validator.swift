@@ -140,7 +140,7 @@ public enum CAFValidator {
                     found: "\(file.fileLength - last.end) more bytes"))
         }
         let desc = file.description
-        let descOffset = chunks.first { $0.type == .desc }?.offset ?? CAFFile.headerSize
+        let descOffset = file.descriptionOffset
         if !(desc.sampleRate.isFinite && desc.sampleRate > 0) {
             problems.append(
                 CAFDiagnostic(
@@ -203,7 +203,7 @@ public enum CAFValidator {
     static func expectationProblems(_ file: CAFFile, _ expected: CAFExpectations) -> [CAFDiagnostic] {
         var problems: [CAFDiagnostic] = []
         let desc = file.description
-        let at = file.chunks.first { $0.type == .desc }?.offset ?? CAFFile.headerSize
+        let at = file.descriptionOffset
         func check(_ rule: String, _ want: String?, _ have: String) {
             if let want, want != have {
                 problems.append(CAFDiagnostic(rule: rule, chunk: .desc, offset: at, expected: want, found: have))

@@ -13,6 +13,11 @@ public enum CAFWriter {
 
     /// The declared body size of `chunk` as written: -1 for a `data` chunk of unknown size.
     public static func declaredSize(of chunk: CAFChunk) -> Int64 {
+        declaredSize(of: chunk, inMemory: chunk.bodyBytes.count)
+    }
+
+    /// The declared size, given the byte count of the body `writeBody` produces.
+    private static func declaredSize(of chunk: CAFChunk, inMemory count: @autoclosure () -> Int) -> Int64 {
         switch chunk {
         case .audioData(let data):
             if data.sizeIsUnknown { return -1 }
@@ -21,16 +26,18 @@ public enum CAFWriter {
         case .notLoaded(let header):
             return Int64(clamping: header.size)
         default:
-            return Int64(chunk.bodyBytes.count)
+            return Int64(count())
         }
     }
 
     /// A whole chunk (12-byte header and body) whose body is in memory.
     public static func chunkBytes(_ chunk: CAFChunk) -> [UInt8] {
+        var body = ByteWriter()
+        chunk.writeBody(to: &body)
         var writer = ByteWriter()
         writer.write(chunk.type)
-        writer.write(declaredSize(of: chunk), .big)
-        chunk.writeBody(to: &writer)
+        writer.write(declaredSize(of: chunk, inMemory: body.bytes.count), .big)
+        writer.write(bytes: body.bytes)
         return writer.bytes
     }
 

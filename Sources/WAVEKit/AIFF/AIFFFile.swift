@@ -30,11 +30,8 @@ public struct AIFFFile: Sendable {
     /// The comments of the `COMT` chunk.
     public var comments: [AIFFComment] = []
 
-    static let knownTypes: Set<FourCC> = [
-        FourCC("COMM"), FourCC("SSND"), FourCC("MARK"), FourCC("INST"),
-        FourCC("FVER"), FourCC("NAME"), FourCC("AUTH"), FourCC("(c) "),
-        FourCC("ANNO"), FourCC("COMT"),
-    ]
+    /// The chunks this reader interprets: the structure and the metadata.
+    static let knownTypes = metadataTypes.union([FourCC("COMM"), FourCC("SSND")])
 
     /// Chunks this reader does not interpret (kept with type, offset and size).
     public var unknownChunks: [RIFFChunk] { chunks.filter { !AIFFFile.knownTypes.contains($0.type) } }
@@ -179,35 +176,31 @@ public struct AIFFFile: Sendable {
         [FourCC("NONE"), FourCC("twos"), FourCC("sowt"), FourCC("raw ")].contains(common.compressionType)
     }
 
+    /// The chunks the metadata pass reads (`COMM` and `SSND` are read before it).
+    static let metadataTypes: Set<FourCC> = [
+        FourCC("MARK"), FourCC("INST"), FourCC("FVER"), FourCC("NAME"), FourCC("AUTH"), FourCC("(c) "), FourCC("ANNO"),
+        FourCC("COMT"),
+    ]
+
     private mutating func readMetadata(_ source: some ByteSource) {
-        for chunk in chunks where AIFFFile.knownTypes.contains(chunk.type) {
-            do {
-                var body = try ChunkWalker.body(of: chunk, in: source)
-                switch chunk.type {
-                case FourCC("MARK"):
-                    let (found, count) = try AIFFMarker.parseList(&body)
-                    if found.count < Int(count) {
-                        warnings.append(
-                            WAVEWarning(at: chunk.offset, "'MARK' chunk declares \(count) markers but holds \(found.count)"))
-                    }
-                    if markers.isEmpty { markers = found }
-                case FourCC("INST"):
-                    if instrument == nil { instrument = try AIFFInstrument(parsing: &body) }
-                case FourCC("FVER"):
-                    if formatVersion == nil { formatVersion = try body.readUInt32(.big) }
-                case FourCC("NAME"), FourCC("AUTH"), FourCC("(c) "), FourCC("ANNO"):
-                    texts.append(AIFFText(type: chunk.type, text: ChunkText.decode(body.readRest())))
-                case FourCC("COMT"):
-                    comments += try AIFFComment.parseList(&body)
-                default:
-                    break
-                }
-            } catch {
-                warnings.append(
-                    WAVEWarning(
-                        at: chunk.offset,
-                        "'\(chunk.type.trimmed)' chunk is too short (\(chunk.size) bytes) to parse; ignored"))
+        warnings += ChunkWalker.readMetadata(chunks, types: Self.metadataTypes, in: source) { chunk, body in
+            switch chunk.type {
+            case FourCC("MARK"):
+                let (list, count) = try AIFFMarker.parseList(&body)
+                if markers.isEmpty { markers = list }
+                if list.count < Int(count) { return "'MARK' chunk declares \(count) markers but holds \(list.count)" }
+            case FourCC("INST"):
+                if instrument == nil { instrument = try AIFFInstrument(parsing: &body) }
+            case FourCC("FVER"):
+                if formatVersion == nil { formatVersion = try body.readUInt32(.big) }
+            case FourCC("NAME"), FourCC("AUTH"), FourCC("(c) "), FourCC("ANNO"):
+                texts.append(AIFFText(type: chunk.type, text: ChunkText.decode(body.readRest())))
+            case FourCC("COMT"):
+                comments += try AIFFComment.parseList(&body)
+            default:
+                break
             }
+            return nil
         }
     }
 }

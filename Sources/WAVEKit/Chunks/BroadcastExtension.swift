@@ -31,9 +31,6 @@ public struct BroadcastExtension: Equatable, Sendable {
     /// The coding history text that follows the fixed fields.
     public var codingHistory: String
 
-    /// The size of the fixed part of the chunk.
-    public static let fixedSize = 602
-
     /// Parses the chunk body; `order` is `.big` only in RIFX files.
     public init(parsing cursor: inout ByteCursor, order: ByteOrder = .little) throws(ByteError) {
         description = ChunkText.decode(try cursor.readBytes(256))

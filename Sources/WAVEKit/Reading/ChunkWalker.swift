@@ -52,7 +52,7 @@ enum ChunkWalker {
             table.chunks.append(chunk)
             if rf64, type == FourCC("ds64"), table.ds64 == nil {
                 do {
-                    var body = try source.cursor(at: chunk.bodyOffset, count: Int(min(size, UInt64(metadataCap))))
+                    var body = try self.body(of: chunk, in: source)
                     table.ds64 = try DataSize64(parsing: &body)
                 } catch {
                     table.warnings.append(
@@ -127,6 +127,33 @@ enum ChunkWalker {
     /// A cursor over a chunk body, at most `cap` bytes.
     static func body(of chunk: RIFFChunk, in source: some ByteSource, cap: Int = metadataCap) throws(ByteError) -> ByteCursor {
         try source.cursor(at: chunk.bodyOffset, count: Int(min(chunk.size, UInt64(cap))))
+    }
+
+    /// Hands the body (its first ``metadataCap`` bytes) of every chunk whose type is in `types` to
+    /// `parse`, in file order: the metadata pass of both readers. `parse` returns a warning about
+    /// the chunk, if any. A chunk over the cap gets a warning that only its start is read; one
+    /// whose body `parse` cannot read gets a warning and is ignored. Returns the warnings.
+    static func readMetadata(
+        _ chunks: [RIFFChunk], types: Set<FourCC>, in source: some ByteSource,
+        _ parse: (RIFFChunk, inout ByteCursor) throws -> String?
+    ) -> [WAVEWarning] {
+        var warnings: [WAVEWarning] = []
+        for chunk in chunks where types.contains(chunk.type) {
+            let name = chunk.type.trimmed
+            if chunk.size > UInt64(metadataCap) {
+                warnings.append(
+                    WAVEWarning(
+                        at: chunk.offset, "'\(name)' chunk is \(chunk.size) bytes; only the first \(metadataCap) are read"))
+            }
+            do {
+                var body = try self.body(of: chunk, in: source)
+                if let warning = try parse(chunk, &body) { warnings.append(WAVEWarning(at: chunk.offset, warning)) }
+            } catch {
+                warnings.append(
+                    WAVEWarning(at: chunk.offset, "'\(name)' chunk is too short (\(chunk.size) bytes) to parse; ignored"))
+            }
+        }
+        return warnings
     }
 }
 
