@@ -37,8 +37,7 @@ test: deps ## Install missing system packages and run every test
 release: deps ## Build an optimised binary with the Swift runtime (and libstdc++) linked statically
 	flags=$$(bash scripts/release-flags.sh) && $(SWIFT) build $$flags
 
-install: deps ## Install the binary, man page and shell completions under $(DESTDIR)$(PREFIX)
-	flags=$$(bash scripts/release-flags.sh) && $(SWIFT) build $$flags
+install: release ## Install the binary, man page and shell completions under $(DESTDIR)$(PREFIX)
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 755 $(RELEASE_BIN) $(BINDIR)/cafconv
 	# The manual and the completion scripts come from the binary's own option tables.

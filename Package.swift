@@ -20,7 +20,8 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]
         ),
-        // copy_file_range(2) and renameat2(2), which the Glibc module does not export; no logic here.
+        // copy_file_range(2), renameat2(2) and fallocate(2), which the Glibc module does not export,
+        // and the SIGINT/SIGTERM handler (async-signal-safe code belongs in C).
         .target(name: "CSystemCalls"),
         // The only target that sees C types from libsndfile.
         .target(name: "SndFile", dependencies: ["CSndFile"], swiftSettings: strict),
@@ -44,7 +45,7 @@ let package = Package(
         // The command-line front end.
         .executableTarget(
             name: "cafconv",
-            dependencies: ["Conversion", "CAFKit", "WAVEKit", "CommandLineKit", "JSONKit", "CSystemCalls"],
+            dependencies: ["Conversion", "BinaryIO", "CommandLineKit", "JSONKit", "CSystemCalls"],
             swiftSettings: strict
         ),
 

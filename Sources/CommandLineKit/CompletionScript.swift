@@ -152,7 +152,7 @@ struct CompletionScript {
 
     /// `'(-o --output)'{-o+,--output=}'[Output file.]:output:_files'`.
     private static func zshSpec(_ option: OptionSpec) -> String {
-        let description = "[" + option.help.replacingOccurrences("[", "\\[").replacingOccurrences("]", "\\]") + "]"
+        let description = "[" + option.help.replacing("[", with: "\\[").replacing("]", with: "\\]") + "]"
         let argument = option.valueName.map { ":\($0):" + zshAction(option.completion) } ?? ""
         let suffixes = option.takesValue ? ("+", "=") : ("", "")
         guard let short = option.short else {
@@ -173,7 +173,7 @@ struct CompletionScript {
 
     /// A single-quoted zsh word.
     private static func zshQuote(_ text: String) -> String {
-        "'" + text.replacingOccurrences("'", "'\\''") + "'"
+        "'" + text.replacing("'", with: "'\\''") + "'"
     }
 
     // MARK: fish
@@ -221,19 +221,6 @@ struct CompletionScript {
 
     /// A single-quoted fish word.
     private static func fishQuote(_ text: String) -> String {
-        "'" + text.replacingOccurrences("\\", "\\\\").replacingOccurrences("'", "\\'") + "'"
-    }
-}
-
-extension String {
-    /// Every occurrence of `target` replaced (the standard library has no such method).
-    func replacingOccurrences(_ target: String, _ replacement: String) -> String {
-        var result = ""
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound] + replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
+        "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
     }
 }

@@ -98,7 +98,7 @@ struct Manual {
     /// that mdoc would take for a macro or a delimiter (`No`, `Ar`, `,`, `(`) protected by `\&`.
     static func macroArguments(_ text: String) -> String {
         text.split(separator: " ").map { word in
-            let escaped = textLine(word).replacingQuotes()
+            let escaped = textLine(word).replacing("\"", with: "\\(dq")
             let looksLikeMacro =
                 (2...3).contains(word.count) && word.first?.isUppercase == true
                 && word.dropFirst().allSatisfy { $0.isLowercase }
@@ -114,11 +114,5 @@ struct Manual {
             text = first.lowercased() + text.dropFirst()
         }
         return text
-    }
-}
-
-extension String {
-    fileprivate func replacingQuotes() -> String {
-        split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\\(dq")
     }
 }

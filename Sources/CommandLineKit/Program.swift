@@ -65,7 +65,7 @@ public struct Program: Sendable {
     /// or hands the invocation to `body`. Usage errors, from parsing or thrown by `body` (which
     /// checks the options before doing anything), go to stderr with exit status 64.
     public func run(
-        _ arguments: [String], output: (String) -> Void = Console.output, error: (String) -> Void = Console.error,
+        _ arguments: [String], output: (String) -> Void = Console.output, error: (String) -> Void = { Console.error($0) },
         _ body: (Invocation) throws(CommandLineError) -> Int32
     ) -> Int32 {
         do throws(CommandLineError) {
@@ -97,10 +97,11 @@ public enum Console {
         print(line)
     }
 
-    /// Writes a line on stderr at once, whole.
-    public static func error(_ line: String) {
-        let text = Array((line + "\n").utf8)
-        text.withUnsafeBytes { raw in
+    /// Writes a line on stderr at once, whole; `terminator: ""` for a progress line.
+    public static func error(_ line: String, terminator: String = "\n") {
+        let text = line + terminator
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { raw in
             var done = 0
             while done < raw.count {
                 let wrote = write(2, raw.baseAddress.map { $0 + done }, raw.count - done)

@@ -60,12 +60,10 @@ public struct ConversionOptions: Sendable, Equatable {
 
     /// Checks that the options agree with each other.
     public func validate() throws(UsageError) {
-        if let fromFormat = dataFormat?.byteOrder, let endian, endian == .little || endian == .big,
-            fromFormat.rawValue != endian.rawValue
+        if let endian, endian == .little || endian == .big,
+            let problem = dataFormat?.disagreement(withEndian: endian.rawValue)
         {
-            throw UsageError(
-                "-d \(dataFormat?.text ?? "") asks for \(fromFormat.rawValue)-endian samples but --endian asks for \(endian.rawValue)"
-            )
+            throw problem
         }
         if dataFormat?.byteOrder != nil, let endian, endian == .native || endian == .source {
             throw UsageError("-d \(dataFormat?.text ?? "") already names a byte order; drop --endian \(endian.rawValue)")

@@ -54,6 +54,13 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
     /// The text as given.
     public var text: String
 
+    /// The usage error when `--endian <order>` (`little` or `big`) contradicts the byte order this
+    /// format names; `nil` when they agree or the format names none.
+    public func disagreement(withEndian order: String) -> UsageError? {
+        guard let own = byteOrder, own.rawValue != order else { return nil }
+        return UsageError("-d \(text) asks for \(own.rawValue)-endian samples but --endian asks for \(order)")
+    }
+
     public var description: String { text }
 
     /// The formats `-d` accepts, for help texts.

@@ -47,7 +47,8 @@ struct Convert {
             changed, or the output itself was changed. The state lives in a .cafconv-manifest file \
             in the output folder (or in the input folder when outputs are written beside inputs). \
             --force converts everything; --dry-run prints the plan and writes nothing; --check \
-            writes nothing and exits 1 when anything is out of date. Outputs cafconv made whose \
+            writes nothing and exits 1 when any output is missing, out of date or orphaned (or an \
+            input is unreadable). Outputs cafconv made whose \
             source is gone are reported as orphaned; --prune deletes them.
 
             On a terminal a progress line is drawn on stderr. SIGINT or SIGTERM stops the run: no \
@@ -55,7 +56,7 @@ struct Convert {
             run finishes the work. A second signal stops at once (the next run deletes what is left).
 
             Exit status: 0 every input converted or up to date; 1 any input failed (or, with \
-            --check, anything is out of date); 64 usage error; 130 interrupted.
+            --check, anything is missing, out of date or orphaned); 64 usage error; 130 interrupted.
             """,
         positionals: inputs,
         options: [output, endian, dataFormat, jobs, force, dryRun, check, prune, json, quiet, verbose])

@@ -36,19 +36,19 @@ struct Info {
     func run() -> Int32 {
         let reports = files.map { Inspector.inspect(path: $0) }
         if json {
-            Output.standardOutput(Output.json(reports))
+            Console.output(Output.json(reports))
         } else {
             for (index, report) in reports.enumerated() {
                 if brief {
-                    Output.standardOutput(Self.briefLine(report))
+                    Console.output(Self.briefLine(report))
                 } else {
-                    if index > 0 { Output.standardOutput("") }
-                    Output.standardOutput(Self.block(report))
+                    if index > 0 { Console.output("") }
+                    Console.output(Self.block(report))
                 }
             }
         }
         for report in reports where report.error != nil {
-            Output.standardError("cafconv: error: \(report.path): \(report.error ?? "")")
+            Console.error("cafconv: error: \(report.path): \(report.error ?? "")")
         }
         return reports.contains(where: { $0.error != nil }) ? ExitStatus.failure : ExitStatus.success
     }

@@ -22,14 +22,6 @@ enum Output {
         var color = false
     }
 
-    static func standardError(_ line: String) {
-        Console.error(line)
-    }
-
-    static func standardOutput(_ line: String) {
-        Console.output(line)
-    }
-
     /// Encodes any report as sorted, pretty JSON (the layout of Foundation's `JSONEncoder` with
     /// `.sortedKeys`, `.prettyPrinted` and `.withoutEscapingSlashes`).
     static func json(_ value: some Encodable) -> String {
@@ -41,19 +33,19 @@ enum Output {
         let warning = style.color ? "\u{1B}[1;33mwarning:\u{1B}[0m" : "warning:"
         for file in report.files {
             if file.status == .failed {
-                standardError("cafconv: \(error) \(file.input): \(file.reason ?? "failed")")
+                Console.error("cafconv: \(error) \(file.input): \(file.reason ?? "failed")")
             }
             if !style.quiet {
-                for text in file.warnings { standardError("cafconv: \(warning) \(file.input): \(text)") }
+                for text in file.warnings { Console.error("cafconv: \(warning) \(file.input): \(text)") }
                 if file.status == .orphaned && !style.json {
-                    standardError(
+                    Console.error(
                         "cafconv: \(warning) \(file.output ?? "?"): orphaned, \(file.reason ?? "its source is gone") (source was \(file.input); --prune deletes it)"
                     )
                 }
             }
         }
         if style.json {
-            standardOutput(json(report))
+            Console.output(json(report))
             return
         }
         if style.quiet { return }
@@ -62,18 +54,18 @@ enum Output {
             for file in report.files {
                 switch file.status {
                 case .outOfDate:
-                    standardOutput("convert: \(file.input) -> \(file.output ?? "?") (\(file.reason ?? "out of date"))")
+                    Console.output("convert: \(file.input) -> \(file.output ?? "?") (\(file.reason ?? "out of date"))")
                 case .upToDate:
-                    standardOutput("up to date: \(file.output ?? "?")")
+                    Console.output("up to date: \(file.output ?? "?")")
                 case .orphaned:
-                    standardOutput("orphaned: \(file.output ?? "?") (\(file.reason ?? "its source is gone"))")
+                    Console.output("orphaned: \(file.output ?? "?") (\(file.reason ?? "its source is gone"))")
                 default:
                     continue
                 }
             }
             var summary = "\(style.check ? "check" : "dry run"): \(totals.outOfDate) to convert, \(totals.upToDate) up to date"
             summary += ", \(totals.orphaned) orphaned, \(totals.failed) failed; nothing written"
-            standardError(summary)
+            Console.error(summary)
             return
         }
         for file in report.files {
@@ -85,11 +77,11 @@ enum Output {
                     line += " \(file.bytes ?? 0) bytes in \(formatMilliseconds(file.milliseconds ?? 0))"
                     if let samples = file.samples { line += ", samples \(samples.rawValue)" }
                 }
-                standardOutput(line)
+                Console.output(line)
             case .upToDate where style.verbose:
-                standardOutput("\(file.input) -> \(file.output ?? "?") (up to date)")
+                Console.output("\(file.input) -> \(file.output ?? "?") (up to date)")
             case .pruned:
-                standardOutput("pruned \(file.output ?? "?") (its source \(file.input) is gone)")
+                Console.output("pruned \(file.output ?? "?") (its source \(file.input) is gone)")
             default:
                 continue
             }
@@ -102,7 +94,7 @@ enum Output {
         if totals.skipped > 0 { summary += ", \(totals.skipped) not done" }
         summary += " (\(totals.bytes) bytes written in \(formatMilliseconds(totals.milliseconds)))"
         if report.interrupted { summary += "; interrupted: run again to finish" }
-        standardError(summary)
+        Console.error(summary)
     }
 
     /// A number without a fractional part when it has none (44100, not 44100.0).
@@ -166,7 +158,7 @@ final class ProgressLine: Sendable {
             }
             let padding = String(repeating: " ", count: max(0, state.width - text.count))
             state.width = text.count
-            Self.write("\r" + text + padding)
+            Console.error("\r" + text + padding, terminator: "")
         }
     }
 
@@ -174,7 +166,7 @@ final class ProgressLine: Sendable {
     func clear() {
         state.withLock { state in
             guard state.width > 0 else { return }
-            Self.write("\r" + String(repeating: " ", count: state.width) + "\r")
+            Console.error("\r" + String(repeating: " ", count: state.width) + "\r", terminator: "")
             state.width = 0
         }
     }
@@ -183,10 +175,5 @@ final class ProgressLine: Sendable {
         if bytes >= 1 << 20 { return "\(Double(bytes * 10 / (1 << 20)) / 10) MiB" }
         if bytes >= 1 << 10 { return "\(Double(bytes * 10 / (1 << 10)) / 10) KiB" }
         return "\(bytes) B"
-    }
-
-    private static func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        bytes.withUnsafeBytes { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }
     }
 }

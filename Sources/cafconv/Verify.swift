@@ -39,8 +39,9 @@ struct Verify {
             Profiles:
             \(Profile.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
 
-            Output: one line per failure (file: rule: expected X, found Y) and a summary on stderr; \
-            --json prints one document instead.
+            Output: one line per broken rule (file: rule: expected X, found Y), file: ok for each \
+            file that passes (not with -q), and a summary on stderr; --json prints one document \
+            instead.
 
             Exit status: 0 all files pass; 1 any file fails; 64 usage error.
             """,
@@ -71,9 +72,8 @@ struct Verify {
         if let text = invocation[Self.dataFormat] {
             do throws(UsageError) { format = try DataFormat(parsing: text) } catch { throw CommandLineError(error.message) }
         }
-        if let format, let fromFormat = format.byteOrder, let endian, fromFormat.rawValue != endian.rawValue {
-            throw CommandLineError(
-                "-d \(format.text) asks for \(fromFormat.rawValue)-endian samples but --endian asks for \(endian.rawValue)")
+        if let format, let endian, let problem = format.disagreement(withEndian: endian.rawValue) {
+            throw CommandLineError(problem.message)
         }
         options = VerifyOptions(
             byteOrder: endian.map { $0 == .little ? ByteOrder.little : .big }, dataFormat: format,
@@ -84,14 +84,14 @@ struct Verify {
     func run() -> Int32 {
         let report = Verifier.verify(paths: paths, options: options)
         if json {
-            Output.standardOutput(Output.json(report))
+            Console.output(Output.json(report))
         } else {
             for file in report.files {
-                for failure in file.failures { Output.standardOutput("\(file.path): \(failure)") }
-                if !quiet && file.passed { Output.standardOutput("\(file.path): ok") }
+                for failure in file.failures { Console.output("\(file.path): \(failure)") }
+                if !quiet && file.passed { Console.output("\(file.path): ok") }
             }
             if !quiet {
-                Output.standardError("\(report.totals.passed) passed, \(report.totals.failed) failed")
+                Console.error("\(report.totals.passed) passed, \(report.totals.failed) failed")
             }
         }
         return report.succeeded ? ExitStatus.success : ExitStatus.failure

@@ -100,11 +100,4 @@ struct HelpTests {
         }
         #expect(!script.contains("generate-manual"))
     }
-
-    @Test("replacingOccurrences without Foundation")
-    func replacing() {
-        #expect("a'b''c".replacingOccurrences("'", "\\'") == "a\\'b\\'\\'c")
-        #expect("".replacingOccurrences("x", "y") == "")
-        #expect("abc".replacingOccurrences("abc", "") == "")
-    }
 }

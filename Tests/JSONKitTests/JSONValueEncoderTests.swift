@@ -131,13 +131,12 @@ struct JSONValueEncoderTests {
         let verify = Verifier.verify(paths: paths, options: VerifyOptions(sampleRate: 44100))
         #expect(try JSONValueEncoder().text(verify) == (try Self.foundation(verify)))
 
-        let report = ConversionReport(
-            files: [
-                FileResult(
-                    input: "in/a.wav", output: "out/a.caf", status: .converted, warnings: ["odd\nsize"], formatIn: "LEI16",
-                    formatOut: "BEF32", channels: 2, sampleRate: 44100, frames: 1000, bytes: 8192, milliseconds: 1.25),
-                .failed("in/b.wav", reason: "not RIFF/WAVE"),
-            ], milliseconds: 3.5)
+        var converted = FileResult(
+            input: "in/a.wav", output: "out/a.caf", status: .converted, warnings: ["odd\nsize"], formatIn: "LEI16",
+            formatOut: "BEF32", channels: 2, sampleRate: 44100, frames: 1000, bytes: 8192, milliseconds: 1.25)
+        converted.samples = .byteSwapped
+        var report = ConversionReport(files: [converted, .failed("in/b.wav", reason: "not RIFF/WAVE")], milliseconds: 3.5)
+        report.interrupted = true
         #expect(try JSONValueEncoder().text(report) == (try Self.foundation(report)))
     }
 }

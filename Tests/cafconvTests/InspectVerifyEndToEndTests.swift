@@ -75,6 +75,8 @@ struct InspectVerifyEndToEndTests {
         #expect((object["totals"] as? [String: Any])?["passed"] as? Int == 1)
         #expect(try run(RepositoryPaths.executable, ["verify", "--profile", "android", caf]).status == 64)
         #expect(try run(RepositoryPaths.executable, ["verify"]).status == 64)
-        #expect(try run(RepositoryPaths.executable, ["verify", "-d", "LEI16", "--endian", "big", caf]).status == 64)
+        let conflict = try run(RepositoryPaths.executable, ["verify", "-d", "LEI16", "--endian", "big", caf])
+        #expect(conflict.status == 64)
+        #expect(conflict.stderr.hasPrefix("Error: -d LEI16 asks for little-endian samples but --endian asks for big\n"))
     }
 }
