@@ -168,17 +168,18 @@ public enum Verifier {
     /// Verifies every CAF file given or found under the folders given.
     public static func verify(paths: [String], options: VerifyOptions) -> VerifyReport {
         var results: [VerifyResult] = []
+        var sources = SourceFolders()
         for path in paths {
             switch FileSystem.kind(of: path) {
             case .directory:
                 for relative in Planner.files(under: path, matching: isCAFName) {
-                    let source = options.against.map { mirroredSource(in: $0, for: relative) }
+                    let source = options.against.map { sources.mirrored(in: $0, for: relative) }
                     results.append(verify(file: FileSystem.joined(path, relative), options: options, source: source))
                 }
             case .file:
                 let source: String?? = options.against.map { against in
                     FileSystem.kind(of: against) == .directory
-                        ? mirroredSource(in: against, for: FileSystem.baseName(path)) : against
+                        ? sources.mirrored(in: against, for: FileSystem.baseName(path)) : against
                 }
                 results.append(verify(file: path, options: options, source: source))
             case .missing:
@@ -198,16 +199,25 @@ public enum Verifier {
         return VerifyReport(files: results)
     }
 
-    /// The source for `relative` (a `.caf` path) inside a mirrored folder: same path, a WAV name.
-    static func mirroredSource(in folder: String, for relative: String) -> String? {
-        let stem = FileSystem.stem(relative)
-        let parent = FileSystem.directoryName(FileSystem.joined(folder, relative))
-        let base = FileSystem.baseName(stem)
-        guard let names = try? FileSystem.entries(of: parent) else { return nil }
-        let match = names.first { name in
-            Planner.isWAVName(name) && FileSystem.stem(name) == base
+    /// The WAV files of the `--against` folders, each folder listed once per run (a flat folder
+    /// of n files used to be listed and sorted n times).
+    struct SourceFolders {
+        /// Per folder: WAV name by stem, the first in sorted order when several share a stem.
+        private var byStem: [String: [String: String]] = [:]
+
+        /// The source for `relative` (a `.caf` path) inside a mirrored folder: same path, a WAV name.
+        mutating func mirrored(in folder: String, for relative: String) -> String? {
+            let parent = FileSystem.directoryName(FileSystem.joined(folder, relative))
+            if byStem[parent] == nil {
+                var names: [String: String] = [:]
+                for name in (try? FileSystem.entries(of: parent)) ?? [] where Planner.isWAVName(name) {
+                    names[FileSystem.stem(name)] = names[FileSystem.stem(name)] ?? name
+                }
+                byStem[parent] = names
+            }
+            let base = FileSystem.baseName(FileSystem.stem(relative))
+            return byStem[parent]?[base].map { FileSystem.joined(parent, $0) }
         }
-        return match.map { FileSystem.joined(parent, $0) }
     }
 
     /// Checks one file. `source` is `nil` without `--against`, `.some(nil)` when no source was found.
