@@ -99,10 +99,31 @@ public struct WAVEFile: Sendable {
     /// The points of the `cue ` chunk.
     public var cuePoints: [CuePoint] = []
 
-    /// Whole frames present in the file, when the format has a fixed block size.
+    /// Frames of audio in the file, from the header.
+    ///
+    /// Linear PCM and G.711 (one frame per block): the whole blocks in the `data` bytes present.
+    /// Other codecs (ADPCM, GSM 6.10, MPEG...): the `fact` chunk's sample length, which leaves out
+    /// the decoder's padding of the last block, at most what the blocks present can hold when the
+    /// frames per block are known; without `fact`, the whole blocks times the frames per block.
+    /// `nil` when the header does not say.
     public var frames: UInt64? {
         guard format.blockAlign > 0 else { return nil }
-        return audioBytes / UInt64(format.blockAlign)
+        let blocks = audioBytes / UInt64(format.blockAlign)
+        if format.isLinearPCM || format.isG711 { return blocks }
+        let capacity = blockCapacity
+        if let fact = factSampleLength {
+            return capacity.map { min(UInt64(fact), $0) } ?? UInt64(fact)
+        }
+        guard let perBlock = format.samplesPerBlock, perBlock > 0 else { return nil }
+        return blocks * UInt64(perBlock)
+    }
+
+    /// For block codecs whose frames per block are known: the frames the `data` bytes present can
+    /// hold, counting a partial last block as a whole one.
+    var blockCapacity: UInt64? {
+        guard format.blockAlign > 0, let perBlock = format.samplesPerBlock, perBlock > 0 else { return nil }
+        let blocks = (audioBytes + UInt64(format.blockAlign) - 1) / UInt64(format.blockAlign)
+        return blocks * UInt64(perBlock)
     }
 
     /// Every `LIST`/`INFO` entry, in file order.
@@ -248,6 +269,14 @@ public struct WAVEFile: Sendable {
         }
         self.warnings = warnings
         readMetadata(source, order: order)
+        if let fact = factSampleLength, let capacity = blockCapacity, UInt64(fact) > capacity,
+            let chunk = chunks.first(where: { $0.type == FourCC("fact") })
+        {
+            self.warnings.append(
+                WAVEWarning(
+                    at: chunk.offset,
+                    "'fact' declares \(fact) frames but the 'data' blocks hold at most \(capacity); \(capacity) used"))
+        }
     }
 
     /// The chunks the metadata pass reads (`fmt `, `data` and `ds64` are read before it).

@@ -88,7 +88,9 @@ struct Verify {
         } else {
             for file in report.files {
                 for failure in file.failures { Console.output("\(file.path): \(failure)") }
-                if !quiet && file.passed { Console.output("\(file.path): ok") }
+                if !quiet && file.passed {
+                    Console.output("\(file.path): ok" + (file.comparison.map { " (\($0))" } ?? ""))
+                }
             }
             if !quiet {
                 Console.error("\(report.totals.passed) passed, \(report.totals.failed) failed")
