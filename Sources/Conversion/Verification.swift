@@ -317,6 +317,15 @@ public enum Verifier {
                     found: "\(desc.channelsPerFrame)", chunk: "desc"))
             return (failures, nil)
         }
+        // The header's frame counts first: a 'pakt' that calls frames priming, or a short file,
+        // fails here with both counts.
+        if let expected = audio.limit, let found = file.frames, UInt64(max(0, expected)) != found {
+            failures.append(
+                VerifyFailure(
+                    rule: "against-frames", expected: "\(expected) frames as in \(source)", found: "\(found) frames",
+                    chunk: file.packetTableHeader == nil ? "data" : "pakt"))
+            return (failures, nil)
+        }
         let decoder: OutputProof.OutputDecoder
         let outputBits: Int
         let outputIsFloat: Bool
