@@ -66,6 +66,31 @@ struct VerifyAgainstTests {
         #expect(result.failures.first?.found == "3410 frames")
     }
 
+    @Test("priming frames of a pakt are skipped: the valid frames after them are what is compared")
+    func primingSkipped() throws {
+        let folder = TempDirectory()
+        defer { withExtendedLifetime(folder) {} }
+        let (bytes, _, wav) = try converted("LEI24", in: folder)
+        let file = try CAFFile(reading: MemoryByteSource(bytes))
+        let audio = Array(bytes[Int(file.audioOffset)..<Int(file.audioOffset + file.audioBytes)])
+        // 1000 frames of something else first, called priming by the packet table.
+        let priming = (0..<1000 * 6).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
+        func primed(_ audio: [UInt8]) throws -> String {
+            let table = PacketTable(
+                header: PacketTableHeader(numberPackets: 5410, numberValidFrames: 4410, primingFrames: 1000, remainderFrames: 0))
+            let contents = CAFContents(chunks: [
+                .description(file.description), .packetTable(table), .audioData(AudioDataChunk(audio: .bytes(priming + audio))),
+            ])
+            return folder.write("primed.caf", try CAFWriter.bytes(of: contents))
+        }
+        let good = try #require(verify(try primed(audio), against: wav))
+        #expect(good.passed, "\(good.failures)")
+        var changed = audio
+        changed[0] ^= 1
+        let bad = try #require(verify(try primed(changed), against: wav))
+        #expect(bad.failures.first?.expected.contains("at frame 0, channel 1") == true, "\(bad.failures)")
+    }
+
     @Test(
         "every PCM and ALAC output passes and names its comparison; a narrowed one is never called exact",
         arguments: [
