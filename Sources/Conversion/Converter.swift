@@ -40,8 +40,10 @@ public struct ConversionOptions: Sendable, Equatable {
     }
 
     /// Version of the conversion rules; bump it when the same options would write different bytes,
-    /// so every output recorded by an older cafconv is converted again.
-    public static let rulesVersion = 1
+    /// so every output recorded by an older cafconv is converted again. 2: compressed sources
+    /// end at the header's frame count (`fact`), 24-bit samples in 4-byte slots are decoded by
+    /// cafconv.
+    public static let rulesVersion = 2
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
     /// `-d` format and `--endian`. `-j` and the block size change nothing and are left out.
@@ -128,6 +130,11 @@ enum Converter {
             // cafconv's own reader decodes linear PCM; libsndfile must read the same samples, or
             // the file is not converted (wide slots, which libsndfile cannot read, excepted).
             var samples = WAVESamples(wave: wave)
+            if samples == nil, wave.format.isLinearPCM {
+                throw ConversionError(
+                    "cafconv's WAV reader cannot decode \(wave.format.bitsPerSample)-bit \(wave.format.isFloat ? "float" : "integer") samples in \(wave.bytesPerFrame)-byte frames of \(wave.format.channels) channels, and the file is not converted on libsndfile's reading alone"
+                )
+            }
             do { try samples?.settleSlots(in: input) } catch { throw ConversionError(error.message) }
             var probe: SampleProbe?
             if let samples {

@@ -68,17 +68,21 @@ struct WAVESamples: Equatable, Sendable {
     /// (compressed formats, floats other than 32/64 bits, slots over 4 bytes).
     init?(wave: WAVEFile) {
         let format = wave.format
-        guard format.isLinearPCM, format.channels > 0, format.blockAlign > 0,
-            Int(format.blockAlign) % Int(format.channels) == 0, let frames = wave.frames, frames <= UInt64(Int64.max)
+        let frameBytes = wave.bytesPerFrame
+        guard format.isLinearPCM, format.channels > 0, frameBytes % UInt64(format.channels) == 0, frameBytes <= 4 * 65535,
+            let frames = wave.frames, frames <= UInt64(Int64.max)
         else { return nil }
         let channels = Int(format.channels)
-        let slot = Int(format.blockAlign) / channels
+        let slot = Int(frameBytes) / channels
         let declared = Int(format.bitsPerSample)
         if format.isFloat {
             guard [32, 64].contains(declared), slot == declared / 8 else { return nil }
             bits = declared
         } else {
-            guard (1...32).contains(declared), slot <= 4, slot * 8 >= declared else { return nil }
+            // Wide slots hold 16- or 24-bit samples (an 8-bit sample's sign convention in a wider
+            // slot is anyone's guess).
+            guard (1...32).contains(declared), slot <= 4, slot * 8 >= declared, slot == (declared + 7) / 8 || declared > 8
+            else { return nil }
             // Bits that are not a whole number of bytes (12 in 2 bytes, 20 in 3) sit at the top of
             // their container, as the WAVE specification says: the container is the sample.
             let rounded = (declared + 7) / 8 * 8

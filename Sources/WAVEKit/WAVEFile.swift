@@ -108,8 +108,8 @@ public struct WAVEFile: Sendable {
     /// `nil` when the header does not say.
     public var frames: UInt64? {
         guard format.blockAlign > 0 else { return nil }
+        if format.isLinearPCM || format.isG711 { return audioBytes / bytesPerFrame }
         let blocks = audioBytes / UInt64(format.blockAlign)
-        if format.isLinearPCM || format.isG711 { return blocks }
         let capacity = blockCapacity
         if let fact = factSampleLength {
             return capacity.map { min(UInt64(fact), $0) } ?? UInt64(fact)
@@ -117,6 +117,18 @@ public struct WAVEFile: Sendable {
         guard let perBlock = format.samplesPerBlock, perBlock > 0 else { return nil }
         return blocks * UInt64(perBlock)
     }
+
+    /// Bytes per frame: the block align, except that linear PCM frames are never smaller than
+    /// their packed samples (channels x whole bytes per sample; a block align below that is a
+    /// header mistake, with a warning, and libsndfile ignores it too).
+    public var bytesPerFrame: UInt64 {
+        let align = UInt64(format.blockAlign)
+        guard format.isLinearPCM else { return max(align, 1) }
+        return max(align, packedFrameBytes, 1)
+    }
+
+    /// Channels x whole bytes per sample.
+    var packedFrameBytes: UInt64 { UInt64(format.channels) * ((UInt64(format.bitsPerSample) + 7) / 8) }
 
     /// For block codecs whose frames per block are known: the frames the `data` bytes present can
     /// hold, counting a partial last block as a whole one.
@@ -257,11 +269,20 @@ public struct WAVEFile: Sendable {
             throw WAVEError(at: fmt.bodyOffset + 14, "'fmt ' chunk declares 0 bits per sample")
         }
         if format.blockAlign == 0 { throw WAVEError(at: fmt.bodyOffset + 12, "'fmt ' chunk declares a block align of 0") }
-        if audioBytes % UInt64(format.blockAlign) != 0, format.isLinearPCM {
+        let packedFrameBytes = UInt64(format.channels) * ((UInt64(format.bitsPerSample) + 7) / 8)
+        let bytesPerFrame = max(UInt64(format.blockAlign), packedFrameBytes, 1)
+        if format.isLinearPCM, UInt64(format.blockAlign) < packedFrameBytes {
+            warnings.append(
+                WAVEWarning(
+                    at: fmt.bodyOffset + 12,
+                    "'fmt ' block align is \(format.blockAlign), too small for \(format.channels) channels of \(format.bitsPerSample)-bit samples; \(packedFrameBytes)-byte frames used"
+                ))
+        }
+        if format.isLinearPCM, audioBytes % bytesPerFrame != 0 {
             warnings.append(
                 WAVEWarning(
                     at: data.offset,
-                    "'data' holds \(audioBytes) bytes, not a whole number of \(format.blockAlign)-byte frames; the partial frame is dropped"
+                    "'data' holds \(audioBytes) bytes, not a whole number of \(bytesPerFrame)-byte frames; the partial frame is dropped"
                 ))
         }
         if chunks.filter({ $0.type == FourCC("data") }).count > 1 {

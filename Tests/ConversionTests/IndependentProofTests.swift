@@ -137,6 +137,43 @@ struct IndependentProofTests {
         #expect(!exists(folder.file("out.caf")))
     }
 
+    /// A plain PCM `fmt ` with any block align and the given sample bytes.
+    static func pcm(channels: UInt16, bits: UInt16, blockAlign: UInt16, tag: UInt16 = 1, data: [UInt8]) -> [UInt8] {
+        var fmt = ByteWriter()
+        fmt.write(tag, .little)
+        fmt.write(channels, .little)
+        fmt.write(UInt32(8000), .little)
+        fmt.write(UInt32(8000) * UInt32(blockAlign), .little)
+        fmt.write(blockAlign, .little)
+        fmt.write(bits, .little)
+        return WAVFixture.riff(chunks: [("fmt ", fmt.bytes), ("data", data)])
+    }
+
+    @Test("a block align too small for the samples is a header mistake: packed frames, with a warning, as libsndfile reads")
+    func blockAlignTooSmall() throws {
+        let values = (0..<200).map { Int32($0 * 97 - 9000) }
+        var data = ByteWriter()
+        for value in values { data.write(Int16(value), .little) }
+        let converted = try convert(Self.pcm(channels: 2, bits: 16, blockAlign: 2, data: data.bytes))
+        #expect(converted.result.frames == 100)
+        expectSameSamples(try decodedIntegers(converted), values)
+        #expect(converted.result.warnings.contains { $0.contains("block align is 2, too small") }, "\(converted.result.warnings)")
+        #expect(Inspector.inspect(path: converted.folder.file("in.wav")).frames == 100)
+    }
+
+    @Test(
+        "linear PCM that cafconv's reader cannot decode is refused, never converted on libsndfile's word",
+        arguments: [(UInt16(2), UInt16(16), UInt16(5), UInt16(1)), (1, 8, 2, 1), (1, 32, 8, 3)])
+    func undecodableLayouts(channels: UInt16, bits: UInt16, blockAlign: UInt16, tag: UInt16) throws {
+        let folder = TempDirectory()
+        let result = try run(
+            Self.pcm(channels: channels, bits: bits, blockAlign: blockAlign, tag: tag, data: [UInt8](repeating: 1, count: 400)),
+            folder: folder)
+        #expect(result.status == .failed)
+        #expect(result.reason?.contains("cannot decode") == true, "\(result.reason ?? "")")
+        #expect(!exists(folder.file("out.caf")))
+    }
+
     @Test("an empty 'data' chunk that libsndfile reads as 245 frames of the bytes after it is refused")
     func emptyDataDisagreement() throws {
         // RIFF size 8, 'data' size 0, then 490 bytes: libsndfile takes them for audio.
