@@ -308,7 +308,8 @@ enum Converter {
             )
         }
         if info.channels != samples.channels {
-            throw ConversionError("\(what): libsndfile reads \(info.channels) channels, the 'fmt ' chunk says \(samples.channels); not converted")
+            throw ConversionError(
+                "\(what): libsndfile reads \(info.channels) channels, the 'fmt ' chunk says \(samples.channels); not converted")
         }
         if info.encoding != samples.encoding {
             throw ConversionError(

@@ -308,7 +308,9 @@ public enum Verifier {
             failures.append(
                 VerifyFailure(
                     rule: "against-rate", expected: "\(audio.sampleRate) Hz as in \(source)",
-                    found: "\(desc.sampleRate == desc.sampleRate.rounded() && abs(desc.sampleRate) < 1e15 ? String(Int64(desc.sampleRate)) : String(desc.sampleRate)) Hz", chunk: "desc"))
+                    found:
+                        "\(desc.sampleRate == desc.sampleRate.rounded() && abs(desc.sampleRate) < 1e15 ? String(Int64(desc.sampleRate)) : String(desc.sampleRate)) Hz",
+                    chunk: "desc"))
         }
         if Int(desc.channelsPerFrame) != audio.channels {
             failures.append(

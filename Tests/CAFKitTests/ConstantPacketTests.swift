@@ -7,7 +7,9 @@ import Testing
 /// CAF frame counts for constant-size packets, and Apple's 32-byte `chan` chunks.
 @Suite("CAF: frames of constant-size packets; Apple's zeroed chan slot")
 struct ConstantPacketTests {
-    static func description(_ format: FourCC, channels: UInt32, bytesPerPacket: UInt32, framesPerPacket: UInt32) -> AudioDescription {
+    static func description(_ format: FourCC, channels: UInt32, bytesPerPacket: UInt32, framesPerPacket: UInt32)
+        -> AudioDescription
+    {
         AudioDescription(
             sampleRate: 8000, formatID: format, formatFlags: 0, bytesPerPacket: bytesPerPacket,
             framesPerPacket: framesPerPacket, channelsPerFrame: channels, bitsPerChannel: format == .lpcm ? 16 : 0)
@@ -23,7 +25,10 @@ struct ConstantPacketTests {
         ])
     func constantPackets(format: FourCC, channels: UInt32, bytes: UInt32, frames: UInt32, audio: Int, expected: UInt64) throws {
         let document = try read(
-            caf([.description(Self.description(format, channels: channels, bytesPerPacket: bytes, framesPerPacket: frames)), data(audio)]))
+            caf([
+                .description(Self.description(format, channels: channels, bytesPerPacket: bytes, framesPerPacket: frames)),
+                data(audio),
+            ]))
         #expect(document.file.frames == expected)
         #expect(document.file.linearPCMFrames == nil)
     }
@@ -31,7 +36,8 @@ struct ConstantPacketTests {
     @Test("variable packets without pakt: frames unknown")
     func variablePackets() throws {
         let document = try read(
-            caf([.description(Self.description(FourCC("aac "), channels: 2, bytesPerPacket: 0, framesPerPacket: 1024)), data(64)]))
+            caf([.description(Self.description(FourCC("aac "), channels: 2, bytesPerPacket: 0, framesPerPacket: 1024)), data(64)])
+        )
         #expect(document.file.frames == nil)
     }
 
@@ -65,7 +71,8 @@ struct ConstantPacketTests {
         var slot = [UInt8](repeating: 0, count: 20)
         slot[3] = 1
         for body in [
-            Self.chanBody(tag: 101 << 16 | 2, slot: slot), Self.chanBody(tag: 101 << 16 | 2, slot: [UInt8](repeating: 0, count: 19)),
+            Self.chanBody(tag: 101 << 16 | 2, slot: slot),
+            Self.chanBody(tag: 101 << 16 | 2, slot: [UInt8](repeating: 0, count: 19)),
             Self.chanBody(tag: 0, slot: [UInt8](repeating: 0, count: 20)),
         ] {
             let document = try stereo(chan: body)

@@ -193,7 +193,8 @@ struct IndependentProofTests {
         let result = try run(w.bytes, folder: folder)
         #expect(result.status == .failed)
         let reason = result.reason ?? ""
-        #expect(reason.contains("disagree") && reason.contains("245 frames") && reason.contains("'data' chunk is empty"), "\(reason)")
+        #expect(
+            reason.contains("disagree") && reason.contains("245 frames") && reason.contains("'data' chunk is empty"), "\(reason)")
         #expect(!exists(folder.file("out.caf")))
     }
 

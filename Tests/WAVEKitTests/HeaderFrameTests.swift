@@ -103,7 +103,8 @@ struct HeaderFrameTests {
     func rifxGUID(sub: UInt16, id: String, isFloat: Bool) throws {
         let bits: UInt16 = sub == 3 ? 32 : (sub == 7 ? 8 : 16)
         let format = fmtBody(channels: 2, bits: bits, order: .big, extensible: (bits, 3, sub))
-        let file = try readWAVE(assemble("RIFX", "WAVE", [Piece("fmt ", format), Piece("data", [UInt8](repeating: 0, count: 16))], order: .big))
+        let file = try readWAVE(
+            assemble("RIFX", "WAVE", [Piece("fmt ", format), Piece("data", [UInt8](repeating: 0, count: 16))], order: .big))
         #expect(file.format.effectiveTag == sub)
         #expect(file.formatID == id)
         #expect(file.isFloat == isFloat)

@@ -14,7 +14,8 @@ struct ProofEndToEndTests {
         let verbose = try run(RepositoryPaths.executable, ["convert", "-v", "-d", "LEI16", wav, "-o", caf])
         #expect(verbose.status == 0, "\(verbose.stderr)")
         #expect(
-            verbose.text.contains("proof: exact after rule 24-to-16-bit; source decoded by cafconv, output by cafkit, every frame"),
+            verbose.text.contains(
+                "proof: exact after rule 24-to-16-bit; source decoded by cafconv, output by cafkit, every frame"),
             "\(verbose.text)")
         let json = try run(RepositoryPaths.executable, ["convert", "--json", "--force", "-d", "LEI16", wav, "-o", caf])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
@@ -25,7 +26,9 @@ struct ProofEndToEndTests {
         #expect(proof["sourceDecoder"] as? String == "cafconv")
         let verify = try run(RepositoryPaths.executable, ["verify", "--against", wav, caf])
         #expect(verify.status == 0)
-        #expect(verify.text == "\(caf): ok (exact after rule 24-to-16-bit; source decoded by cafconv, output by cafkit, every frame)\n")
+        #expect(
+            verify.text
+                == "\(caf): ok (exact after rule 24-to-16-bit; source decoded by cafconv, output by cafkit, every frame)\n")
         let verifyJSON = try run(RepositoryPaths.executable, ["verify", "--json", "--against", wav, caf])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(verifyJSON.stdout)) as? [String: Any])
         let comparison = try #require((report["files"] as? [[String: Any]])?.first?["comparison"] as? [String: Any])
