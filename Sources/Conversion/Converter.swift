@@ -146,7 +146,14 @@ enum Converter {
             let sourceEncoding = samples.map(\.encoding) ?? source.encoding
             // The header's frame count: compressed formats decode to whole blocks, `fact` says how
             // many of those frames are audio.
-            let headerFrames: Int64? = samples?.frames ?? wave.frames.map { Int64(clamping: $0) }
+            // An empty 'data' chunk holds no frames, whatever a decoder makes of the bytes after it.
+            let headerFrames: Int64? =
+                wave.audioBytes == 0 ? 0 : samples?.frames ?? wave.frames.map { Int64(clamping: $0) }
+            if wave.audioBytes == 0, source.frames > 0 {
+                result.warnings.append(
+                    "the 'data' chunk is empty, but libsndfile reads \(source.frames) frames from the bytes after it; they are not audio: nothing is converted from them"
+                )
+            }
             let target = TargetFormat.resolve(
                 source: sourceEncoding, sourceOrder: wave.byteOrder,
                 dataFormat: options.dataFormat, endian: options.endian)

@@ -257,7 +257,8 @@ final class SourceAudio {
         do {
             let reader = try SoundFile.open(readingFrom: path)
             try reader.setNormalisation(false)
-            return SourceAudio(reader: reader, limit: wave?.frames.map { Int64(clamping: $0) })
+            let limit = wave.map { $0.audioBytes == 0 ? 0 : $0.frames.map { Int64(clamping: $0) } } ?? nil
+            return SourceAudio(reader: reader, limit: limit)
         } catch {
             throw SourceError("\(path): \(error.message)")
         }

@@ -198,6 +198,29 @@ struct IndependentProofTests {
         #expect(!exists(folder.file("out.caf")))
     }
 
+    @Test("an empty 'data' chunk of a compressed WAV gives 0 frames, whatever libsndfile makes of the bytes after it")
+    func emptyCompressedData() throws {
+        // RIFF size 8 ("not closed properly" to libsndfile), 'data' size 0, then two IMA blocks.
+        var fmt = ByteWriter()
+        for value: UInt16 in [0x11, 1] { fmt.write(value, .little) }
+        fmt.write(UInt32(8000), .little)
+        fmt.write(UInt32(4055), .little)
+        for value: UInt16 in [256, 4, 2, 505] { fmt.write(value, .little) }
+        var w = ByteWriter()
+        w.write(bytes: Array("RIFF".utf8))
+        w.write(UInt32(8), .little)
+        w.write(bytes: Array("WAVEfmt ".utf8))
+        w.write(UInt32(fmt.bytes.count), .little)
+        w.write(bytes: fmt.bytes)
+        w.write(bytes: Array("data".utf8))
+        w.write(UInt32(0), .little)
+        for _ in 0..<2 { w.write(bytes: [0, 0, 0, 0] + [UInt8](repeating: 0x37, count: 252)) }
+        let converted = try convert(w.bytes)
+        #expect(converted.result.frames == 0)
+        #expect(converted.file.audioBytes == 0)
+        #expect(converted.result.warnings.contains { $0.contains("libsndfile reads 1010 frames") }, "\(converted.result.warnings)")
+    }
+
     @Test("the cross-check finds a sample the two readers decode differently and names it")
     func crossCheckNamesTheSample() throws {
         let folder = TempDirectory()
