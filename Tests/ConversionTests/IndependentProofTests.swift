@@ -218,7 +218,8 @@ struct IndependentProofTests {
         let converted = try convert(w.bytes)
         #expect(converted.result.frames == 0)
         #expect(converted.file.audioBytes == 0)
-        #expect(converted.result.warnings.contains { $0.contains("libsndfile reads 1010 frames") }, "\(converted.result.warnings)")
+        #expect(
+            converted.result.warnings.contains { $0.contains("libsndfile reads 1010 frames") }, "\(converted.result.warnings)")
     }
 
     @Test("the cross-check finds a sample the two readers decode differently and names it")
