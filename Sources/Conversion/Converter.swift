@@ -157,7 +157,11 @@ enum Converter {
             let target = TargetFormat.resolve(
                 source: sourceEncoding, sourceOrder: wave.byteOrder,
                 dataFormat: options.dataFormat, endian: options.endian)
-            result.formatIn = formatCode(sourceEncoding, wave.byteOrder)
+            if case .other = sourceEncoding {
+                result.formatIn = wave.formatID
+            } else {
+                result.formatIn = formatCode(sourceEncoding, wave.byteOrder)
+            }
             result.formatOut = target.description
             result.channels = source.channels
             result.sampleRate = source.sampleRate

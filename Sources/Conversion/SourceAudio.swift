@@ -353,22 +353,22 @@ enum OutputProof {
         case libsndfile(SoundFile, bits: Int)
     }
 
-    /// A difference: where and what.
-    struct Mismatch: Error, Equatable {
+    /// A difference: a sample (where and what), or the frame counts.
+    struct Mismatch: Equatable {
         var frame: Int64
         var channel: Int
         var expected: String
         var found: String
         /// The byte offset of the sample in the output, when known.
         var offset: UInt64?
-        /// Set when the frame counts differ instead.
-        var frames: (expected: Int64, found: Int64)?
+        /// Set when the frame counts differ instead: the source's and the output's.
+        var frames: FrameCounts?
+    }
 
-        static func == (lhs: Mismatch, rhs: Mismatch) -> Bool {
-            lhs.frame == rhs.frame && lhs.channel == rhs.channel && lhs.expected == rhs.expected && lhs.found == rhs.found
-                && lhs.offset == rhs.offset && lhs.frames?.expected == rhs.frames?.expected
-                && lhs.frames?.found == rhs.frames?.found
-        }
+    /// Frames in the source and in the output.
+    struct FrameCounts: Equatable {
+        var expected: Int64
+        var found: Int64
     }
 
     /// Reads `source` and `output` side by side to the end and returns the first mismatch, or
@@ -412,7 +412,7 @@ enum OutputProof {
                     if sourceFrames != total {
                         return Mismatch(
                             frame: frame + Int64(available), channel: 1, expected: "", found: "",
-                            frames: (sourceFrames, total))
+                            frames: FrameCounts(expected: sourceFrames, found: total))
                     }
                     return nil
                 }
@@ -424,7 +424,9 @@ enum OutputProof {
                 if back != got {
                     let sourceFrames = frame + Int64(got) + (back < got ? try remaining(source, blockFrames) : 0)
                     let outputFrames = frame + Int64(back) + (back > got ? try remaining(reader, blockFrames) : 0)
-                    return Mismatch(frame: frame, channel: 1, expected: "", found: "", frames: (sourceFrames, outputFrames))
+                    return Mismatch(
+                        frame: frame, channel: 1, expected: "", found: "",
+                        frames: FrameCounts(expected: sourceFrames, found: outputFrames))
                 }
                 if got == 0 { return nil }
                 let count = got * channels

@@ -343,9 +343,11 @@ public enum Verifier {
             }
             // A packet table's priming frames come first and are not audio.
             let priming = UInt64(max(0, file.packetTableHeader?.primingFrames ?? 0))
+            let stored = file.audioBytes / UInt64(layout.bytesPerFrame)
+            let frames = min(file.frames ?? 0, stored > priming ? stored - priming : 0)
             decoder = .cafkit(
                 layout, byteSource, offset: file.audioOffset + priming * UInt64(layout.bytesPerFrame),
-                frames: Int64(clamping: file.frames ?? 0))
+                frames: Int64(clamping: frames))
             outputBits = layout.bits
             outputIsFloat = layout.isFloat
             outputDecoder = "cafkit"
