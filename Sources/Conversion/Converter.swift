@@ -40,8 +40,10 @@ public struct ConversionOptions: Sendable, Equatable {
     }
 
     /// Version of the conversion rules; bump it when the same options would write different bytes,
-    /// so every output recorded by an older cafconv is converted again.
-    public static let rulesVersion = 1
+    /// so every output recorded by an older cafconv is converted again. 2: compressed sources
+    /// end at the header's frame count (`fact`), 24-bit samples in 4-byte slots are decoded by
+    /// cafconv.
+    public static let rulesVersion = 2
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
     /// `-d` format and `--endian`. `-j` and the block size change nothing and are left out.
@@ -125,10 +127,41 @@ enum Converter {
                 throw ConversionError("libsndfile cannot read it: \(error.message)")
             }
             let source = reader.info
+            // cafconv's own reader decodes linear PCM; libsndfile must read the same samples, or
+            // the file is not converted (wide slots, which libsndfile cannot read, excepted).
+            var samples = WAVESamples(wave: wave)
+            if samples == nil, wave.format.isLinearPCM {
+                throw ConversionError(
+                    "cafconv's WAV reader cannot decode \(wave.format.bitsPerSample)-bit \(wave.format.isFloat ? "float" : "integer") samples in \(wave.bytesPerFrame)-byte frames of \(wave.format.channels) channels, and the file is not converted on libsndfile's reading alone"
+                )
+            }
+            do { try samples?.settleSlots(in: input) } catch { throw ConversionError(error.message) }
+            var probe: SampleProbe?
+            if let samples {
+                switch try crossCheck(samples, wave: wave, reader: reader, input: input) {
+                case .agree(let agreed): probe = agreed
+                case .ownReader(let note): result.warnings.append(note)
+                }
+            }
+            let sourceEncoding = samples.map(\.encoding) ?? source.encoding
+            // The header's frame count: compressed formats decode to whole blocks, `fact` says how
+            // many of those frames are audio.
+            // An empty 'data' chunk holds no frames, whatever a decoder makes of the bytes after it.
+            let headerFrames: Int64? =
+                wave.audioBytes == 0 ? 0 : samples?.frames ?? wave.frames.map { Int64(clamping: $0) }
+            if wave.audioBytes == 0, source.frames > 0 {
+                result.warnings.append(
+                    "the 'data' chunk is empty, but libsndfile reads \(source.frames) frames from the bytes after it; they are not audio: nothing is converted from them"
+                )
+            }
             let target = TargetFormat.resolve(
-                source: source.encoding, sourceOrder: wave.byteOrder,
+                source: sourceEncoding, sourceOrder: wave.byteOrder,
                 dataFormat: options.dataFormat, endian: options.endian)
-            result.formatIn = formatCode(source.encoding, wave.byteOrder)
+            if case .other = sourceEncoding {
+                result.formatIn = wave.formatID
+            } else {
+                result.formatIn = formatCode(sourceEncoding, wave.byteOrder)
+            }
             result.formatOut = target.description
             result.channels = source.channels
             result.sampleRate = source.sampleRate
@@ -151,9 +184,8 @@ enum Converter {
             }
             let isCancelled = { cancellation.isCancelled }
             var direct: (payload: DirectPayload, probe: SampleProbe)? = nil
-            if options.directPayload,
-                let payload = DirectPayload(wave: wave, source: source, target: target, fileLength: input.length),
-                let probe = try agreedProbe(payload, reader: reader, input: input)
+            if options.directPayload, let probe,
+                let payload = DirectPayload(wave: wave, source: source, target: target, fileLength: input.length)
             {
                 direct = (payload, probe)
             }
@@ -166,8 +198,15 @@ enum Converter {
                     let done = try appendPayload(direct.payload, from: input, to: temporary, isCancelled: isCancelled)
                     pumped = done ? direct.payload.frames : nil
                 } else {
+                    let audio: SourceAudio
+                    if probe == nil, let samples {
+                        audio = SourceAudio(samples: samples, source: input, sampleRate: source.sampleRate)
+                    } else {
+                        if probe != nil { try reader.seek(toFrame: 0) }
+                        audio = SourceAudio(reader: reader, limit: headerFrames)
+                    }
                     pumped = try pump(
-                        from: reader, to: writer, route: SampleRoute(from: source.encoding, to: target.encoding),
+                        from: audio, to: writer, route: SampleRoute(from: sourceEncoding, to: target.encoding),
                         blockSamples: options.blockSamples, isCancelled: isCancelled)
                     try writer.close()
                     try reader.close()
@@ -176,27 +215,41 @@ enum Converter {
                 throw ConversionError("\(error.path == job.input ? "reading" : "writing") failed: \(error.message)")
             }
             guard let frames = pumped else { throw ConversionError(Cancellation.reason) }
-            if frames < source.frames {
+            if let headerFrames, frames < headerFrames {
                 result.warnings.append(
-                    "the header declares \(source.frames) frames but only \(frames) could be read; converted \(frames)")
+                    "the header declares \(headerFrames) frames but only \(frames) could be read; converted \(frames)")
             }
             if frames == 0 {
                 result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
             }
             if cancellation.isCancelled { throw ConversionError(Cancellation.reason) }
-            if target.encoding.bits != nil, !target.encoding.isLinearPCM {
-                // CAFKit does not decode ALAC: prove the lossless claim by decoding it with libsndfile.
-                try checkLossless(
-                    source: job.input, output: temporary, sourceEncoding: source.encoding,
-                    target: target.encoding, blockSamples: options.blockSamples)
-            }
             let document = try finish(
                 temporary, target: target, channels: source.channels,
                 sampleRate: source.sampleRate, frames: UInt64(frames))
-            if let direct { try checkOutput(temporary, document: document, against: direct.probe) }
+            if let direct {
+                try checkOutput(temporary, document: document, against: direct.probe)
+                result.proof = Proof(comparison: "exact", sourceDecoder: "cafconv", outputDecoder: "cafkit", extent: "ends")
+            } else {
+                let proofSource: SourceAudio
+                if let samples {
+                    proofSource = SourceAudio(samples: samples, source: input, sampleRate: source.sampleRate)
+                } else {
+                    do {
+                        let again = try SoundFile.open(readingFrom: job.input)
+                        try again.setNormalisation(false)
+                        proofSource = SourceAudio(reader: again, limit: headerFrames)
+                    } catch {
+                        throw ConversionError("libsndfile cannot read it again to check the output: \(error.message)")
+                    }
+                }
+                result.proof = try prove(
+                    temporary, document: document, target: target, source: proofSource,
+                    blockSamples: options.blockSamples, isCancelled: isCancelled)
+                if cancellation.isCancelled { throw ConversionError(Cancellation.reason) }
+            }
             result.bytes = document.file.fileLength
             result.frames = frames
-            result.samples = direct?.payload.transform.transfer ?? .libsndfile
+            result.samples = direct?.payload.transform.transfer ?? (probe == nil && samples != nil ? .cafconv : .libsndfile)
             try FileSystem.replace(temporary, with: job.output)
             created = false
             result.status = .converted
@@ -211,102 +264,165 @@ enum Converter {
     /// Moves every frame through the route; returns the number of frames written, or `nil` when
     /// `isCancelled` said stop (it is asked before every block).
     static func pump(
-        from reader: SoundFile, to writer: SoundFile, route: SampleRoute,
+        from source: SourceAudio, to writer: SoundFile, route: SampleRoute,
         blockSamples: Int, isCancelled: () -> Bool = { false }
-    ) throws(SndFileError) -> Int64? {
-        let channels = max(reader.info.channels, 1)
+    ) throws -> Int64? {
+        let channels = source.channels
         let blockFrames = max(1, blockSamples / channels)
+        var ints = [Int32](repeating: 0, count: blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: blockFrames * channels)
         var total: Int64 = 0
-        switch route {
-        case .integers:
-            var buffer = [Int32](repeating: 0, count: blockFrames * channels)
-            while true {
-                if isCancelled() { return nil }
-                let got = try reader.read(into: &buffer, frames: blockFrames)
-                if got == 0 { break }
-                try writer.write(buffer, frames: got)
-                total += Int64(got)
+        while true {
+            if isCancelled() { return nil }
+            let got: Int
+            do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
+                throw ConversionError(error.message)
             }
-        case .floats:
-            var buffer = [Double](repeating: 0, count: blockFrames * channels)
-            while true {
-                if isCancelled() { return nil }
-                let got = try reader.read(into: &buffer, frames: blockFrames)
-                if got == 0 { break }
-                try writer.write(buffer, frames: got)
-                total += Int64(got)
-            }
-        case .integersToFloats:
-            var ints = [Int32](repeating: 0, count: blockFrames * channels)
-            var doubles = [Double](repeating: 0, count: blockFrames * channels)
-            while true {
-                if isCancelled() { return nil }
-                let got = try reader.read(into: &ints, frames: blockFrames)
-                if got == 0 { break }
+            if got == 0 { break }
+            switch route {
+            case .integers: try writer.write(ints, frames: got)
+            case .floats: try writer.write(doubles, frames: got)
+            case .integersToFloats:
                 SampleScaling.integersToFloats(ints, into: &doubles, count: got * channels)
                 try writer.write(doubles, frames: got)
-                total += Int64(got)
-            }
-        case .floatsToIntegers(let bits):
-            var doubles = [Double](repeating: 0, count: blockFrames * channels)
-            var ints = [Int32](repeating: 0, count: blockFrames * channels)
-            while true {
-                if isCancelled() { return nil }
-                let got = try reader.read(into: &doubles, frames: blockFrames)
-                if got == 0 { break }
+            case .floatsToIntegers(let bits):
                 SampleScaling.floatsToIntegers(doubles, into: &ints, count: got * channels, bits: bits)
                 try writer.write(ints, frames: got)
-                total += Int64(got)
             }
+            total += Int64(got)
         }
         return total
     }
 
-    /// Decodes `output` and `source` side by side and throws at the first sample that differs
-    /// (after the same integer/float mapping the conversion used).
-    static func checkLossless(
-        source: String, output: String, sourceEncoding: Encoding, target: Encoding,
-        blockSamples: Int
-    ) throws(ConversionError) {
+    /// The result of comparing libsndfile's reading of a linear PCM source with cafconv's.
+    enum CrossCheck {
+        /// Same layout, frames and first and last frames: libsndfile's probe of both ends.
+        case agree(SampleProbe)
+        /// libsndfile cannot read this layout (wide slots); cafconv's reader is the source, and
+        /// the note says so.
+        case ownReader(String)
+    }
+
+    /// Compares libsndfile's reading of the source with cafconv's own (layout, frames, the first
+    /// and last 2048 frames) and throws, naming the disagreement, when they differ.
+    static func crossCheck(
+        _ samples: WAVESamples, wave: WAVEFile, reader: SoundFile, input: some ByteSource
+    ) throws(ConversionError) -> CrossCheck {
+        let info = reader.info
+        let what = "libsndfile and cafconv's WAV reader disagree about this file"
+        if samples.hasWideSlots {
+            let place =
+                samples.isHighJustified
+                ? "in its top bytes, the low bytes being 0" : "in its low bytes, as ALSA writes them"
+            return .ownReader(
+                "each \(samples.bits)-bit sample sits in a \(samples.slotBytes)-byte slot (block align \(samples.bytesPerFrame)); libsndfile reads packed \(samples.bits)-bit samples here, so cafconv's own WAV reader decoded the slots (each sample \(place))"
+            )
+        }
+        if info.channels != samples.channels {
+            throw ConversionError(
+                "\(what): libsndfile reads \(info.channels) channels, the 'fmt ' chunk says \(samples.channels); not converted")
+        }
+        if info.encoding != samples.encoding {
+            throw ConversionError(
+                "\(what): libsndfile reads \(info.encoding), the 'fmt ' chunk says \(samples.encoding); not converted")
+        }
+        if info.frames != samples.frames {
+            let header =
+                wave.audioBytes == 0
+                ? "the 'data' chunk is empty (0 bytes)"
+                : "the 'data' chunk holds \(samples.frames) frames (\(wave.audioBytes) bytes of \(samples.bytesPerFrame))"
+            throw ConversionError("\(what): libsndfile reads \(info.frames) frames, \(header); not converted")
+        }
+        let probe: SampleProbe?
         do {
-            let original = try SoundFile.open(readingFrom: source)
-            let written = try SoundFile.open(readingFrom: output)
-            try original.setNormalisation(false)
-            try written.setNormalisation(false)
-            let channels = max(original.info.channels, 1)
-            let blockFrames = max(1, blockSamples / channels)
-            var expected = [Int32](repeating: 0, count: blockFrames * channels)
-            var doubles = [Double](repeating: 0, count: sourceEncoding.isFloat ? blockFrames * channels : 0)
-            var found = [Int32](repeating: 0, count: blockFrames * channels)
-            var frame: Int64 = 0
-            while true {
-                let got: Int
-                if sourceEncoding.isFloat {
-                    got = try original.read(into: &doubles, frames: blockFrames)
-                    SampleScaling.floatsToIntegers(doubles, into: &expected, count: got * channels, bits: target.bits ?? 24)
-                } else {
-                    got = try original.read(into: &expected, frames: blockFrames)
-                }
-                let back = try written.read(into: &found, frames: blockFrames)
-                if back != got {
-                    throw ConversionError(
-                        "the written \(target) holds \(frame + Int64(back)) frames, expected \(frame + Int64(got))")
-                }
-                if got == 0 { return }
-                // Compare at the target's precision: a 16-bit ALAC of an 8-bit source holds the same values.
-                let drop = Int32(32 - (target.bits ?? 32))
-                for index in 0..<got * channels where expected[index] >> drop != found[index] >> drop {
-                    throw ConversionError(
-                        "libsndfile's \(target) encoder did not reproduce the audio (frame \(frame + Int64(index / channels)), channel \(index % channels + 1)); this audio cannot be stored as ALAC by libsndfile \(SoundFile.libraryVersion), use a PCM format"
-                    )
-                }
-                frame += Int64(got)
+            probe = try SampleProbe.read(reader, frames: samples.frames, channels: samples.channels, isFloat: samples.isFloat)
+        } catch {
+            throw ConversionError("reading failed: \(error.message)")
+        }
+        guard let probe else {
+            throw ConversionError("\(what): libsndfile reads fewer than the \(samples.frames) frames it announces; not converted")
+        }
+        do {
+            if let difference = try probe.firstDifference(from: samples, in: input) {
+                throw ConversionError(
+                    "\(what): at frame \(difference.frame), channel \(difference.channel) libsndfile decodes \(difference.expected), cafconv \(difference.found); not converted"
+                )
             }
+        } catch let error as SourceError {
+            throw ConversionError(error.message)
         } catch let error as ConversionError {
             throw error
         } catch {
-            throw ConversionError("cannot check the written \(target): \(error)")
+            throw ConversionError("\(error)")
         }
+        return .agree(probe)
+    }
+
+    /// Decodes the written output (CAFKit for linear PCM, libsndfile for ALAC) and compares every
+    /// frame with `source`, after the conversion rule; throws at the first difference.
+    static func prove(
+        _ path: String, document: CAFDocument, target: TargetFormat, source: SourceAudio, blockSamples: Int,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Proof {
+        let outputBits = target.encoding.bits ?? 16
+        let rule = Proof.rule(
+            sourceIsFloat: source.isFloat, sourceBits: source.bits, outputIsFloat: target.encoding.isFloat,
+            outputBits: outputBits)
+        let decoder: OutputProof.OutputDecoder
+        let outputDecoder: String
+        switch target.encoding {
+        case .ulaw, .alaw:
+            // G.711 has no decoder in cafconv yet (issue 23 adds one); libsndfile's own reading
+            // would prove nothing about libsndfile's writing.
+            return Proof(
+                comparison: "not-compared", sourceDecoder: source.decoderName,
+                note: "cafconv has no G.711 decoder yet; only the structure was checked")
+        case .alac16, .alac20, .alac24, .alac32:
+            do {
+                let written = try SoundFile.open(readingFrom: path)
+                try written.setNormalisation(false)
+                decoder = .libsndfile(written, bits: outputBits)
+            } catch {
+                throw ConversionError("cannot check the written \(target): \(error.message)")
+            }
+            outputDecoder = "libsndfile"
+        default:
+            guard let layout = PCMLayout(document.file.description) else {
+                throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
+            }
+            let bytes: FileByteSource
+            do { bytes = try FileByteSource(path: path) } catch {
+                throw ConversionError("the written CAF cannot be read back: \(error)")
+            }
+            decoder = .cafkit(
+                layout, bytes, offset: document.file.audioOffset, frames: Int64(document.file.frames ?? 0))
+            outputDecoder = "cafkit"
+        }
+        let mismatch: OutputProof.Mismatch?
+        do {
+            mismatch = try OutputProof.firstMismatch(
+                source: source, output: decoder, blockSamples: blockSamples, isCancelled: isCancelled)
+        } catch {
+            throw ConversionError(error.message)
+        }
+        if let mismatch {
+            if let frames = mismatch.frames {
+                throw ConversionError(
+                    "the written CAF failed verification: it holds \(frames.found) frames, the source \(frames.expected) (as \(source.decoderName) decodes it)"
+                )
+            }
+            if case .libsndfile = decoder {
+                throw ConversionError(
+                    "libsndfile's \(target) encoder did not reproduce the audio (frame \(mismatch.frame), channel \(mismatch.channel)); this audio cannot be stored as ALAC by libsndfile \(SoundFile.libraryVersion), use a PCM format"
+                )
+            }
+            throw ConversionError(
+                "the written CAF failed verification: frame \(mismatch.frame), channel \(mismatch.channel) holds \(mismatch.found), the source \(mismatch.expected) (as \(source.decoderName) decodes it\(rule.map { ", after rule \($0)" } ?? ""))"
+            )
+        }
+        return Proof(
+            comparison: rule == nil ? "exact" : "exact-after-rule", rule: rule, sourceDecoder: source.decoderName,
+            outputDecoder: outputDecoder, extent: "every-frame")
     }
 
     /// Trims libsndfile's stray pad byte, checks the file with CAFKit, and returns its size.
@@ -331,23 +447,6 @@ enum Converter {
             throw ConversionError("the written CAF failed verification: \(first)")
         }
         return document
-    }
-
-    /// libsndfile's decode of the payload's first and last frames, when CAFKit decodes the same
-    /// samples from the bytes at WAVEKit's offset; otherwise `nil`, with the reader back at frame 0
-    /// for the sample pump.
-    static func agreedProbe(
-        _ payload: DirectPayload, reader: SoundFile, input: some ByteSource
-    ) throws(ConversionError) -> SampleProbe? {
-        if let probe = try? SampleProbe.read(reader, payload: payload) {
-            do {
-                if try probe.firstDifference(in: input, at: payload.offset, layout: payload.layout) == nil { return probe }
-            } catch {}
-        }
-        do { try reader.seek(toFrame: 0) } catch {
-            throw ConversionError("reading failed: \(error.message)")
-        }
-        return nil
     }
 
     /// Appends the payload to the empty CAF libsndfile wrote at `path` and sets the size of its
@@ -412,8 +511,12 @@ enum Converter {
             expected.isFloat = target.encoding.isFloat
             expected.byteOrder = target.byteOrder
             expected.frames = frames
-        case .ulaw: expected.formatID = .ulaw
-        case .alaw: expected.formatID = .alaw
+        case .ulaw:
+            expected.formatID = .ulaw
+            expected.frames = frames
+        case .alaw:
+            expected.formatID = .alaw
+            expected.frames = frames
         case .alac16, .alac20, .alac24, .alac32:
             expected.formatID = .alac
             expected.frames = frames

@@ -98,14 +98,12 @@ struct SampleProbe {
     var isFloat: Bool
     var channels: Int
 
-    /// The first and last frames of `payload` as libsndfile decodes them from `reader`; `nil` when
-    /// libsndfile reads fewer frames than the payload holds.
-    static func read(_ reader: SoundFile, payload: DirectPayload) throws(SndFileError) -> SampleProbe? {
-        let count = Int(min(Int64(Self.frames), payload.frames))
-        let channels = payload.layout.channels
-        let isFloat = payload.layout.isFloat
+    /// The first and last frames of a source of `frames` frames as libsndfile decodes them from
+    /// `reader`; `nil` when libsndfile reads fewer frames than that.
+    static func read(_ reader: SoundFile, frames: Int64, channels: Int, isFloat: Bool) throws(SndFileError) -> SampleProbe? {
+        let count = Int(min(Int64(Self.frames), frames))
         var starts: [Int64] = [0]
-        if payload.frames - Int64(count) > 0 { starts.append(payload.frames - Int64(count)) }
+        if frames - Int64(count) > 0 { starts.append(frames - Int64(count)) }
         var blocks: [Block] = []
         for start in starts {
             if start > 0 { try reader.seek(toFrame: start) }
@@ -118,6 +116,36 @@ struct SampleProbe {
             blocks.append(block)
         }
         return SampleProbe(blocks: blocks, isFloat: isFloat, channels: channels)
+    }
+
+    /// The first and last frames of `payload` as libsndfile decodes them from `reader`.
+    static func read(_ reader: SoundFile, payload: DirectPayload) throws(SndFileError) -> SampleProbe? {
+        try read(reader, frames: payload.frames, channels: payload.layout.channels, isFloat: payload.layout.isFloat)
+    }
+
+    /// Where cafconv's own decoding of the source (`samples` in `source`) first differs from the
+    /// probe (a NaN matches a NaN): frame, channel, libsndfile's value and cafconv's.
+    func firstDifference(
+        from samples: WAVESamples, in source: some ByteSource
+    ) throws(SourceError) -> (frame: Int64, channel: Int, expected: String, found: String)? {
+        for block in blocks {
+            var ints = [Int32](repeating: 0, count: isFloat ? 0 : block.frames * channels)
+            var doubles = [Double](repeating: 0, count: isFloat ? block.frames * channels : 0)
+            try samples.decode(source, from: block.start, count: block.frames, ints: &ints, doubles: &doubles)
+            for index in 0..<block.frames * channels {
+                let same =
+                    isFloat
+                    ? (doubles[index].bitPattern == block.doubles[index].bitPattern
+                        || (doubles[index].isNaN && block.doubles[index].isNaN))
+                    : ints[index] == block.ints[index]
+                if !same {
+                    let expected = isFloat ? "\(block.doubles[index])" : "\(block.ints[index] >> Int32(32 - samples.bits))"
+                    let found = isFloat ? "\(doubles[index])" : "\(ints[index] >> Int32(32 - samples.bits))"
+                    return (block.start + Int64(index / channels), index % channels + 1, expected, found)
+                }
+            }
+        }
+        return nil
     }
 
     /// Where the samples stored as `layout` from `offset` in `source` first differ from the probe

@@ -230,6 +230,10 @@ public enum Inspector {
             info.formatDescription = "\(bits)-bit \(kind)\(order)"
         } else {
             info.formatDescription = format.encodingName
+            if let perBlock = format.samplesPerBlock, perBlock > 0 {
+                info.framesPerPacket = UInt32(perBlock)
+                info.bytesPerPacket = UInt32(format.blockAlign)
+            }
         }
         info.frames = file.frames
         info.audioOffset = file.audioOffset
@@ -267,6 +271,10 @@ public enum Inspector {
             info.formatDescription = "\(bits)-bit \(kind)\(order)"
         } else {
             info.formatDescription = "'\(file.compressionType)'" + (file.common.compressionName.map { " (\($0))" } ?? "")
+            if file.framesPerPacket > 1 {
+                info.framesPerPacket = UInt32(file.framesPerPacket)
+                info.packets = Int64(file.common.sampleFrames)
+            }
         }
         info.frames = file.frames
         info.audioOffset = file.audioOffset

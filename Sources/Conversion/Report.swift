@@ -24,6 +24,9 @@ public struct FileResult: Equatable, Sendable, Codable {
         case signFlipped = "sign-flipped"
         /// libsndfile decoded and encoded every sample (format or precision changed).
         case libsndfile
+        /// cafconv's own WAV reader decoded every sample (a layout libsndfile misreads, such as
+        /// 24-bit samples in 4-byte slots) and libsndfile encoded them.
+        case cafconv = "cafconv-decoded"
     }
 
     /// The input path.
@@ -52,6 +55,8 @@ public struct FileResult: Equatable, Sendable, Codable {
     public var milliseconds: Double?
     /// How the samples travelled, for converted files.
     public var samples: Transfer?
+    /// How the output was proven to hold the source's audio, for converted files.
+    public var proof: Proof?
 
     /// Creates a result.
     public init(

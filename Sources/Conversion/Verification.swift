@@ -130,6 +130,9 @@ public struct VerifyResult: Equatable, Sendable, Codable {
     public var durationSeconds: Double?
     /// The source the audio was compared with (`--against`).
     public var against: String?
+    /// With `--against`: what kind of comparison was made (exact, or exact after a named
+    /// conversion rule) and who decoded each side.
+    public var comparison: Proof?
 
     /// Whether the file passed.
     public var passed: Bool { failures.isEmpty }
@@ -265,7 +268,9 @@ public enum Verifier {
         if let source {
             result.against = source ?? nil
             if let source {
-                failures += compare(file, byteSource: byteSource, path: path, with: source)
+                let (found, comparison) = compare(file, byteSource: byteSource, path: path, with: source)
+                failures += found
+                result.comparison = comparison
             } else {
                 failures.append(VerifyFailure(rule: "against", expected: "a source WAV mirroring this file", found: "none"))
             }
@@ -285,82 +290,129 @@ public enum Verifier {
         }
     }
 
-    /// Compares the decoded audio of a CAF with its source and reports the first difference.
-    static func compare(_ file: CAFFile, byteSource: FileByteSource, path: String, with source: String) -> [VerifyFailure] {
-        guard let layout = PCMLayout(file.description) else {
-            return [
+    /// Compares a CAF with its source: sample rate, channels, frame count and every sample, the
+    /// source decoded as `convert` decodes it (cafconv's own WAV reader for linear PCM, else
+    /// libsndfile limited to the header's frame count) and mapped by the conversion rule; the
+    /// output decoded by CAFKit (linear PCM) or libsndfile (ALAC). Returns the broken rules and,
+    /// when the samples were compared and matched, the kind of comparison.
+    static func compare(
+        _ file: CAFFile, byteSource: FileByteSource, path: String, with source: String
+    ) -> ([VerifyFailure], Proof?) {
+        let audio: SourceAudio
+        do { audio = try SourceAudio.open(source) } catch {
+            return ([VerifyFailure(rule: "against", expected: "a readable source", found: error.message)], nil)
+        }
+        let desc = file.description
+        var failures: [VerifyFailure] = []
+        if desc.sampleRate != Double(audio.sampleRate) {
+            failures.append(
                 VerifyFailure(
-                    rule: "against", expected: "linear PCM to compare sample by sample",
-                    found: "'\(file.description.formatID.trimmed)'")
-            ]
+                    rule: "against-rate", expected: "\(audio.sampleRate) Hz as in \(source)",
+                    found:
+                        "\(desc.sampleRate == desc.sampleRate.rounded() && abs(desc.sampleRate) < 1e15 ? String(Int64(desc.sampleRate)) : String(desc.sampleRate)) Hz",
+                    chunk: "desc"))
         }
-        let reader: SoundFile
-        do {
-            reader = try SoundFile.open(readingFrom: source)
-            try reader.setNormalisation(false)
-        } catch {
-            return [VerifyFailure(rule: "against", expected: "a readable source", found: "\(source): \(error.message)")]
-        }
-        if reader.info.channels != layout.channels {
-            return [
+        if Int(desc.channelsPerFrame) != audio.channels {
+            failures.append(
                 VerifyFailure(
-                    rule: "against-channels", expected: "\(reader.info.channels) channels as in \(source)",
-                    found: "\(layout.channels)")
-            ]
+                    rule: "against-channels", expected: "\(audio.channels) channels as in \(source)",
+                    found: "\(desc.channelsPerFrame)", chunk: "desc"))
+            return (failures, nil)
         }
-        let channels = layout.channels
-        let blockFrames = max(1, (1 << 16) / channels)
-        var ints = [Int32](repeating: 0, count: blockFrames * channels)
-        var doubles = [Double](repeating: 0, count: blockFrames * channels)
-        var frame: UInt64 = 0
-        var offset = file.audioOffset
-        let end = file.audioOffset + file.audioBytes
-        let sourceIsFloat = reader.info.encoding.isFloat
-        do {
-            while true {
-                let got: Int
-                if sourceIsFloat {
-                    got = try reader.read(into: &doubles, frames: blockFrames)
-                } else {
-                    got = try reader.read(into: &ints, frames: blockFrames)
-                }
-                let available = (end - offset) / UInt64(layout.bytesPerFrame)
-                let count = Int(min(UInt64(got), available))
-                if count > 0 {
-                    let bytes = try byteSource.readExactly(at: offset, count: count * layout.bytesPerFrame)
-                    offset += UInt64(bytes.count)
-                    if let difference = firstDifference(
-                        layout: layout, bytes: bytes[...], sourceIsFloat: sourceIsFloat,
-                        ints: ints, doubles: doubles, samples: count * channels)
-                    {
-                        let at = frame + UInt64(difference.index / channels)
-                        return [
-                            VerifyFailure(
-                                rule: "against",
-                                expected:
-                                    "\(difference.expected) at frame \(at), channel \(difference.index % channels + 1) (as in \(source))",
-                                found: difference.found, chunk: "data",
-                                offset: offset - UInt64(bytes.count) + UInt64(difference.index * layout.bytesPerSample))
-                        ]
-                    }
-                }
-                frame += UInt64(count)
-                if count < got || got == 0 {
-                    let sourceFrames = reader.info.frames
-                    let cafFrames = file.audioBytes / UInt64(layout.bytesPerFrame)
-                    if UInt64(max(sourceFrames, 0)) != cafFrames {
-                        return [
-                            VerifyFailure(
-                                rule: "against-frames", expected: "\(sourceFrames) frames as in \(source)",
-                                found: "\(cafFrames) frames")
-                        ]
-                    }
-                    return []
-                }
+        // The header's frame counts first: a 'pakt' that calls frames priming, or a short file,
+        // fails here with both counts.
+        if let expected = audio.limit, let found = file.frames, UInt64(max(0, expected)) != found {
+            failures.append(
+                VerifyFailure(
+                    rule: "against-frames", expected: "\(expected) frames as in \(source)", found: "\(found) frames",
+                    chunk: file.packetTableHeader == nil ? "data" : "pakt"))
+            return (failures, nil)
+        }
+        let decoder: OutputProof.OutputDecoder
+        let outputBits: Int
+        let outputIsFloat: Bool
+        let outputDecoder: String
+        switch desc.formatID {
+        case .lpcm:
+            guard let layout = PCMLayout(desc) else {
+                failures.append(
+                    VerifyFailure(
+                        rule: "against", expected: "packed linear PCM to compare sample by sample",
+                        found: "\(desc.bitsPerChannel)-bit samples in \(desc.bytesPerPacket)-byte packets", chunk: "desc"))
+                return (failures, nil)
             }
-        } catch {
-            return [VerifyFailure(rule: "against", expected: "readable audio", found: "\(error)")]
+            // A packet table's priming frames come first and are not audio.
+            let priming = UInt64(max(0, file.packetTableHeader?.primingFrames ?? 0))
+            let stored = file.audioBytes / UInt64(layout.bytesPerFrame)
+            let frames = min(file.frames ?? 0, stored > priming ? stored - priming : 0)
+            decoder = .cafkit(
+                layout, byteSource, offset: file.audioOffset + priming * UInt64(layout.bytesPerFrame),
+                frames: Int64(clamping: frames))
+            outputBits = layout.bits
+            outputIsFloat = layout.isFloat
+            outputDecoder = "cafkit"
+        case .alac:
+            let reader: SoundFile
+            do {
+                reader = try SoundFile.open(readingFrom: path)
+                try reader.setNormalisation(false)
+            } catch {
+                failures.append(VerifyFailure(rule: "against", expected: "ALAC that libsndfile decodes", found: error.message))
+                return (failures, nil)
+            }
+            outputBits = reader.info.encoding.bits ?? 16
+            outputIsFloat = false
+            decoder = .libsndfile(reader, bits: outputBits)
+            outputDecoder = "libsndfile"
+            if let frames = file.frames, frames != UInt64(max(0, reader.info.frames)) {
+                failures.append(
+                    VerifyFailure(
+                        rule: "against", expected: "ALAC whose 'pakt' agrees with libsndfile's decoding",
+                        found: "'pakt' says \(frames) frames, libsndfile decodes \(reader.info.frames)", chunk: "pakt"))
+            }
+        case .ulaw, .alaw:
+            // G.711 decoding comes with issue 23; until then the samples are not compared.
+            failures.append(
+                VerifyFailure(
+                    rule: "against", expected: "a format cafconv can decode to compare",
+                    found: "'\(desc.formatID.trimmed)': G.711 is not compared yet", chunk: "desc"))
+            return (failures, nil)
+        default:
+            failures.append(
+                VerifyFailure(
+                    rule: "against", expected: "linear PCM, ALAC, µ-law or A-law to compare sample by sample",
+                    found: "'\(desc.formatID.trimmed)'", chunk: "desc"))
+            return (failures, nil)
         }
+        let mismatch: OutputProof.Mismatch?
+        do { mismatch = try OutputProof.firstMismatch(source: audio, output: decoder) } catch {
+            failures.append(VerifyFailure(rule: "against", expected: "readable audio", found: error.message))
+            return (failures, nil)
+        }
+        let rule = Proof.rule(
+            sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: outputIsFloat, outputBits: outputBits)
+        if let mismatch {
+            if let frames = mismatch.frames {
+                failures.append(
+                    VerifyFailure(
+                        rule: "against-frames", expected: "\(frames.expected) frames as in \(source)",
+                        found: "\(frames.found) frames"))
+            } else {
+                failures.append(
+                    VerifyFailure(
+                        rule: "against",
+                        expected:
+                            "\(mismatch.expected) at frame \(mismatch.frame), channel \(mismatch.channel) (as in \(source)\(rule.map { ", after rule \($0)" } ?? ""))",
+                        found: mismatch.found, chunk: "data", offset: mismatch.offset))
+            }
+        }
+        if !failures.isEmpty { return (failures, nil) }
+        return (
+            [],
+            Proof(
+                comparison: rule == nil ? "exact" : "exact-after-rule", rule: rule, sourceDecoder: audio.decoderName,
+                outputDecoder: outputDecoder, extent: "every-frame")
+        )
     }
 
     struct Difference {

@@ -99,10 +99,43 @@ public struct WAVEFile: Sendable {
     /// The points of the `cue ` chunk.
     public var cuePoints: [CuePoint] = []
 
-    /// Whole frames present in the file, when the format has a fixed block size.
+    /// Frames of audio in the file, from the header.
+    ///
+    /// Linear PCM and G.711 (one frame per block): the whole blocks in the `data` bytes present.
+    /// Other codecs (ADPCM, GSM 6.10, MPEG...): the `fact` chunk's sample length, which leaves out
+    /// the decoder's padding of the last block, at most what the blocks present can hold when the
+    /// frames per block are known; without `fact`, the whole blocks times the frames per block.
+    /// `nil` when the header does not say.
     public var frames: UInt64? {
         guard format.blockAlign > 0 else { return nil }
-        return audioBytes / UInt64(format.blockAlign)
+        if format.isLinearPCM || format.isG711 { return audioBytes / bytesPerFrame }
+        let blocks = audioBytes / UInt64(format.blockAlign)
+        let capacity = blockCapacity
+        if let fact = factSampleLength {
+            return capacity.map { min(UInt64(fact), $0) } ?? UInt64(fact)
+        }
+        guard let perBlock = format.samplesPerBlock, perBlock > 0 else { return nil }
+        return blocks * UInt64(perBlock)
+    }
+
+    /// Bytes per frame: the block align, except that linear PCM frames are never smaller than
+    /// their packed samples (channels x whole bytes per sample; a block align below that is a
+    /// header mistake, with a warning, and libsndfile ignores it too).
+    public var bytesPerFrame: UInt64 {
+        let align = UInt64(format.blockAlign)
+        guard format.isLinearPCM else { return max(align, 1) }
+        return max(align, packedFrameBytes, 1)
+    }
+
+    /// Channels x whole bytes per sample.
+    var packedFrameBytes: UInt64 { UInt64(format.channels) * ((UInt64(format.bitsPerSample) + 7) / 8) }
+
+    /// For block codecs whose frames per block are known: the frames the `data` bytes present can
+    /// hold, counting a partial last block as a whole one.
+    var blockCapacity: UInt64? {
+        guard format.blockAlign > 0, let perBlock = format.samplesPerBlock, perBlock > 0 else { return nil }
+        let blocks = (audioBytes + UInt64(format.blockAlign) - 1) / UInt64(format.blockAlign)
+        return blocks * UInt64(perBlock)
     }
 
     /// Every `LIST`/`INFO` entry, in file order.
@@ -236,11 +269,20 @@ public struct WAVEFile: Sendable {
             throw WAVEError(at: fmt.bodyOffset + 14, "'fmt ' chunk declares 0 bits per sample")
         }
         if format.blockAlign == 0 { throw WAVEError(at: fmt.bodyOffset + 12, "'fmt ' chunk declares a block align of 0") }
-        if audioBytes % UInt64(format.blockAlign) != 0, format.isLinearPCM {
+        let packedFrameBytes = UInt64(format.channels) * ((UInt64(format.bitsPerSample) + 7) / 8)
+        let bytesPerFrame = max(UInt64(format.blockAlign), packedFrameBytes, 1)
+        if format.isLinearPCM, UInt64(format.blockAlign) < packedFrameBytes {
+            warnings.append(
+                WAVEWarning(
+                    at: fmt.bodyOffset + 12,
+                    "'fmt ' block align is \(format.blockAlign), too small for \(format.channels) channels of \(format.bitsPerSample)-bit samples; \(packedFrameBytes)-byte frames used"
+                ))
+        }
+        if format.isLinearPCM, audioBytes % bytesPerFrame != 0 {
             warnings.append(
                 WAVEWarning(
                     at: data.offset,
-                    "'data' holds \(audioBytes) bytes, not a whole number of \(format.blockAlign)-byte frames; the partial frame is dropped"
+                    "'data' holds \(audioBytes) bytes, not a whole number of \(bytesPerFrame)-byte frames; the partial frame is dropped"
                 ))
         }
         if chunks.filter({ $0.type == FourCC("data") }).count > 1 {
@@ -248,6 +290,14 @@ public struct WAVEFile: Sendable {
         }
         self.warnings = warnings
         readMetadata(source, order: order)
+        if let fact = factSampleLength, let capacity = blockCapacity, UInt64(fact) > capacity,
+            let chunk = chunks.first(where: { $0.type == FourCC("fact") })
+        {
+            self.warnings.append(
+                WAVEWarning(
+                    at: chunk.offset,
+                    "'fact' declares \(fact) frames but the 'data' blocks hold at most \(capacity); \(capacity) used"))
+        }
     }
 
     /// The chunks the metadata pass reads (`fmt `, `data` and `ds64` are read before it).

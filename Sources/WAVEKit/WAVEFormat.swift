@@ -31,8 +31,13 @@ public struct WAVEFormat: Equatable, Sendable {
     public var validBitsPerSample: UInt16?
     /// Speaker positions (WAVE_FORMAT_EXTENSIBLE).
     public var channelMask: UInt32?
-    /// The sub-format GUID as 16 bytes (WAVE_FORMAT_EXTENSIBLE).
+    /// The sub-format GUID as 16 bytes in its canonical (little-endian) layout, whatever the
+    /// file's byte order: a RIFX file stores the GUID's first three fields big-endian, and they
+    /// are put back in little-endian order when read (WAVE_FORMAT_EXTENSIBLE).
     public var subFormat: [UInt8]?
+    /// Frames per block of a block-based codec (IMA and Microsoft ADPCM, GSM 6.10), from the
+    /// `fmt ` extension, when it says.
+    public var samplesPerBlock: UInt16?
 
     /// The effective format tag: the sub-format's first two bytes for WAVE_FORMAT_EXTENSIBLE.
     public var effectiveTag: UInt16 {
@@ -41,6 +46,13 @@ public struct WAVEFormat: Equatable, Sendable {
         }
         return formatTag
     }
+
+    /// Tags whose `fmt ` extension starts with the frames per block: Microsoft ADPCM, IMA ADPCM,
+    /// GSM 6.10.
+    static let blockCodecs: Set<UInt16> = [0x0002, 0x0011, 0x0031]
+
+    /// Whether the samples are G.711 µ-law or A-law (one byte per sample, one frame per block).
+    public var isG711: Bool { effectiveTag == Self.muLaw || effectiveTag == Self.aLaw }
 
     /// Whether the samples are linear PCM (integer or float).
     public var isLinearPCM: Bool { effectiveTag == Self.pcm || effectiveTag == Self.ieeeFloat }
@@ -61,7 +73,16 @@ public struct WAVEFormat: Equatable, Sendable {
             if formatTag == Self.extensible, size >= 22, cursor.remaining >= 22 {
                 validBitsPerSample = try cursor.readUInt16(order)
                 channelMask = try cursor.readUInt32(order)
-                subFormat = try cursor.readBytes(16)
+                // A GUID is a 32-bit, two 16-bit fields and 8 bytes; the three numbers are stored
+                // in the file's byte order.
+                var guid = ByteWriter()
+                guid.write(try cursor.readUInt32(order), .little)
+                guid.write(try cursor.readUInt16(order), .little)
+                guid.write(try cursor.readUInt16(order), .little)
+                guid.write(bytes: try cursor.readBytes(8))
+                subFormat = guid.bytes
+            } else if Self.blockCodecs.contains(formatTag), size >= 2, cursor.remaining >= 2 {
+                samplesPerBlock = try cursor.readUInt16(order)
             }
         }
     }

@@ -76,6 +76,7 @@ enum Output {
                 if style.verbose {
                     line += " \(file.bytes ?? 0) bytes in \(formatMilliseconds(file.milliseconds ?? 0))"
                     if let samples = file.samples { line += ", samples \(samples.rawValue)" }
+                    if let proof = file.proof { line += ", proof: \(proof)" }
                 }
                 Console.output(line)
             case .upToDate where style.verbose:

@@ -21,7 +21,7 @@ struct Verify {
     static let against = Option<String>(
         "against", valueName: "source",
         help:
-            "Compare the decoded audio sample by sample with this source: a WAV file, or a folder mirrored as convert -o mirrors it.",
+            "Compare rate, channels, frames and every sample with this source (a WAV file, or a folder mirrored as convert -o mirrors it), after convert's rules; a file that passes says which comparison it got (exact, or exact after a named rule).",
         completion: .files)
     static let profile = Option<Profile>("profile", help: "Apply a target's rules (see the list above).")
     static let json = Flag("json", help: "Print one JSON report on stdout instead of text.")
@@ -88,7 +88,9 @@ struct Verify {
         } else {
             for file in report.files {
                 for failure in file.failures { Console.output("\(file.path): \(failure)") }
-                if !quiet && file.passed { Console.output("\(file.path): ok") }
+                if !quiet && file.passed {
+                    Console.output("\(file.path): ok" + (file.comparison.map { " (\($0))" } ?? ""))
+                }
             }
             if !quiet {
                 Console.error("\(report.totals.passed) passed, \(report.totals.failed) failed")

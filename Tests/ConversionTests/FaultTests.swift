@@ -51,11 +51,12 @@ struct FaultTests {
         let folder = TempDirectory()
         sourceTree(folder, count: 8, frames: 20000)
         // Tiny blocks through libsndfile's pump (the direct road has no sample blocks): 2500 blocks
-        // a file. The condition trips halfway through the second file.
+        // a file, and as many in the proof that reads the output back. The condition trips halfway
+        // through the second file.
         let checks = Mutex(0)
         let cancellation = Cancellation(also: {
             checks.withLock {
-                $0 += 1; return $0 > 3750
+                $0 += 1; return $0 > 7500
             }
         })
         let options = ConversionOptions(jobs: 1, blockSamples: 16, directPayload: false)

@@ -149,9 +149,12 @@ public struct WAVFixture: Sendable {
             fmt.write(UInt16(22), order)
             fmt.write(UInt16(encoding.bits), order)
             fmt.write(UInt32(channels == 2 ? 3 : (channels == 1 ? 4 : (1 << channels) - 1)), order)
-            let sub: UInt16 = encoding.isFloat ? 3 : 1
+            // The sub-format GUID: a 32-bit and two 16-bit fields in the file's byte order, 8 bytes.
+            let sub: UInt32 = encoding.isFloat ? 3 : 1
             fmt.write(sub, order)
-            fmt.write(bytes: [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
+            fmt.write(UInt16(0x0000), order)
+            fmt.write(UInt16(0x0010), order)
+            fmt.write(bytes: [0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
         } else if encoding.isFloat {
             fmt.write(UInt16(0), order)
         }

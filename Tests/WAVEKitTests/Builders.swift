@@ -56,8 +56,11 @@ func fmtBody(
         w.write(UInt16(22), order)
         w.write(ext.valid, order)
         w.write(ext.mask, order)
-        w.write(ext.sub, order)
-        w.write(bytes: [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
+        // The sub-format GUID: a 32-bit and two 16-bit fields in the file's byte order, 8 bytes.
+        w.write(UInt32(ext.sub), order)
+        w.write(UInt16(0x0000), order)
+        w.write(UInt16(0x0010), order)
+        w.write(bytes: [0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
     } else if let cbSize {
         w.write(cbSize, order)
     }

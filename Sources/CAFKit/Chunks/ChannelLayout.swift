@@ -96,4 +96,12 @@ public struct ChannelLayout: Equatable, Hashable, Sendable {
 
     /// The body size the declared description count calls for.
     public var expectedSize: UInt64 { UInt64(Self.headerSize) + UInt64(declaredCount) * UInt64(ChannelDescription.size) }
+
+    /// Whether the body is Core Audio's `AudioChannelLayout` struct written as it sits in memory:
+    /// a tag or bitmap, 0 descriptions, and the struct's one description slot left zeroed (32
+    /// bytes). Apple's own tools write `chan` chunks like this; the slot carries nothing.
+    public var isAppleZeroedSlot: Bool {
+        declaredCount == 0 && tag != Self.useChannelDescriptions && trailing.count == ChannelDescription.size
+            && trailing.allSatisfy { $0 == 0 }
+    }
 }

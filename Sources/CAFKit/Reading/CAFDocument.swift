@@ -175,10 +175,17 @@ extension CAFFile {
                 throw CAFError.from(error, reading: "chunk '\(header.type)'")
             }
             do {
-                result.append(
-                    try CAFChunk.parse(
-                        type: header.type, body: body, at: header.bodyOffset,
-                        description: description, sizeIsUnknown: sizeIsUnknown))
+                let chunk = try CAFChunk.parse(
+                    type: header.type, body: body, at: header.bodyOffset,
+                    description: description, sizeIsUnknown: sizeIsUnknown)
+                if case .channelLayout(let layout) = chunk, layout.isAppleZeroedSlot {
+                    warnings.append(
+                        CAFWarning(
+                            at: header.offset,
+                            "'chan' chunk is \(header.size) bytes for 0 channel descriptions: a zeroed description slot follows, as Core Audio's AudioChannelLayout struct holds one; ignored"
+                        ))
+                }
+                result.append(chunk)
             } catch {
                 warnings.append(CAFWarning(at: header.offset, "\(error.message); kept as raw bytes"))
                 result.append(.unknown(header.type, body))

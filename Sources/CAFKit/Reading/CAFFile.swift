@@ -56,11 +56,23 @@ public struct CAFFile: Sendable {
         return audioBytes / UInt64(bytesPerFrame)
     }
 
+    /// The number of frames in whole constant-size packets: audio bytes / bytes per packet x frames
+    /// per packet (linear PCM, `ulaw`/`alaw` at 1 byte per channel and frame, `ima4` at 64 frames in
+    /// 34 bytes per channel...); `nil` when packets vary in size or duration.
+    public var constantPacketFrames: UInt64? {
+        if let linear = linearPCMFrames { return linear }
+        guard description.bytesPerPacket > 0, description.framesPerPacket > 0 else { return nil }
+        let packets = audioBytes / UInt64(description.bytesPerPacket)
+        let (frames, overflow) = packets.multipliedReportingOverflow(by: UInt64(description.framesPerPacket))
+        return overflow ? nil : frames
+    }
+
     /// The number of valid frames: the `pakt` valid-frame count when there is a packet table,
-    /// else for linear PCM the whole frames in the audio bytes (clamped to the file); `nil` when unknown.
+    /// else the frames in the whole constant-size packets of the audio bytes (clamped to the
+    /// file); `nil` when unknown.
     public var frames: UInt64? {
         if let header = packetTableHeader, header.numberValidFrames >= 0 { return UInt64(header.numberValidFrames) }
-        return linearPCMFrames
+        return constantPacketFrames
     }
 
     /// The `pakt` chunk entry, if any.

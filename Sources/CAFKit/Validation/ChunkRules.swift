@@ -70,7 +70,7 @@ extension CAFValidator {
                             found: "\(total) bytes in \(table.entries.count) packets"))
                 }
             case .channelLayout(let layout):
-                if layout.expectedSize != header.size {
+                if layout.expectedSize != header.size, !layout.isAppleZeroedSlot {
                     problems.append(
                         CAFDiagnostic(
                             rule: "chan-size", chunk: .chan, offset: header.offset,

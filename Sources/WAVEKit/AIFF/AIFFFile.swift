@@ -36,8 +36,20 @@ public struct AIFFFile: Sendable {
     /// Chunks this reader does not interpret (kept with type, offset and size).
     public var unknownChunks: [RIFFChunk] { chunks.filter { !AIFFFile.knownTypes.contains($0.type) } }
 
-    /// Sample frames: `COMM` numSampleFrames, which is authoritative.
-    public var frames: UInt64 { UInt64(common.sampleFrames) }
+    /// Sample frames, from `COMM` numSampleFrames: for linear PCM and G.711 it counts frames;
+    /// for AIFF-C codecs that pack frames into packets it counts packets (Apple's AIFF-C files
+    /// store the packet count there), so it is multiplied by the frames per packet (`ima4`: 64,
+    /// `MAC3`/`MAC6`: 6).
+    public var frames: UInt64 { UInt64(common.sampleFrames) * UInt64(framesPerPacket) }
+
+    /// Frames per `COMM` count: 1 except for the packet codecs above.
+    public var framesPerPacket: Int {
+        switch common.compressionType {
+        case FourCC("ima4"): return 64
+        case FourCC("MAC3"), FourCC("MAC6"): return 6
+        default: return 1
+        }
+    }
     /// Channels.
     public var channels: Int { Int(common.channels) }
     /// The sample rate in Hz.

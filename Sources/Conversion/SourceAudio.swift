@@ -1,0 +1,475 @@
+import BinaryIO
+import CAFKit
+import SndFile
+import WAVEKit
+
+/// A problem with the source's samples as cafconv's own reader decodes them.
+struct SourceError: Error, Equatable, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// The linear PCM samples of a WAV file as cafconv's own reader decodes them (independently of
+/// libsndfile): where they are, how many frames, and how each sample sits in its slot.
+///
+/// Samples come out as libsndfile's `sf_read_int` gives them, left-justified in 32 bits (an
+/// N-bit sample `s` is `s << (32 - N)`; unsigned 8-bit is centred first), or as `Double`s for
+/// float samples, so both decodings compare and convert alike.
+struct WAVESamples: Equatable, Sendable {
+    /// Absolute offset of the first audio byte.
+    var offset: UInt64
+    /// Frames: whole blocks in the `data` bytes present.
+    var frames: Int64
+    /// Channels.
+    var channels: Int
+    /// Bits per decoded sample (8, 16, 24 or 32 for integers, 32 or 64 for floats).
+    var bits: Int
+    /// Bytes per sample slot: `blockAlign / channels`.
+    var slotBytes: Int
+    /// Whether samples are IEEE floats.
+    var isFloat: Bool
+    /// Whether 8-bit samples are unsigned (always, in WAV).
+    var isUnsigned8Bit: Bool
+    /// The byte order of the samples.
+    var byteOrder: ByteOrder
+
+    /// For wide slots: whether the sample sits in the top bytes of its slot (the low bytes are
+    /// padding) rather than in the bottom bytes. Set by ``settleSlots(in:)``.
+    var isHighJustified = false
+
+    /// Bytes per frame (the `fmt ` block align).
+    var bytesPerFrame: Int { slotBytes * channels }
+
+    /// Whether each sample sits in a slot wider than it, low-justified, as ALSA's `arecord`
+    /// writes 24-bit samples in 4-byte slots (`fmt ` bits 24, block align 4 x channels).
+    /// libsndfile reads such files as packed 24-bit samples.
+    var hasWideSlots: Bool { slotBytes * 8 > bits }
+
+    /// The libsndfile encoding of these samples.
+    var encoding: Encoding {
+        if isFloat { return bits == 64 ? .float64 : .float32 }
+        switch bits {
+        case 8: return .pcmU8
+        case 16: return .pcm16
+        case 24: return .pcm24
+        default: return .pcm32
+        }
+    }
+
+    /// The packed layout CAFKit decodes, when samples fill their slots.
+    var packedLayout: PCMLayout? {
+        hasWideSlots
+            ? nil
+            : PCMLayout(bits: bits, isFloat: isFloat, byteOrder: byteOrder, channels: channels, isUnsigned8Bit: isUnsigned8Bit)
+    }
+
+    /// The layout of `wave`'s samples, or `nil` when they are not linear PCM this reader decodes
+    /// (compressed formats, floats other than 32/64 bits, slots over 4 bytes).
+    init?(wave: WAVEFile) {
+        let format = wave.format
+        let frameBytes = wave.bytesPerFrame
+        guard format.isLinearPCM, format.channels > 0, frameBytes % UInt64(format.channels) == 0, frameBytes <= 4 * 65535,
+            let frames = wave.frames, frames <= UInt64(Int64.max)
+        else { return nil }
+        let channels = Int(format.channels)
+        let slot = Int(frameBytes) / channels
+        let declared = Int(format.bitsPerSample)
+        if format.isFloat {
+            guard [32, 64].contains(declared), slot == declared / 8 else { return nil }
+            bits = declared
+        } else {
+            // Wide slots hold 16- or 24-bit samples (an 8-bit sample's sign convention in a wider
+            // slot is anyone's guess).
+            guard (1...32).contains(declared), slot <= 4, slot * 8 >= declared, slot == (declared + 7) / 8 || declared > 8
+            else { return nil }
+            // Bits that are not a whole number of bytes (12 in 2 bytes, 20 in 3) sit at the top of
+            // their container, as the WAVE specification says: the container is the sample.
+            let rounded = (declared + 7) / 8 * 8
+            bits = rounded
+        }
+        offset = wave.audioOffset
+        self.frames = Int64(frames)
+        self.channels = channels
+        slotBytes = slot
+        isFloat = format.isFloat
+        isUnsigned8Bit = !format.isFloat && bits == 8
+        byteOrder = wave.byteOrder
+    }
+
+    /// For wide slots, reads every slot once and decides where the sample sits: low-justified
+    /// when every padding byte above the sample is 0 or its sign extension (as ALSA writes
+    /// 24-bit samples in 4-byte slots), else high-justified when every padding byte below it is
+    /// 0; throws when neither holds, since the samples' place in the slot cannot be known.
+    mutating func settleSlots(in source: some ByteSource) throws(SourceError) {
+        guard hasWideSlots, !isFloat else { return }
+        let width = bits / 8
+        let padding = slotBytes - width
+        let little = byteOrder == .little
+        var low = true
+        var high = true
+        let step = 1 << 16
+        var frame: Int64 = 0
+        while frame < frames && (low || high) {
+            let count = Int(min(Int64(step), frames - frame))
+            let bytes: [UInt8]
+            do {
+                bytes = try source.readExactly(at: offset + UInt64(frame) * UInt64(bytesPerFrame), count: count * bytesPerFrame)
+            } catch {
+                throw SourceError("cannot read the source's samples: \(error)")
+            }
+            var at = 0
+            while at < bytes.count {
+                // Bytes of the slot from the least significant one.
+                func byte(_ position: Int) -> UInt8 { bytes[at + (little ? position : slotBytes - 1 - position)] }
+                if low {
+                    let fill: UInt8 = byte(width - 1) & 0x80 != 0 ? 0xFF : 0
+                    for position in width..<slotBytes where byte(position) != 0 && byte(position) != fill { low = false }
+                }
+                if high {
+                    for position in 0..<padding where byte(position) != 0 { high = false }
+                }
+                at += slotBytes
+            }
+            frame += Int64(count)
+        }
+        if low { return }
+        if high {
+            isHighJustified = true
+            return
+        }
+        throw SourceError(
+            "each \(bits)-bit sample sits in a \(slotBytes)-byte slot, but the padding bytes are neither all 0 (or the sign) above the sample nor all 0 below it; cannot tell where the samples are"
+        )
+    }
+
+    /// Decodes `count` frames from frame `start` of `source` into `ints` (left-justified) or
+    /// `doubles` (floats). Throws when a wide slot holds bits that are neither 0 nor the sign
+    /// extension of its sample: then the layout is not what the header says.
+    func decode(
+        _ source: some ByteSource, from start: Int64, count: Int, ints: inout [Int32], doubles: inout [Double]
+    ) throws(SourceError) {
+        guard count > 0 else { return }
+        let bytes: [UInt8]
+        do {
+            bytes = try source.readExactly(at: offset + UInt64(start) * UInt64(bytesPerFrame), count: count * bytesPerFrame)
+        } catch {
+            throw SourceError("cannot read the source's samples: \(error)")
+        }
+        let samples = count * channels
+        if isFloat {
+            let layout = PCMLayout(bits: bits, isFloat: true, byteOrder: byteOrder, channels: channels)
+            let values = layout.decodeFloats(bytes[...])
+            for index in 0..<samples { doubles[index] = values[index] }
+            return
+        }
+        let shift = Int32(32 - bits)
+        if let layout = packedLayout {
+            let values = layout.decodeIntegers(bytes[...])
+            for index in 0..<samples { ints[index] = values[index] << shift }
+            return
+        }
+        let width = bits / 8
+        let little = byteOrder == .little
+        let skip = isHighJustified ? slotBytes - width : 0
+        for index in 0..<samples {
+            let at = index * slotBytes
+            var word: UInt32 = 0
+            for position in 0..<slotBytes - skip {
+                let byte = UInt32(bytes[at + (little ? position + skip : slotBytes - 1 - position - skip)])
+                word |= byte << UInt32(position * 8)
+            }
+            let unused = UInt32(32 - bits)
+            let value = Int32(bitPattern: word << unused) >> Int32(unused)
+            let high = word >> UInt32(width * 8)
+            let padding = UInt32(slotBytes - width) * 8
+            let signFill: UInt32 = value < 0 ? (padding >= 32 ? .max : (1 << padding) - 1) : 0
+            if high != 0 && high != signFill {
+                let frame = start + Int64(index / channels)
+                throw SourceError(
+                    "frame \(frame), channel \(index % channels + 1): the \(slotBytes)-byte slot holds bits above its \(bits)-bit sample (0x\(String(word, radix: 16))); the samples are not laid out as the 'fmt ' chunk says"
+                )
+            }
+            ints[index] = value << shift
+        }
+    }
+}
+
+/// A source's samples as `convert` and `verify --against` use them: decoded by cafconv's own WAV
+/// reader when it can (linear PCM), else by libsndfile; never more frames than the header says
+/// (`fact` for compressed WAV: decoder padding is left out).
+final class SourceAudio {
+    /// Who decodes the samples.
+    enum Decoder {
+        case cafconv(WAVESamples, FileByteSource)
+        case libsndfile(SoundFile)
+    }
+
+    let decoder: Decoder
+    let channels: Int
+    let sampleRate: Int
+    /// Whether samples come as `Double`s (float sources) rather than left-justified integers.
+    let isFloat: Bool
+    /// Frames to read at most; `nil` reads until the decoder stops.
+    let limit: Int64?
+    /// Bits of a sample (for naming rules): 8, 16, 24 or 32 for integers (16 for what libsndfile
+    /// decodes from compressed formats), 32 or 64 for floats.
+    let bits: Int
+    private(set) var position: Int64 = 0
+
+    /// The proof names it.
+    var decoderName: String {
+        if case .cafconv = decoder { return "cafconv" }
+        return "libsndfile"
+    }
+
+    init(samples: WAVESamples, source: FileByteSource, sampleRate: Int) {
+        decoder = .cafconv(samples, source)
+        channels = samples.channels
+        self.sampleRate = sampleRate
+        isFloat = samples.isFloat
+        limit = samples.frames
+        bits = samples.bits
+    }
+
+    init(reader: SoundFile, limit: Int64?) {
+        decoder = .libsndfile(reader)
+        channels = max(reader.info.channels, 1)
+        sampleRate = reader.info.sampleRate
+        isFloat = reader.info.encoding.isFloat
+        self.limit = limit
+        bits = reader.info.encoding.isLinearPCM ? (reader.info.encoding.bits ?? 16) : 16
+    }
+
+    /// Opens `path` for reading: cafconv's own decoder for linear PCM WAV, else libsndfile
+    /// limited to the header's frame count.
+    static func open(_ path: String) throws(SourceError) -> SourceAudio {
+        var wave: WAVEFile?
+        var byteSource: FileByteSource?
+        if let source = try? FileByteSource(path: path) {
+            byteSource = source
+            wave = try? WAVEFile(reading: source)
+        }
+        if let wave, let byteSource, var samples = WAVESamples(wave: wave) {
+            try samples.settleSlots(in: byteSource)
+            return SourceAudio(samples: samples, source: byteSource, sampleRate: Int(wave.format.sampleRate))
+        }
+        do {
+            let reader = try SoundFile.open(readingFrom: path)
+            try reader.setNormalisation(false)
+            let limit = wave.map { $0.audioBytes == 0 ? 0 : $0.frames.map { Int64(clamping: $0) } } ?? nil
+            return SourceAudio(reader: reader, limit: limit)
+        } catch {
+            throw SourceError("\(path): \(error.message)")
+        }
+    }
+
+    /// Reads up to `frames` frames into `ints` or `doubles` (by `isFloat`); 0 at the end.
+    func read(ints: inout [Int32], doubles: inout [Double], frames: Int) throws(SourceError) -> Int {
+        var wanted = frames
+        if let limit { wanted = Int(min(Int64(wanted), max(0, limit - position))) }
+        guard wanted > 0 else { return 0 }
+        let got: Int
+        switch decoder {
+        case .cafconv(let samples, let source):
+            try samples.decode(source, from: position, count: wanted, ints: &ints, doubles: &doubles)
+            got = wanted
+        case .libsndfile(let reader):
+            do {
+                got = isFloat ? try reader.read(into: &doubles, frames: wanted) : try reader.read(into: &ints, frames: wanted)
+            } catch {
+                throw SourceError("reading failed: \(error.message)")
+            }
+        }
+        position += Int64(got)
+        return got
+    }
+}
+
+/// How an output was proven to hold its source's audio: which decodings were compared, how many
+/// frames, and whether a documented conversion rule maps one onto the other.
+public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
+    /// `exact` (same sample values), `exact-after-rule` (the source's samples mapped by `rule`
+    /// equal the output's), or `not-compared` (no decoder for the output yet; see `note`).
+    public var comparison: String
+    /// The conversion rule, when one applies: `24-to-16-bit`, `16-to-24-bit`, `int-to-float`,
+    /// `float-to-16-bit`, `float64-to-float32`...
+    public var rule: String?
+    /// Who decoded the source: `cafconv` (its own WAV reader) or `libsndfile` (compressed
+    /// formats only libsndfile decodes; limited to the header's frame count).
+    public var sourceDecoder: String
+    /// Who decoded the output: `cafkit` (linear PCM) or `libsndfile` (ALAC, which CAFKit does not
+    /// decode).
+    public var outputDecoder: String?
+    /// `every-frame`, or `ends` when the payload was moved as bytes (copied, byte-swapped or
+    /// sign-flipped) and its first and last 2048 frames were decoded and compared.
+    public var extent: String?
+    /// Why there was no comparison, for `not-compared`.
+    public var note: String?
+
+    /// One phrase: `exact after rule 24-to-16-bit; source decoded by cafconv, output by cafkit, every frame`.
+    public var description: String {
+        if comparison == "not-compared" { return "not compared: \(note ?? "no decoder")" }
+        var text = comparison == "exact" ? "exact" : "exact after rule \(rule ?? "?")"
+        text += "; source decoded by \(sourceDecoder)"
+        if let outputDecoder { text += ", output by \(outputDecoder)" }
+        if let extent {
+            text += extent == "ends" ? ", payload moved as bytes, first and last 2048 frames compared" : ", every frame"
+        }
+        return text
+    }
+
+    init(
+        comparison: String, rule: String? = nil, sourceDecoder: String, outputDecoder: String? = nil,
+        extent: String? = nil, note: String? = nil
+    ) {
+        self.comparison = comparison
+        self.rule = rule
+        self.sourceDecoder = sourceDecoder
+        self.outputDecoder = outputDecoder
+        self.extent = extent
+        self.note = note
+    }
+
+    /// The rule mapping samples of a source of `sourceBits` onto an output of `outputBits`; `nil`
+    /// when the values are the same (same precision, or float32 into float64).
+    static func rule(sourceIsFloat: Bool, sourceBits: Int, outputIsFloat: Bool, outputBits: Int) -> String? {
+        switch (sourceIsFloat, outputIsFloat) {
+        case (false, false): return sourceBits == outputBits ? nil : "\(sourceBits)-to-\(outputBits)-bit"
+        case (false, true): return "int-to-float"
+        case (true, false): return "float-to-\(outputBits)-bit"
+        case (true, true): return sourceBits > outputBits ? "float64-to-float32" : nil
+        }
+    }
+}
+
+/// Compares a written output with its source, sample by sample, over every frame.
+enum OutputProof {
+    /// What the output decodes with.
+    enum OutputDecoder {
+        /// CAFKit's linear PCM decoder over the file's bytes.
+        case cafkit(PCMLayout, FileByteSource, offset: UInt64, frames: Int64)
+        /// libsndfile (ALAC), compared at `bits` of precision.
+        case libsndfile(SoundFile, bits: Int)
+    }
+
+    /// A difference: a sample (where and what), or the frame counts.
+    struct Mismatch: Equatable {
+        var frame: Int64
+        var channel: Int
+        var expected: String
+        var found: String
+        /// The byte offset of the sample in the output, when known.
+        var offset: UInt64?
+        /// Set when the frame counts differ instead: the source's and the output's.
+        var frames: FrameCounts?
+    }
+
+    /// Frames in the source and in the output.
+    struct FrameCounts: Equatable {
+        var expected: Int64
+        var found: Int64
+    }
+
+    /// Reads `source` and `output` side by side to the end and returns the first mismatch, or
+    /// `nil` when every frame matches and both hold as many frames. `isCancelled` is asked
+    /// between blocks (a cancelled run returns `nil` early; the caller checks cancellation).
+    static func firstMismatch(
+        source: SourceAudio, output: OutputDecoder, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
+    ) throws(SourceError) -> Mismatch? {
+        let channels = source.channels
+        let blockFrames = max(1, blockSamples / channels)
+        // Both buffers are full size: the comparison maps float sources into integers in place.
+        var ints = [Int32](repeating: 0, count: blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: blockFrames * channels)
+        var found = [Int32](repeating: 0, count: blockFrames * channels)
+        var mapped = [Int32](repeating: 0, count: blockFrames * channels)
+        var frame: Int64 = 0
+        while true {
+            if isCancelled() { return nil }
+            let got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames)
+            switch output {
+            case .cafkit(let layout, let bytes, let offset, let total):
+                let available = Int(min(Int64(got), max(0, total - frame)))
+                if available > 0 {
+                    let start = offset + UInt64(frame) * UInt64(layout.bytesPerFrame)
+                    let slice: [UInt8]
+                    do { slice = try bytes.readExactly(at: start, count: available * layout.bytesPerFrame) } catch {
+                        throw SourceError("cannot read the output: \(error)")
+                    }
+                    if let difference = Verifier.firstDifference(
+                        layout: layout, bytes: slice[...], sourceIsFloat: source.isFloat, ints: ints, doubles: doubles,
+                        samples: available * channels)
+                    {
+                        return Mismatch(
+                            frame: frame + Int64(difference.index / channels), channel: difference.index % channels + 1,
+                            expected: difference.expected, found: difference.found,
+                            offset: start + UInt64(difference.index * layout.bytesPerSample))
+                    }
+                }
+                if available < got || got == 0 {
+                    let sourceFrames = frame + Int64(got) + (got == 0 ? 0 : try remaining(source, blockFrames))
+                    if sourceFrames != total {
+                        return Mismatch(
+                            frame: frame + Int64(available), channel: 1, expected: "", found: "",
+                            frames: FrameCounts(expected: sourceFrames, found: total))
+                    }
+                    return nil
+                }
+            case .libsndfile(let reader, let bits):
+                let back: Int
+                do { back = try reader.read(into: &found, frames: got == 0 ? blockFrames : got) } catch {
+                    throw SourceError("cannot decode the output: \(error.message)")
+                }
+                if back != got {
+                    let sourceFrames = frame + Int64(got) + (back < got ? try remaining(source, blockFrames) : 0)
+                    let outputFrames = frame + Int64(back) + (back > got ? try remaining(reader, blockFrames) : 0)
+                    return Mismatch(
+                        frame: frame, channel: 1, expected: "", found: "",
+                        frames: FrameCounts(expected: sourceFrames, found: outputFrames))
+                }
+                if got == 0 { return nil }
+                let count = got * channels
+                if source.isFloat {
+                    SampleScaling.floatsToIntegers(doubles, into: &mapped, count: count, bits: bits)
+                } else {
+                    for index in 0..<count { mapped[index] = ints[index] }
+                }
+                let drop = Int32(32 - bits)
+                for index in 0..<count where mapped[index] >> drop != found[index] >> drop {
+                    return Mismatch(
+                        frame: frame + Int64(index / channels), channel: index % channels + 1,
+                        expected: "\(mapped[index] >> drop)", found: "\(found[index] >> drop)")
+                }
+            }
+            frame += Int64(got)
+        }
+    }
+
+    /// Frames left in `source` (read and thrown away).
+    private static func remaining(_ source: SourceAudio, _ blockFrames: Int) throws(SourceError) -> Int64 {
+        var ints = [Int32](repeating: 0, count: source.isFloat ? 0 : blockFrames * source.channels)
+        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * source.channels : 0)
+        var total: Int64 = 0
+        while true {
+            let got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames)
+            if got == 0 { return total }
+            total += Int64(got)
+        }
+    }
+
+    /// Frames left in `reader`.
+    private static func remaining(_ reader: SoundFile, _ blockFrames: Int) throws(SourceError) -> Int64 {
+        var buffer = [Int32](repeating: 0, count: blockFrames * max(reader.info.channels, 1))
+        var total: Int64 = 0
+        do {
+            while true {
+                let got = try reader.read(into: &buffer, frames: blockFrames)
+                if got == 0 { return total }
+                total += Int64(got)
+            }
+        } catch {
+            throw SourceError("cannot decode the output: \(error.message)")
+        }
+    }
+}
