@@ -29,6 +29,8 @@ run: build ## Convert Samples/ into out/Samples and show what was made
 	@echo "Made in $(OUT):"
 	@find $(OUT) -name '*.caf' | sort | while read -r f; do \
 		.build/debug/cafconv info --brief "$$f" 2>/dev/null || ls -l "$$f"; done
+	@echo
+	@echo "The binary: $(CURDIR)/.build/debug/cafconv (not on PATH; 'make install PREFIX=~/.local' installs a release build)"
 
 test: deps ## Install missing system packages and run every test
 	$(SWIFT) build --build-tests
@@ -40,8 +42,10 @@ release: deps ## Build an optimised binary with the Swift runtime (and libstdc++
 install: release ## Install the binary, man page and shell completions under $(DESTDIR)$(PREFIX)
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 755 $(RELEASE_BIN) $(BINDIR)/cafconv
-	# The manual and the completion scripts come from the binary's own option tables.
-	$(RELEASE_BIN) --generate-manual > $(MANDIR)/cafconv.1
+	# The manual and the completion scripts come from the binary's own option tables; the manual
+	# is dated by the last commit (SOURCE_DATE_EPOCH), or else by when the binary was built.
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)} \
+		$(RELEASE_BIN) --generate-manual > $(MANDIR)/cafconv.1
 	$(RELEASE_BIN) --generate-completion-script bash > $(BASHDIR)/cafconv
 	$(RELEASE_BIN) --generate-completion-script zsh > $(ZSHDIR)/_cafconv
 	$(RELEASE_BIN) --generate-completion-script fish > $(FISHDIR)/cafconv.fish
