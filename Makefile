@@ -11,7 +11,7 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test release install uninstall lint format fuzz bench clean
+.PHONY: help deps build run test example docs release install uninstall lint format fuzz bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -32,9 +32,23 @@ run: build ## Convert Samples/ into out/Samples and show what was made
 	@echo
 	@echo "The binary: $(CURDIR)/.build/debug/cafconv (not on PATH; 'make install PREFIX=~/.local' installs a release build)"
 
-test: deps ## Install missing system packages and run every test
+test: deps ## Install missing system packages and run every test (with the example package and the docs)
 	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory example docs
 	$(SWIFT) test
+
+EXAMPLE := Examples/ReadCAF
+example: ## Build Examples/ReadCAF (a package that uses CAFKit) and run it on a CAF cafconv made
+	$(SWIFT) build --package-path $(EXAMPLE)
+	$(EXAMPLE)/.build/debug/read-caf --demo
+	$(SWIFT) build --product cafconv
+	@work=$$(mktemp -d) && trap 'rm -rf "$$work"' EXIT && \
+		.build/debug/cafconv convert -q Samples/sfx/impact-mono-24bit-48000.wav -o "$$work/impact.caf" && \
+		$(EXAMPLE)/.build/debug/read-caf "$$work/impact.caf" && \
+		! $(EXAMPLE)/.build/debug/read-caf Samples/ui/click-mono-16bit-22050.wav > /dev/null
+
+docs: ## Build CAFKit's DocC documentation (warnings are errors) into .build/plugins/Swift-DocC/outputs
+	$(SWIFT) package generate-documentation --target CAFKit --warnings-as-errors
 
 release: deps ## Build an optimised binary with the Swift runtime (and libstdc++) linked statically
 	flags=$$(bash scripts/release-flags.sh) && $(SWIFT) build $$flags
