@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,8 +7,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-import Synchronization
 
 /// A command-line program: its command tree and version, and what to do with the arguments.
 public struct Program: Sendable {

@@ -209,7 +209,8 @@ struct ProgramTests {
         let lines = result.error.split(separator: "\n")
         #expect(
             lines.first
-                == "tool: error: The value 'up' is invalid for '--order <order>'. Please provide one of 'little', 'big' or 'native'.")
+                == "tool: error: The value 'up' is invalid for '--order <order>'. Please provide one of 'little', 'big' or 'native'."
+        )
         #expect(lines.dropFirst().first == "Help:  --order <order>  Byte order.")
         #expect(lines.dropFirst(2).first?.hasPrefix("Usage: tool convert [<inputs> ...] [--output <output>]") == true)
         #expect(lines.last == "  See 'tool convert --help' for more information.")

@@ -25,7 +25,8 @@ struct LogsAndGatesEndToEndTests {
         let log = try runMerged(RepositoryPaths.executable, ["convert", "-j", "2", folder.file("in"), "-o", folder.file("out")])
         #expect(log.status == 1)
         let lines = log.lines
-        let result = #/^.+/in/(even|odd)/tone-\d+\.wav -> .+/out/(even|odd)/tone-\d+\.caf \(LEI16 -> LEI16, 1 ch, 44100 Hz, 100 frames\)$/#
+        let result =
+            #/^.+/in/(even|odd)/tone-\d+\.wav -> .+/out/(even|odd)/tone-\d+\.caf \(LEI16 -> LEI16, 1 ch, 44100 Hz, 100 frames\)$/#
         let error = #/^cafconv: error: .+/in/odd/broken-\d\.wav: not a RIFF/WAVE file .+$/#
         let listed = #/^  .+/in/odd/broken-\d\.wav: not a RIFF/WAVE file .+$/#
         var kinds: [Character] = []
@@ -80,7 +81,10 @@ struct LogsAndGatesEndToEndTests {
                 #expect(previous.hasPrefix(path + ": "), "the error for \(path) follows \(previous)")
             } else {
                 #expect(
-                    line.wholeMatch(of: #/.+/w\d+\.wav: WAV audio, 16-bit signed integer, little-endian, mono, 44100 Hz, 100 frames \(0\.002 s\)/#)
+                    line.wholeMatch(
+                        of:
+                            #/.+/w\d+\.wav: WAV audio, 16-bit signed integer, little-endian, mono, 44100 Hz, 100 frames \(0\.002 s\)/#
+                    )
                         != nil || line.wholeMatch(of: #/.+/junk\d+\.wav: .+/#) != nil, "\(line.debugDescription)")
             }
             previous = line
@@ -115,7 +119,8 @@ struct LogsAndGatesEndToEndTests {
         #expect(lines.last?.hasPrefix("3 converted, 1 failed (") == true, "\(process.text)")
     }
 
-    @Test("on a terminal, an error is printed above the progress line, which is drawn again", .enabled(if: which("script") != nil))
+    @Test(
+        "on a terminal, an error is printed above the progress line, which is drawn again", .enabled(if: which("script") != nil))
     func errorsAboveTheProgressLine() throws {
         let folder = TempDirectory()
         slowBatch(folder, files: 3, frames: 300_000)
@@ -139,14 +144,16 @@ struct LogsAndGatesEndToEndTests {
         folder.write("empty/readme.txt", Array("no sound here".utf8))
         folder.write("full/a.wav", Self.small)
         for extra in [[], ["--check"], ["--dry-run"], ["--json"]] {
-            let result = try run(RepositoryPaths.executable, ["convert"] + extra + [folder.file("empty"), "-o", folder.file("out")])
+            let result = try run(
+                RepositoryPaths.executable, ["convert"] + extra + [folder.file("empty"), "-o", folder.file("out")])
             #expect(result.status == 1, "\(extra): \(result.stderr)")
             #expect(
                 result.stderr.contains(
                     "cafconv: error: \(folder.file("empty")): no WAV files found (*.wav or *.wave, searched recursively)\n"),
                 "\(extra): \(result.stderr)")
         }
-        let mixed = try run(RepositoryPaths.executable, ["convert", folder.file("full"), folder.file("empty"), "-o", folder.file("out")])
+        let mixed = try run(
+            RepositoryPaths.executable, ["convert", folder.file("full"), folder.file("empty"), "-o", folder.file("out")])
         #expect(mixed.status == 1)
         #expect(mixed.stderr.contains("\n1 converted, 1 failed ("), "\(mixed.stderr)")
     }
@@ -167,7 +174,9 @@ struct LogsAndGatesEndToEndTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
         #expect((object["totals"] as? [String: Any])?["failed"] as? Int == 1)
         // A folder with CAF files beside an empty one: still a failure.
-        #expect(try run(RepositoryPaths.executable, ["convert", "-q", folder.file("sounds/a.wav"), "-o", folder.file("made/a.caf")]).status == 0)
+        #expect(
+            try run(RepositoryPaths.executable, ["convert", "-q", folder.file("sounds/a.wav"), "-o", folder.file("made/a.caf")])
+                .status == 0)
         let both = try run(RepositoryPaths.executable, ["verify", folder.file("made"), empty])
         #expect(both.status == 1 && both.stderr == "1 passed, 1 failed (no CAF files found under \(empty))\n", "\(both.stderr)")
     }
@@ -226,7 +235,8 @@ struct LogsAndGatesEndToEndTests {
         #expect(readFile(folder.file("file")) == Array("I am a file".utf8))
         // One input file into a file under a file is the same mistake.
         if output == "file/deeper" {
-            let single = try run(RepositoryPaths.executable, ["convert", folder.file("in/even/tone-0.wav"), "-o", folder.file(output)])
+            let single = try run(
+                RepositoryPaths.executable, ["convert", folder.file("in/even/tone-0.wav"), "-o", folder.file(output)])
             #expect(single.status == 64, "\(single.stderr)")
         }
         // One input file onto an existing file is how a single output file is named: not an error.
@@ -284,7 +294,9 @@ struct LogsAndGatesEndToEndTests {
         folder.write("lib/a.WAV", Self.small)
         folder.write("lib/notes.txt", Array("text".utf8))
         folder.write("lib/.hidden.wav", Self.small)
-        #expect(try run(RepositoryPaths.executable, ["convert", "-q", folder.file("lib/a.WAV"), "-o", folder.file("lib/c.caf")]).status == 0)
+        #expect(
+            try run(RepositoryPaths.executable, ["convert", "-q", folder.file("lib/a.WAV"), "-o", folder.file("lib/c.caf")])
+                .status == 0)
         let brief = try run(RepositoryPaths.executable, ["info", "--brief", folder.file("lib")])
         #expect(brief.status == 0, "\(brief.stderr)")
         let paths = brief.text.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) }
@@ -396,7 +408,9 @@ struct LogsAndGatesEndToEndTests {
         let examples = rest.matches(of: #/`(-[^`]+)`/#).map { String($0.1) }
         #expect(!examples.isEmpty)
         for example in examples {
-            let result = try run(RepositoryPaths.executable, ["convert", "--dry-run"] + example.split(separator: " ").map(String.init) + ["missing.wav"])
+            let result = try run(
+                RepositoryPaths.executable,
+                ["convert", "--dry-run"] + example.split(separator: " ").map(String.init) + ["missing.wav"])
             #expect(result.status != 64, "\(example): \(result.stderr)")
         }
     }
@@ -405,7 +419,8 @@ struct LogsAndGatesEndToEndTests {
     func exitStatusesDocumented() throws {
         let readme = try String(contentsOfFile: RepositoryPaths.root + "/README.md", encoding: .utf8)
         for (command, phrase) in [
-            ("convert", "a folder held no WAV file"), ("verify", "a folder held no CAF file"), ("info", "a folder held no audio file"),
+            ("convert", "a folder held no WAV file"), ("verify", "a folder held no CAF file"),
+            ("info", "a folder held no audio file"),
         ] {
             let help = try run(RepositoryPaths.executable, [command, "--help"]).text.replacingOccurrences(of: "\n", with: " ")
             #expect(help.contains(phrase), "\(command) --help lacks \(phrase)")
