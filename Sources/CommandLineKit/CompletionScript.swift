@@ -224,8 +224,11 @@ struct CompletionScript {
             switch command.positionals?.completion ?? .none {
             case .files, .directories: lines.append(prefix + condition + " -F")
             case .fileTypes(let extensions):
-                let calls = extensions.map { "__fish_complete_suffix .\($0)" }.joined(separator: "; ")
-                lines.append(prefix + condition + " -k -a " + Self.fishQuote("(\(calls))"))
+                // Paths, kept when they are folders or end with one of the extensions (any
+                // case). fish 3.6's __fish_complete_suffix offers every file, matches first.
+                let names = extensions.map { $0.filter { $0.isLetter || $0.isNumber } }.joined(separator: "|")
+                let filter = "string match -ri -- '^.*(?:/|\\.(?:\(names)))\\t?$'"
+                lines.append(prefix + condition + " -a " + Self.fishQuote("(__fish_complete_path (commandline -ct) | \(filter))"))
             case .values(let values): lines.append(prefix + condition + " -a \(Self.fishQuote(values.joined(separator: " ")))")
             case .none: break
             }

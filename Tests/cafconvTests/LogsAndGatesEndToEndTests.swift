@@ -350,6 +350,24 @@ struct LogsAndGatesEndToEndTests {
         #expect(try complete(["convert", "-o", ""]).contains("c.txt"), "any name can be an output")
     }
 
+    @Test("fish completion offers folders and the files each command reads", .enabled(if: which("fish") != nil))
+    func fishCompletion() throws {
+        let folder = TempDirectory()
+        for name in ["sub/x.wav", "a.wav", "b.WAV", "c.txt", "d.caf", "e.aiff"] { folder.write("sounds/" + name, Self.small) }
+        let script = folder.write(
+            "cafconv.fish", try run(RepositoryPaths.executable, ["--generate-completion-script", "fish"]).stdout)
+        func complete(_ line: String) throws -> [String] {
+            let command = "source '\(script)'; cd '\(folder.file("sounds"))'; complete -C '\(line)'"
+            let result = try run(try #require(which("fish")), ["-c", command])
+            #expect(result.stderr.isEmpty, "\(result.stderr)")
+            return result.text.split(separator: "\n").map { String($0.prefix(while: { $0 != "\t" })) }.sorted()
+        }
+        #expect(try complete("cafconv convert ") == ["a.wav", "b.WAV", "sub/"])
+        #expect(try complete("cafconv convert sub/") == ["sub/x.wav"])
+        #expect(try complete("cafconv info ") == ["a.wav", "b.WAV", "d.caf", "e.aiff", "sub/"])
+        #expect(try complete("cafconv verify ") == ["d.caf", "sub/"])
+    }
+
     @Test("the manual is dated by SOURCE_DATE_EPOCH, else by the build, and has FILES, ENVIRONMENT and EXAMPLES")
     func manualSections() throws {
         let dated = try run(RepositoryPaths.executable, ["--generate-manual"], environment: ["SOURCE_DATE_EPOCH": "1795000000"])
