@@ -11,7 +11,7 @@ ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test release install uninstall lint format fuzz bench clean
+.PHONY: help deps build run test example docs release install uninstall lint format fuzz bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -29,10 +29,26 @@ run: build ## Convert Samples/ into out/Samples and show what was made
 	@echo "Made in $(OUT):"
 	@find $(OUT) -name '*.caf' | sort | while read -r f; do \
 		.build/debug/cafconv info --brief "$$f" 2>/dev/null || ls -l "$$f"; done
+	@echo
+	@echo "The binary: $(CURDIR)/.build/debug/cafconv (not on PATH; 'make install PREFIX=~/.local' installs a release build)"
 
-test: deps ## Install missing system packages and run every test
+test: deps ## Install missing system packages and run every test (with the example package and the docs)
 	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory example docs
 	$(SWIFT) test
+
+EXAMPLE := Examples/ReadCAF
+example: ## Build Examples/ReadCAF (a package that uses CAFKit) and run it on a CAF cafconv made
+	$(SWIFT) build --package-path $(EXAMPLE)
+	$(EXAMPLE)/.build/debug/read-caf --demo
+	$(SWIFT) build --product cafconv
+	@work=$$(mktemp -d) && trap 'rm -rf "$$work"' EXIT && \
+		.build/debug/cafconv convert -q Samples/sfx/impact-mono-24bit-48000.wav -o "$$work/impact.caf" && \
+		$(EXAMPLE)/.build/debug/read-caf "$$work/impact.caf" && \
+		! $(EXAMPLE)/.build/debug/read-caf Samples/ui/click-mono-16bit-22050.wav > /dev/null
+
+docs: ## Build CAFKit's DocC documentation (warnings are errors) into .build/plugins/Swift-DocC/outputs
+	$(SWIFT) package generate-documentation --target CAFKit --warnings-as-errors
 
 release: deps ## Build an optimised binary with the Swift runtime (and libstdc++) linked statically
 	flags=$$(bash scripts/release-flags.sh) && $(SWIFT) build $$flags
@@ -40,8 +56,10 @@ release: deps ## Build an optimised binary with the Swift runtime (and libstdc++
 install: release ## Install the binary, man page and shell completions under $(DESTDIR)$(PREFIX)
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 755 $(RELEASE_BIN) $(BINDIR)/cafconv
-	# The manual and the completion scripts come from the binary's own option tables.
-	$(RELEASE_BIN) --generate-manual > $(MANDIR)/cafconv.1
+	# The manual and the completion scripts come from the binary's own option tables; the manual
+	# is dated by the last commit (SOURCE_DATE_EPOCH), or else by when the binary was built.
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)} \
+		$(RELEASE_BIN) --generate-manual > $(MANDIR)/cafconv.1
 	$(RELEASE_BIN) --generate-completion-script bash > $(BASHDIR)/cafconv
 	$(RELEASE_BIN) --generate-completion-script zsh > $(ZSHDIR)/_cafconv
 	$(RELEASE_BIN) --generate-completion-script fish > $(FISHDIR)/cafconv.fish

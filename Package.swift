@@ -7,11 +7,19 @@ let package = Package(
     name: "cafconv",
     products: [
         .executable(name: "cafconv", targets: ["cafconv"]),
+        // The CAF model, reader, validator and writer for your own packages (standard library
+        // only: it builds without libsndfile). Documented by its DocC catalog (`make docs`);
+        // Examples/ReadCAF uses it.
         .library(name: "CAFKit", targets: ["CAFKit"]),
         .library(name: "WAVEKit", targets: ["WAVEKit"]),
         .library(name: "Conversion", targets: ["Conversion"]),
-        // For the Benchmarks/ subpackage, which feeds CAFKit from memory.
+        // What CAFKit and WAVEKit read from: FileByteSource (a file read at offsets),
+        // MemoryByteSource, ByteOrder, FourCC. Depend on it beside CAFKit or WAVEKit.
         .library(name: "BinaryIO", targets: ["BinaryIO"]),
+    ],
+    dependencies: [
+        // `swift package generate-documentation` (make docs): builds only when that command runs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0")
     ],
     targets: [
         // libsndfile, found with pkg-config; no logic here.

@@ -6,6 +6,9 @@ public enum Completion: Sendable, Equatable {
     case files
     /// Folder names.
     case directories
+    /// Folder names, and names of files with one of these extensions (without the dot, matched
+    /// in any case): `.fileTypes(["wav", "wave"])`.
+    case fileTypes([String])
     /// One of these words.
     case values([String])
 }

@@ -79,6 +79,17 @@ struct CompletionScript {
             "    while IFS= read -r path; do COMPREPLY+=(\"$path\"); done < <(compgen \"$1\" -- \"$cur\")",
             "}",
             "",
+            "# Folders, and the files whose names match one of the patterns given.",
+            "\(function)_typed() {",
+            "    local path pattern",
+            "    \(function)_paths -d",
+            "    for pattern in \"$@\"; do",
+            "        while IFS= read -r path; do",
+            "            [[ -d \"$path\" ]] || COMPREPLY+=(\"$path\")",
+            "        done < <(compgen -f -X \"!$pattern\" -- \"$cur\")",
+            "    done",
+            "}",
+            "",
             "complete -o filenames -F \(function) \(name)",
         ]
         return lines.joined(separator: "\n")
@@ -89,8 +100,19 @@ struct CompletionScript {
         case .none: return ":"
         case .files: return "\(function)_paths -f"
         case .directories: return "\(function)_paths -d"
+        case .fileTypes(let extensions):
+            return "\(function)_typed " + extensions.map { "'*.\(caseless($0))'" }.joined(separator: " ")
         case .values(let values): return "\(function)_words \"\(words(values))\""
         }
+    }
+
+    /// `[wW][aA][vV]`: a glob that matches `wav` in any case (letters and digits only are expected).
+    private static func caseless(_ text: String) -> String {
+        text.filter { $0.isLetter || $0.isNumber }.map { letter in
+            let lower = letter.lowercased()
+            let upper = letter.uppercased()
+            return lower == upper ? lower : "[\(lower)\(upper)]"
+        }.joined()
     }
 
     /// Words for `compgen -W` inside double quotes (only word characters are expected).
@@ -167,6 +189,9 @@ struct CompletionScript {
         case .none: return " "
         case .files: return "_files"
         case .directories: return "_files -/"
+        case .fileTypes(let extensions):
+            // Completion functions run with EXTENDED_GLOB, so (#i) matches in any case.
+            return "_files -g \"*.(#i)(\(extensions.filter { !$0.contains("\"") }.joined(separator: "|")))(-.)\""
         case .values(let values): return "(" + values.joined(separator: " ") + ")"
         }
     }
@@ -198,6 +223,12 @@ struct CompletionScript {
             }
             switch command.positionals?.completion ?? .none {
             case .files, .directories: lines.append(prefix + condition + " -F")
+            case .fileTypes(let extensions):
+                // Paths, kept when they are folders or end with one of the extensions (any
+                // case). fish 3.6's __fish_complete_suffix offers every file, matches first.
+                let names = extensions.map { $0.filter { $0.isLetter || $0.isNumber } }.joined(separator: "|")
+                let filter = "string match -ri -- '^.*(?:/|\\.(?:\(names)))\\t?$'"
+                lines.append(prefix + condition + " -a " + Self.fishQuote("(__fish_complete_path (commandline -ct) | \(filter))"))
             case .values(let values): lines.append(prefix + condition + " -a \(Self.fishQuote(values.joined(separator: " ")))")
             case .none: break
             }
@@ -212,7 +243,7 @@ struct CompletionScript {
         if option.takesValue {
             switch option.completion {
             case .none: text += " -x"
-            case .files, .directories: text += " -r -F"
+            case .files, .directories, .fileTypes: text += " -r -F"
             case .values(let values): text += " -x -a \(fishQuote(values.joined(separator: " ")))"
             }
         }

@@ -1,4 +1,4 @@
-/// A usage mistake: exit status 64, `Error: message`, then the usage of the command concerned.
+/// A usage mistake: exit status 64, `program: error: message`, then the usage of the command concerned.
 public struct CommandLineError: Error, Equatable, Sendable {
     /// One sentence saying what is wrong (and what would be right).
     public var message: String
@@ -49,8 +49,7 @@ public struct Invocation: Sendable, Equatable {
 public enum ParseResult: Sendable, Equatable {
     /// Run a command.
     case run(Invocation)
-    /// Print the help of the command at this path (`-h`, `--help`, `help <subcommand>`, or the
-    /// root without arguments).
+    /// Print the help of the command at this path (`-h`, `--help`, `help <subcommand>`).
     case help([String])
     /// Print the version.
     case version
@@ -73,7 +72,12 @@ struct Parser {
         var index = 0
         // Options of commands with subcommands, up to the subcommand's name.
         while !command.subcommands.isEmpty {
-            guard index < arguments.count else { return .help(path) }
+            guard index < arguments.count else {
+                // No subcommand is a usage error (exit 64), as any other: a script that forgot one
+                // must not pass.
+                let names = command.subcommands.map { $0.name }
+                throw CommandLineError("Missing subcommand; use one of " + Self.list(names, conjunction: "or"), path: path)
+            }
             let word = arguments[index]
             index += 1
             if word == "--" { continue }

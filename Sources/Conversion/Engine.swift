@@ -217,7 +217,8 @@ public enum Engine {
 
     /// Finds manifest records whose output is not planned and whose source is gone: reports them
     /// as orphaned, or deletes them with `--prune` (only `.caf` files that are as cafconv wrote
-    /// them). Records of outputs that no longer exist are dropped.
+    /// them), with the folders that held nothing else. Records of outputs that no longer exist
+    /// are dropped.
     static func settleOrphans(_ decision: inout Decision, plan: Planner.Plan, options: ConversionOptions)
         -> [FileResult]
     {
@@ -249,6 +250,7 @@ public enum Engine {
                     } else if options.dryRun {
                         record.reason = "its source is gone; --prune would delete it"
                     } else if FileSystem.remove(path) {
+                        FileSystem.removeEmptyFolders(above: key, in: folder)
                         record.status = .pruned
                         record.reason = "its source is gone; deleted"
                         manifest.entries[key] = nil

@@ -33,6 +33,9 @@ public enum Planner {
         public var failures: [FileResult]
     }
 
+    /// Why a folder input fails when it holds no file to convert.
+    public static let nothingFound = "no WAV files found (*.wav or *.wave, searched recursively)"
+
     /// Whether a file name is picked up from a folder: `*.wav` or `*.wave`, in any case.
     public static func isWAVName(_ name: String) -> Bool {
         let lower = name.lowercased()
@@ -92,9 +95,14 @@ public enum Planner {
                 jobs.append(Job(input: input, output: target, stateFolder: state))
             case .directory:
                 var visited: Set<FileSystem.Identity> = []
+                let found = (jobs.count, failures.count)
                 walk(
                     folder: input, relative: "", output: output, state: output ?? input, skip: outputIdentity,
                     visited: &visited, jobs: &jobs, failures: &failures)
+                // A build step that converted nothing must not pass as a success.
+                if (jobs.count, failures.count) == found {
+                    failures.append(.failed(input, reason: Self.nothingFound))
+                }
             }
         }
         return refuseClashes(jobs: jobs, failures: failures, inputs: inputs)

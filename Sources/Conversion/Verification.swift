@@ -175,7 +175,16 @@ public enum Verifier {
         for path in paths {
             switch FileSystem.kind(of: path) {
             case .directory:
-                for relative in Planner.files(under: path, matching: isCAFName) {
+                let found = Planner.files(under: path, matching: isCAFName)
+                if found.isEmpty {
+                    // A gate that checked nothing must not pass.
+                    results.append(
+                        VerifyResult(
+                            path: path, status: "failed",
+                            failures: [VerifyFailure(rule: "caf-files", expected: "at least one *.caf file", found: "none")],
+                            warnings: []))
+                }
+                for relative in found {
                     let source = options.against.map { sources.mirrored(in: $0, for: relative) }
                     results.append(verify(file: FileSystem.joined(path, relative), options: options, source: source))
                 }

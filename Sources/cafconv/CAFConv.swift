@@ -14,19 +14,54 @@ import CommandLineKit
 @main
 enum CAFConv {
     static let version = "0.1.0"
-    /// The date the manual page shows; move it with the version.
-    static let manualDate = "January 1, 2026"
 
     static let program = Program(
         root: Command(
             "cafconv",
             abstract: "Convert WAV files to CAF with the byte order you choose, and inspect audio files.",
             discussion: """
-                Exit status: 0 success; 1 some file failed (each one is named on stderr); \
-                64 usage error; 130 interrupted.
+                Results go to stdout; errors (each starting with 'cafconv: error:'), warnings and \
+                summaries go to stderr. Every line is written whole, so a log that captures both \
+                streams stays readable.
+
+                Exit status: 0 success; 1 some file failed (each one is named on stderr), or a \
+                command found nothing to do (a folder without WAV files for convert, without CAF \
+                files for verify, without audio files for info); 64 usage error (also when no \
+                subcommand is given); 130 interrupted.
                 """,
             subcommands: [Convert.command, Info.command, Verify.command]),
-        version: version, manualDate: manualDate)
+        version: version,
+        // The manual is dated by SOURCE_DATE_EPOCH (make install sets the last commit's time) or
+        // by when this executable was built: never a date written here that goes stale.
+        manualDate: nil,
+        files: [
+            Program.Entry(
+                ".cafconv-manifest",
+                "What convert made and from what, in the output folder (or the input folder when outputs are written beside inputs): it decides what is up to date and what --prune may delete. A text file; deleting it only makes the next run convert everything again."
+            ),
+            Program.Entry(
+                ".NAME.caf.cafconv-PID-N.tmp",
+                "A file being written, beside its output; renamed into place once checked. Left only by a run that was killed; the next run deletes it."
+            ),
+        ],
+        environment: [
+            Program.Entry("NO_COLOR", "When set and not empty, error: and warning: are not coloured."),
+            Program.Entry("TERM", "When unset or dumb, no progress line is drawn and nothing is coloured."),
+            Program.Entry("SOURCE_DATE_EPOCH", "The date --generate-manual writes into the manual page."),
+        ],
+        examples: [
+            Program.Example(
+                "cafconv convert Sounds -o Build/Sounds",
+                "Convert a tree of WAV files to little-endian CAF; run again, only what changed is converted:"),
+            Program.Example("cafconv convert -d LEI16 music.wav -o music.caf", "Convert one file to 16-bit little-endian:"),
+            Program.Example(
+                "cafconv convert --check -q Sounds -o Build/Sounds",
+                "In CI, fail when an output is missing, out of date or orphaned, and list them:"),
+            Program.Example(
+                "cafconv verify --endian little --against Sounds Build/Sounds",
+                "Check every CAF against the specification, the byte order and its source, sample by sample:"),
+            Program.Example("cafconv info --brief Build/Sounds", "Describe every audio file under a folder, one line each:"),
+        ])
 
     static func main() {
         let status = program.run(Array(CommandLine.arguments.dropFirst())) { invocation throws(CommandLineError) in
@@ -37,6 +72,7 @@ enum CAFConv {
             default: throw CommandLineError("no subcommand '\(invocation.path.joined(separator: " "))'")
             }
         }
+        Console.flush()
         exit(status)
     }
 }

@@ -3,7 +3,8 @@ import Conversion
 
 /// `cafconv convert`: WAV files and folders to CAF.
 struct Convert {
-    static let inputs = Positionals("inputs", help: "WAV files or folders to convert.")
+    static let inputs = Positionals(
+        "inputs", help: "WAV files or folders to convert.", completion: .fileTypes(["wav", "wave"]))
     static let output = Option<String>(
         "output", short: "o", help: "Output file, or folder when converting folders or several inputs.",
         completion: .files)
@@ -16,7 +17,8 @@ struct Convert {
     static let force = Flag("force", help: "Convert every input, even when its output is up to date.")
     static let dryRun = Flag(
         "dry-run", help: "Print what would be converted, what is up to date and what is orphaned; write nothing.")
-    static let check = Flag("check", help: "Write nothing; exit 1 when any output is missing, out of date or orphaned.")
+    static let check = Flag(
+        "check", help: "Write nothing; list what is missing, out of date or orphaned, and exit 1 if anything is.")
     static let prune = Flag(
         "prune", help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
     static let json = Flag("json", help: "Print one JSON report on stdout instead of text.")
@@ -28,8 +30,9 @@ struct Convert {
         abstract: "Convert WAV files and folders to CAF with an explicit byte order.",
         discussion: """
             Folders are searched recursively for *.wav and *.wave files (any case); other files are \
-            ignored. Files are recognised by their content: a .wav that is not RIFF/WAVE is an error. \
-            With -o and a folder (or several inputs), the output folder mirrors each input tree; \
+            ignored, and a folder without any is an error. Files are recognised by their content: a \
+            .wav that is not RIFF/WAVE is an error. With -o and a folder (or several inputs), the \
+            output folder mirrors each input tree (an existing file in its place is a usage error); \
             without -o, each CAF is written beside its input.
 
             By default the source's sample format is kept where CAF can hold it: unsigned 8-bit \
@@ -47,16 +50,21 @@ struct Convert {
             changed, or the output itself was changed. The state lives in a .cafconv-manifest file \
             in the output folder (or in the input folder when outputs are written beside inputs). \
             --force converts everything; --dry-run prints the plan and writes nothing; --check \
-            writes nothing and exits 1 when any output is missing, out of date or orphaned (or an \
-            input is unreadable). Outputs cafconv made whose \
-            source is gone are reported as orphaned; --prune deletes them.
+            writes nothing, lists on stdout each output that is missing, out of date or orphaned \
+            (also with -q) and exits 1 if there is any (or an input is unreadable). Outputs cafconv \
+            made whose source is gone are reported as orphaned; --prune deletes them, and the \
+            folders that held nothing else.
 
-            On a terminal a progress line is drawn on stderr. SIGINT or SIGTERM stops the run: no \
-            new file is started, temporary files are deleted, the exit status is 130, and the next \
-            run finishes the work. A second signal stops at once (the next run deletes what is left).
+            Results go to stdout, one line per file, in the order of the inputs. Errors and warnings \
+            go to stderr as soon as each file is done (above the progress line, drawn when stderr \
+            is a terminal); when any file failed, the failed files are listed again before the \
+            summary, which is the last line on stderr. SIGINT or SIGTERM stops the run: no new file \
+            is started, temporary files are deleted, the exit status is 130, and the next run \
+            finishes the work. A second signal stops at once (the next run deletes what is left).
 
-            Exit status: 0 every input converted or up to date; 1 any input failed (or, with \
-            --check, anything is missing, out of date or orphaned); 64 usage error; 130 interrupted.
+            Exit status: 0 every input converted or up to date; 1 any input failed, or a folder \
+            held no WAV file (with --check, also: anything is missing, out of date or orphaned); \
+            64 usage error; 130 interrupted.
             """,
         positionals: inputs,
         options: [output, endian, dataFormat, jobs, force, dryRun, check, prune, json, quiet, verbose])
@@ -81,6 +89,12 @@ struct Convert {
         let jobs = invocation[Self.jobs]
         if let jobs, jobs < 1 { throw CommandLineError("--jobs must be at least 1") }
         if quiet && verbose { throw CommandLineError("--quiet and --verbose cannot be used together") }
+        if let output, let blocker = Planner.fileInTheWay(of: output, inputs: inputs) {
+            throw CommandLineError(
+                blocker == output || blocker + "/" == output
+                    ? "-o \(output) is a file, but a folder or several inputs are converted into a folder; remove it or choose another -o"
+                    : "-o \(output): \(blocker) is a file, not a folder; remove it or choose another -o")
+        }
         do throws(UsageError) {
             let format = try invocation[Self.dataFormat].map { text throws(UsageError) in try DataFormat(parsing: text) }
             let options = ConversionOptions(
@@ -100,12 +114,13 @@ struct Convert {
         let style = Output.Style(
             json: json, quiet: quiet, verbose: verbose, dryRun: options.dryRun, check: check, color: terminal.color)
         let line = terminal.interactive && !quiet && !json && !options.dryRun ? ProgressLine() : nil
-        var progress: (@Sendable (Engine.Progress) -> Void)? = nil
-        if let line { progress = { step in line.update(step) } }
+        // Errors and warnings are printed as each file ends, not after the run.
+        let log = LiveLog(style: style, line: line)
         let report = Engine.run(
-            inputs: inputs, output: output, options: options, cancellation: interruption.cancellation, progress: progress)
+            inputs: inputs, output: output, options: options, cancellation: interruption.cancellation,
+            progress: { step in log.handle(step) })
         line?.clear()
-        Output.render(report, style: style)
+        Output.render(report, style: style, printed: log.printed)
         if report.interrupted { return ExitStatus.interrupted }
         if !report.succeeded || (check && !report.isCurrent) { return ExitStatus.failure }
         return ExitStatus.success

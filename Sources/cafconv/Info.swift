@@ -10,14 +10,22 @@ struct Info {
         "info",
         abstract: "Describe CAF, WAV and AIFF files: format, byte order, frames, chunks.",
         discussion: """
-            The container is told from the magic bytes, not the name: a .caf that is really AIFF is \
-            reported as AIFF. CAF files are also checked against the rules of the CAF specification; \
-            the first broken rule is reported as the file's error.
+            Folders are searched recursively for *.caf, *.wav, *.wave, *.aif, *.aiff and *.aifc \
+            files (any case); a folder without any is an error. The container is told from the \
+            magic bytes, not the name: a .caf that is really AIFF is reported as AIFF. CAF files are \
+            also checked against the rules of the CAF specification; the first broken rule is \
+            reported as the file's error.
+
+            Descriptions go to stdout; errors, and with --brief each file's warnings, go to stderr \
+            right after the file's line.
 
             Exit status: 0 every file is readable and valid; 1 any file is unreadable or invalid \
-            (its error names the byte offset and the rule); 64 usage error.
+            (its error names the byte offset and the rule), or a folder held no audio file; 64 \
+            usage error.
             """,
-        positionals: Positionals("files", help: "Audio files to describe."),
+        positionals: Positionals(
+            "files", help: "Audio files, or folders to search for them.",
+            completion: .fileTypes(["caf", "wav", "wave", "aif", "aiff", "aifc"])),
         options: [brief, json])
 
     let files: [String]
@@ -29,28 +37,47 @@ struct Info {
         files = invocation.positionals
         brief = invocation[Self.brief]
         json = invocation[Self.json]
-        if files.isEmpty { throw CommandLineError("give at least one file") }
+        if files.isEmpty { throw CommandLineError("give at least one file or folder") }
         if brief && json { throw CommandLineError("--brief and --json cannot be used together") }
     }
 
     func run() -> Int32 {
-        let reports = files.map { Inspector.inspect(path: $0) }
-        if json {
-            Console.output(Output.json(reports))
-        } else {
-            for (index, report) in reports.enumerated() {
-                if brief {
-                    Console.output(Self.briefLine(report))
-                } else {
-                    if index > 0 { Console.output("") }
-                    Console.output(Self.block(report))
-                }
+        var failed = false
+        var reports: [AudioFileInfo] = []
+        var described = 0
+        func describe(_ path: String) {
+            let report = Inspector.inspect(path: path)
+            if report.error != nil { failed = true }
+            if json {
+                reports.append(report)
+                return
             }
+            if brief {
+                Console.output(Self.briefLine(report))
+                for warning in report.warnings { Console.error("\(Output.warningPrefix()) \(report.path): \(warning)") }
+            } else {
+                if described > 0 { Console.output("") }
+                Console.output(Self.block(report))
+            }
+            described += 1
+            if let error = report.error { Console.error("\(Output.errorPrefix()) \(report.path): \(error)") }
         }
-        for report in reports where report.error != nil {
-            Console.error("cafconv: error: \(report.path): \(report.error ?? "")")
+        for path in files {
+            guard Planner.isFolder(path) else {
+                describe(path)
+                continue
+            }
+            let found = Planner.files(under: path, matching: Inspector.isAudioName)
+            if found.isEmpty {
+                failed = true
+                Console.error(
+                    "\(Output.errorPrefix()) \(path): no audio files found (*.caf, *.wav, *.wave, *.aif, *.aiff, *.aifc, searched recursively)"
+                )
+            }
+            for relative in found { describe(path.hasSuffix("/") ? path + relative : path + "/" + relative) }
         }
-        return reports.contains(where: { $0.error != nil }) ? ExitStatus.failure : ExitStatus.success
+        if json { Console.output(Output.json(reports)) }
+        return failed ? ExitStatus.failure : ExitStatus.success
     }
 
     static func containerName(_ report: AudioFileInfo) -> String {
@@ -74,12 +101,12 @@ struct Info {
             parts.append(channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels) channels")
         }
         if let rate = report.sampleRate { parts.append("\(Output.number(rate)) Hz") }
-        if let frames = report.frames { parts.append("\(frames) frames (\(seconds(report.durationSeconds)))") }
+        if let frames = report.frames { parts.append("\(Output.count(frames, "frame")) (\(seconds(report.durationSeconds)))") }
         var line = "\(report.path): " + parts.joined(separator: ", ")
         if report.error != nil {
             line += " [invalid]"
         } else if !report.warnings.isEmpty {
-            line += " [\(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s")]"
+            line += " [\(Output.count(report.warnings.count, "warning"))]"
         }
         return line
     }
@@ -102,12 +129,14 @@ struct Info {
         add("Frames:", report.frames.map(String.init))
         add("Duration:", report.durationSeconds.map { seconds($0) })
         if let offset = report.audioOffset, let bytes = report.audioBytes {
-            add("Audio:", "\(bytes) bytes at offset \(offset)")
+            add("Audio:", "\(Output.count(bytes, "byte")) at offset \(offset)")
         }
         if let packets = report.packets {
             add("Packets:", "\(packets), priming \(report.primingFrames ?? 0), remainder \(report.remainderFrames ?? 0)")
         } else if let framesPerPacket = report.framesPerPacket {
-            add("Packets:", "\(framesPerPacket) frames, \(report.bytesPerPacket ?? 0) bytes each")
+            add(
+                "Packets:",
+                "\(Output.count(framesPerPacket, "frame")), \(Output.count(report.bytesPerPacket ?? 0, "byte")) each")
         }
         if !report.chunks.isEmpty {
             lines.append("Chunks:")
@@ -131,7 +160,7 @@ struct Info {
             for loop in report.loops {
                 lines.append(
                     "  frames \(loop.start)...\(loop.end)"
-                        + (loop.playCount.map { $0 == 0 ? ", forever" : ", \($0) times" } ?? ""))
+                        + (loop.playCount.map { $0 == 0 ? ", forever" : ", " + Output.count($0, "time") } ?? ""))
             }
         }
         for warning in report.warnings { lines.append("Warning:         \(warning)") }

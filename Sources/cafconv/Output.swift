@@ -11,7 +11,8 @@ import Synchronization
     import Darwin
 #endif
 
-/// Renders reports: results on stdout, diagnostics and the summary on stderr.
+/// Renders reports: results on stdout, diagnostics and the summary on stderr. Every line goes
+/// through `Console`, which writes each line whole and stdout before stderr.
 enum Output {
     struct Style {
         var json: Bool
@@ -22,30 +23,54 @@ enum Output {
         var color = false
     }
 
+    /// How many failed files the list at the end of a run names.
+    static let failedListLimit = 20
+
     /// Encodes any report as sorted, pretty JSON (the layout of Foundation's `JSONEncoder` with
     /// `.sortedKeys`, `.prettyPrinted` and `.withoutEscapingSlashes`).
     static func json(_ value: some Encodable) -> String {
         (try? JSONValueEncoder().text(value)) ?? "{}"
     }
 
-    static func render(_ report: ConversionReport, style: Style) {
-        let error = style.color ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
-        let warning = style.color ? "\u{1B}[1;33mwarning:\u{1B}[0m" : "warning:"
+    /// `cafconv: error:` (red on a colour terminal): the prefix of every error line.
+    static func errorPrefix(color: Bool = false) -> String {
+        "cafconv: " + (color ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:")
+    }
+
+    /// `cafconv: warning:` (yellow on a colour terminal).
+    static func warningPrefix(color: Bool = false) -> String {
+        "cafconv: " + (color ? "\u{1B}[1;33mwarning:\u{1B}[0m" : "warning:")
+    }
+
+    /// The stderr lines one record calls for: its error, its warnings and, outside --dry-run and
+    /// --check (which list orphans on stdout), an orphan warning. `convert` prints them when the
+    /// file is done, and again at the end only those that were not printed then.
+    static func diagnostics(for file: FileResult, style: Style) -> [String] {
+        var lines: [String] = []
+        if file.status == .failed {
+            lines.append("\(errorPrefix(color: style.color)) \(file.input): \(file.reason ?? "failed")")
+        }
+        guard !style.quiet else { return lines }
+        for text in file.warnings { lines.append("\(warningPrefix(color: style.color)) \(file.input): \(text)") }
+        if file.status == .orphaned && !style.json && !style.dryRun {
+            lines.append(
+                "\(warningPrefix(color: style.color)) \(file.output ?? "?"): orphaned, \(file.reason ?? "its source is gone") (source was \(file.input); --prune deletes it)"
+            )
+        }
+        return lines
+    }
+
+    /// Prints a finished run. `printed` holds the diagnostics already printed while it ran.
+    static func render(_ report: ConversionReport, style: Style, printed: Set<String> = []) {
         for file in report.files {
-            if file.status == .failed {
-                Console.error("cafconv: \(error) \(file.input): \(file.reason ?? "failed")")
-            }
-            if !style.quiet {
-                for text in file.warnings { Console.error("cafconv: \(warning) \(file.input): \(text)") }
-                if file.status == .orphaned && !style.json {
-                    Console.error(
-                        "cafconv: \(warning) \(file.output ?? "?"): orphaned, \(file.reason ?? "its source is gone") (source was \(file.input); --prune deletes it)"
-                    )
-                }
-            }
+            for line in diagnostics(for: file, style: style) where !printed.contains(line) { Console.error(line) }
         }
         if style.json {
             Console.output(json(report))
+            return
+        }
+        if style.check {
+            renderCheck(report, style: style)
             return
         }
         if style.quiet { return }
@@ -63,18 +88,19 @@ enum Output {
                     continue
                 }
             }
-            var summary = "\(style.check ? "check" : "dry run"): \(totals.outOfDate) to convert, \(totals.upToDate) up to date"
+            var summary = "dry run: \(totals.outOfDate) to convert, \(totals.upToDate) up to date"
             summary += ", \(totals.orphaned) orphaned, \(totals.failed) failed; nothing written"
             Console.error(summary)
             return
         }
+        var results = 0
         for file in report.files {
             switch file.status {
             case .converted:
                 var line = "\(file.input) -> \(file.output ?? "?") (\(file.formatIn ?? "?") -> \(file.formatOut ?? "?")"
-                line += ", \(file.channels ?? 0) ch, \(file.sampleRate ?? 0) Hz, \(file.frames ?? 0) frames)"
+                line += ", \(file.channels ?? 0) ch, \(file.sampleRate ?? 0) Hz, \(count(file.frames ?? 0, "frame")))"
                 if style.verbose {
-                    line += " \(file.bytes ?? 0) bytes in \(formatMilliseconds(file.milliseconds ?? 0))"
+                    line += " \(count(file.bytes ?? 0, "byte")) in \(formatMilliseconds(file.milliseconds ?? 0))"
                     if let samples = file.samples { line += ", samples \(samples.rawValue)" }
                     if let proof = file.proof { line += ", proof: \(proof)" }
                 }
@@ -86,16 +112,74 @@ enum Output {
             default:
                 continue
             }
+            results += 1
         }
+        // Results printed after the errors may have pushed them out of sight: list them again.
+        if results > 0 { renderFailedList(report) }
         var summary = "\(totals.converted) converted"
         if totals.upToDate > 0 { summary += ", \(totals.upToDate) up to date" }
         summary += ", \(totals.failed) failed"
         if totals.orphaned > 0 { summary += ", \(totals.orphaned) orphaned" }
         if totals.pruned > 0 { summary += ", \(totals.pruned) pruned" }
         if totals.skipped > 0 { summary += ", \(totals.skipped) not done" }
-        summary += " (\(totals.bytes) bytes written in \(formatMilliseconds(totals.milliseconds)))"
+        summary += " (\(count(totals.bytes, "byte")) written in \(formatMilliseconds(totals.milliseconds)))"
         if report.interrupted { summary += "; interrupted: run again to finish" }
         Console.error(summary)
+    }
+
+    /// When anything failed: the failed files again, with their reasons, just above the summary,
+    /// so they are not lost above the results (at most `failedListLimit` of them).
+    static func renderFailedList(_ report: ConversionReport) {
+        let failed = report.files.filter { $0.status == .failed }
+        guard !failed.isEmpty else { return }
+        var lines = ["cafconv: \(count(failed.count, "file")) failed:"]
+        for file in failed.prefix(failedListLimit) { lines.append("  \(file.input): \(file.reason ?? "failed")") }
+        if failed.count > failedListLimit {
+            lines.append("  ... and \(failed.count - failedListLimit) more (their errors are above)")
+        }
+        Console.error(lines.joined(separator: "\n"))
+    }
+
+    /// `--check`: exactly what is missing, out of date or orphaned on stdout (also with `-q`; the
+    /// up-to-date outputs only with `-v`), and one summary line on stderr (with `-q` only when the
+    /// check fails).
+    static func renderCheck(_ report: ConversionReport, style: Style) {
+        var missing = 0
+        for file in report.files {
+            switch file.status {
+            case .outOfDate:
+                let output = file.output ?? "?"
+                if !Planner.exists(output) {
+                    missing += 1
+                    Console.output("missing: \(output) (from \(file.input))")
+                } else {
+                    Console.output("out of date: \(output) (\(file.reason ?? "out of date"))")
+                }
+            case .orphaned:
+                Console.output("orphaned: \(file.output ?? "?") (its source \(file.input) is gone)")
+            case .upToDate where style.verbose:
+                Console.output("up to date: \(file.output ?? "?")")
+            default:
+                continue
+            }
+        }
+        let totals = report.totals
+        if report.isCurrent {
+            if !style.quiet { Console.error("check passed: \(totals.upToDate) up to date; nothing written") }
+            return
+        }
+        var parts: [String] = []
+        if missing > 0 { parts.append("\(missing) missing") }
+        if totals.outOfDate - missing > 0 { parts.append("\(totals.outOfDate - missing) out of date") }
+        if totals.orphaned > 0 { parts.append("\(totals.orphaned) orphaned") }
+        if totals.failed > 0 { parts.append("\(totals.failed) failed") }
+        parts.append("\(totals.upToDate) up to date")
+        Console.error("check failed: " + parts.joined(separator: ", ") + "; nothing written")
+    }
+
+    /// `1 frame`, `2 frames`, `0 bytes`.
+    static func count(_ value: some BinaryInteger, _ singular: String, _ plural: String? = nil) -> String {
+        "\(value) " + (value == 1 ? singular : plural ?? singular + "s")
     }
 
     /// A number without a fractional part when it has none (44100, not 44100.0).
@@ -108,6 +192,36 @@ enum Output {
         if value >= 1000 { return "\(Double(Int(value / 10)) / 100) s" }
         return "\(Double(Int(value * 10)) / 10) ms"
     }
+}
+
+/// Prints what a `convert` run finds while it runs: each file's error and warnings as soon as the
+/// file is done (above the progress line on a terminal), and feeds the progress line.
+final class LiveLog: Sendable {
+    private let style: Output.Style
+    private let line: ProgressLine?
+    private let printedLines = Mutex<Set<String>>([])
+
+    init(style: Output.Style, line: ProgressLine?) {
+        self.style = style
+        self.line = line
+    }
+
+    /// Handles one step of the run (called from worker threads).
+    func handle(_ step: Engine.Progress) {
+        let lines = Output.diagnostics(for: step.result, style: style)
+        if !lines.isEmpty {
+            printedLines.withLock { $0.formUnion(lines) }
+            if let line {
+                line.print(lines)
+            } else {
+                for text in lines { Console.error(text) }
+            }
+        }
+        line?.update(step)
+    }
+
+    /// The diagnostics printed so far.
+    var printed: Set<String> { printedLines.withLock { $0 } }
 }
 
 /// What stderr is connected to.
@@ -130,6 +244,7 @@ struct Terminal {
 final class ProgressLine: Sendable {
     private struct State {
         var lastDraw: UInt64 = 0
+        var text = ""
         var width = 0
     }
 
@@ -158,8 +273,18 @@ final class ProgressLine: Sendable {
                 text += ", ETA \(Int(remaining.rounded(.up))) s"
             }
             let padding = String(repeating: " ", count: max(0, state.width - text.count))
+            state.text = text
             state.width = text.count
             Console.error("\r" + text + padding, terminator: "")
+        }
+    }
+
+    /// Prints whole lines above the progress line: erases it, writes them, draws it again.
+    func print(_ lines: [String]) {
+        state.withLock { state in
+            var text = state.width > 0 ? "\r" + String(repeating: " ", count: state.width) + "\r" : ""
+            text += lines.joined(separator: "\n") + "\n" + state.text
+            Console.error(text, terminator: "")
         }
     }
 
@@ -169,6 +294,7 @@ final class ProgressLine: Sendable {
             guard state.width > 0 else { return }
             Console.error("\r" + String(repeating: " ", count: state.width) + "\r", terminator: "")
             state.width = 0
+            state.text = ""
         }
     }
 

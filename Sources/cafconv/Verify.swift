@@ -8,7 +8,7 @@ struct Verify {
         case little, big
     }
 
-    static let paths = Positionals("paths", help: "CAF files or folders to check.")
+    static let paths = Positionals("paths", help: "CAF files or folders to check.", completion: .fileTypes(["caf"]))
     static let endian = Option<Order>("endian", help: "Require this byte order of linear PCM samples.")
     static let dataFormat = Option<String>(
         "data-format", short: "d", valueName: "format",
@@ -22,7 +22,7 @@ struct Verify {
         "against", valueName: "source",
         help:
             "Compare rate, channels, frames and every sample with this source (a WAV file, or a folder mirrored as convert -o mirrors it), after convert's rules; a file that passes says which comparison it got (exact, or exact after a named rule).",
-        completion: .files)
+        completion: .fileTypes(["wav", "wave"]))
     static let profile = Option<Profile>("profile", help: "Apply a target's rules (see the list above).")
     static let json = Flag("json", help: "Print one JSON report on stdout instead of text.")
     static let quiet = Flag("quiet", short: "q", help: "Print only failures.")
@@ -31,7 +31,8 @@ struct Verify {
         "verify",
         abstract: "Check CAF files against the CAF specification and your expectations.",
         discussion: """
-            Checks every CAF file given or found under folders (*.caf, any case): the structural rules \
+            Checks every CAF file given or found under folders (*.caf, any case; a folder without \
+            any fails, rule caf-files): the structural rules \
             of the CAF specification (desc first, exactly one data chunk, sizes within the file, \
             consistent linear PCM fields, packet table arithmetic, ...) plus the expectations given \
             as options. A file that is not CAF or is malformed fails with its reason.
@@ -43,7 +44,8 @@ struct Verify {
             file that passes (not with -q), and a summary on stderr; --json prints one document \
             instead.
 
-            Exit status: 0 all files pass; 1 any file fails; 64 usage error.
+            Exit status: 0 all files pass; 1 any file fails, or a folder held no CAF file; 64 usage \
+            error.
             """,
         positionals: paths,
         options: [endian, dataFormat, rate, channels, maxDuration, against, profile, json, quiet])
@@ -92,8 +94,13 @@ struct Verify {
                     Console.output("\(file.path): ok" + (file.comparison.map { " (\($0))" } ?? ""))
                 }
             }
-            if !quiet {
-                Console.error("\(report.totals.passed) passed, \(report.totals.failed) failed")
+            let empty = report.files.filter { file in file.failures.contains { $0.rule == "caf-files" } }
+            if !quiet || !empty.isEmpty {
+                var summary = "\(report.totals.passed) passed, \(report.totals.failed) failed"
+                if !empty.isEmpty {
+                    summary += " (no CAF files found under \(empty.map(\.path).joined(separator: ", ")))"
+                }
+                Console.error(summary)
             }
         }
         return report.succeeded ? ExitStatus.success : ExitStatus.failure

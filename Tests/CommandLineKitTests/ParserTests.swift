@@ -94,7 +94,6 @@ struct OptionFormTests {
 
     @Test("help and version win wherever they are")
     func helpAndVersion() throws {
-        #expect(try Tool.program.parse([]) == .help([]))
         #expect(try Tool.program.parse(["-h"]) == .help([]))
         #expect(try Tool.program.parse(["--help", "convert"]) == .help([]))
         #expect(try Tool.program.parse(["convert", "--help"]) == .help(["convert"]))
@@ -182,6 +181,16 @@ struct ProgramTests {
         return (status, output.joined(separator: "\n"), error.joined(separator: "\n"))
     }
 
+    @Test("no subcommand is a usage error, not help: a script that forgot one must not pass")
+    func missingSubcommand() {
+        for arguments in [[], ["--"]] {
+            #expect(Tool.error(arguments) == CommandLineError("Missing subcommand; use one of convert or info"), "\(arguments)")
+        }
+        let result = run([])
+        #expect(result.status == 64 && result.output.isEmpty)
+        #expect(result.error.hasPrefix("tool: error: Missing subcommand; use one of convert or info\nUsage: tool <subcommand>"))
+    }
+
     @Test("--version prints the version and exits 0")
     func version() {
         let result = run(["--version"]) { _ in 99 }
@@ -193,14 +202,15 @@ struct ProgramTests {
         #expect(run(["info", "x"]) { $0.positionals == ["x"] ? 7 : 0 }.status == 7)
     }
 
-    @Test("a usage error: Error, Help, Usage and where to read more on stderr; exit 64")
+    @Test("a usage error: the program's error prefix, Help, Usage and where to read more on stderr; exit 64")
     func usageError() {
         let result = run(["convert", "--order", "up", "a"])
         #expect(result.status == 64 && result.output.isEmpty)
         let lines = result.error.split(separator: "\n")
         #expect(
             lines.first
-                == "Error: The value 'up' is invalid for '--order <order>'. Please provide one of 'little', 'big' or 'native'.")
+                == "tool: error: The value 'up' is invalid for '--order <order>'. Please provide one of 'little', 'big' or 'native'."
+        )
         #expect(lines.dropFirst().first == "Help:  --order <order>  Byte order.")
         #expect(lines.dropFirst(2).first?.hasPrefix("Usage: tool convert [<inputs> ...] [--output <output>]") == true)
         #expect(lines.last == "  See 'tool convert --help' for more information.")
@@ -210,7 +220,7 @@ struct ProgramTests {
     func validation() {
         let result = run(["convert"]) { _ throws(CommandLineError) in throw CommandLineError("give at least one file") }
         #expect(result.status == 64)
-        #expect(result.error.hasPrefix("Error: give at least one file\nUsage: tool convert "))
+        #expect(result.error.hasPrefix("tool: error: give at least one file\nUsage: tool convert "))
         #expect(result.error.hasSuffix("See 'tool convert --help' for more information."))
     }
 

@@ -33,9 +33,9 @@ struct CommandLineEndToEndTests {
         }
     }
 
-    @Test("the root's help names the subcommands and the exit statuses; also without arguments")
+    @Test("the root's help names the subcommands and the exit statuses")
     func rootHelp() throws {
-        for arguments in [[], ["--help"], ["-h"], ["help"]] {
+        for arguments in [["--help"], ["-h"], ["help"]] {
             let result = try run(RepositoryPaths.executable, arguments)
             #expect(result.status == 0, "\(arguments)")
             for word in ["USAGE: cafconv <subcommand>", "\n  convert ", "\n  info ", "\n  verify ", "130 interrupted."] {
@@ -61,8 +61,9 @@ struct CommandLineEndToEndTests {
     }
 
     @Test(
-        "usage errors: exit 64, Error, the reason, the usage",
+        "usage errors: exit 64, cafconv: error:, the reason, the usage",
         arguments: [
+            ([], "Missing subcommand; use one of convert, info or verify"),
             (["nope"], "Unknown subcommand 'nope'"),
             (["conver", "x.wav"], "Did you mean 'convert'?"),
             (["help", "nope"], "Unknown subcommand 'nope'"),
@@ -91,7 +92,7 @@ struct CommandLineEndToEndTests {
         let result = try run(RepositoryPaths.executable, arguments)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("Error: "), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("cafconv: error: "), "\(result.stderr)")
         #expect(result.stderr.contains(phrase), "\(result.stderr)")
         #expect(result.stderr.contains("\nUsage: cafconv"), "\(result.stderr)")
         #expect(result.stderr.contains("--help' for more information."), "\(result.stderr)")

@@ -77,6 +77,6 @@ struct InspectVerifyEndToEndTests {
         #expect(try run(RepositoryPaths.executable, ["verify"]).status == 64)
         let conflict = try run(RepositoryPaths.executable, ["verify", "-d", "LEI16", "--endian", "big", caf])
         #expect(conflict.status == 64)
-        #expect(conflict.stderr.hasPrefix("Error: -d LEI16 asks for little-endian samples but --endian asks for big\n"))
+        #expect(conflict.stderr.hasPrefix("cafconv: error: -d LEI16 asks for little-endian samples but --endian asks for big\n"))
     }
 }

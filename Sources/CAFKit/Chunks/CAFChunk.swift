@@ -71,7 +71,12 @@ public enum CAFChunk: Equatable, Hashable, Sendable {
     /// Parses the body of a chunk of `type`. `description` (the file's `desc`) tells which fields
     /// the `pakt` entries hold; without it a `pakt` is parsed as if packets were constant.
     ///
-    /// - Parameter bodyOffset: the absolute offset of `body`, for error messages.
+    /// - Parameters:
+    ///   - type: The chunk's four-character type.
+    ///   - body: The chunk's body, without its 12-byte header.
+    ///   - bodyOffset: The absolute offset of `body`, for error messages.
+    ///   - description: The file's audio description, if known.
+    ///   - sizeIsUnknown: Whether the chunk's size was written as -1 (a last `data` chunk).
     /// - Throws: ``CAFError`` with kind ``CAFError/Kind/malformedChunk(_:)`` or ``CAFError/Kind/truncated``.
     public static func parse(
         type: FourCC, body: [UInt8], at bodyOffset: UInt64 = 0,
