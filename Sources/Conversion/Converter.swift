@@ -40,8 +40,9 @@ public struct ConversionOptions: Sendable, Equatable {
     }
 
     /// Version of the conversion rules; bump it when the same options would write different bytes,
-    /// so every output recorded by an older cafconv is converted again.
-    public static let rulesVersion = 1
+    /// so every output recorded by an older cafconv is converted again. 2: µ-law and A-law codes
+    /// come from cafconv's G.711 encoder (libsndfile's coded -32768 as positive full scale).
+    public static let rulesVersion = 2
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
     /// `-d` format and `--endian`. `-j` and the block size change nothing and are left out.
@@ -157,9 +158,19 @@ enum Converter {
             {
                 direct = (payload, probe)
             }
+            // µ-law and A-law: cafconv makes the codes (libsndfile 1.2's encoders flip -32768).
+            var g711: G711Road? = nil
+            if direct == nil, let law = G711Law(target.encoding) {
+                g711 = try G711Road(law: law, wave: wave, source: source, input: input, reader: reader)
+            }
             let pumped: Int64?
             do {
-                if let direct {
+                if let g711 {
+                    pumped = try g711.write(
+                        from: reader, to: writer, input: input, blockSamples: options.blockSamples, isCancelled: isCancelled)
+                    try writer.close()
+                    try reader.close()
+                } else if let direct {
                     // libsndfile writes the header of an empty CAF; the payload follows it.
                     try writer.close()
                     try reader.close()
@@ -174,6 +185,8 @@ enum Converter {
                 }
             } catch let error as SndFileError {
                 throw ConversionError("\(error.path == job.input ? "reading" : "writing") failed: \(error.message)")
+            } catch let error as ByteError {
+                throw ConversionError("reading failed: \(error.description)")
             }
             guard let frames = pumped else { throw ConversionError(Cancellation.reason) }
             if frames < source.frames {
@@ -194,9 +207,12 @@ enum Converter {
                 temporary, target: target, channels: source.channels,
                 sampleRate: source.sampleRate, frames: UInt64(frames))
             if let direct { try checkOutput(temporary, document: document, against: direct.probe) }
+            if let g711 {
+                try G711Proof.check(temporary, document: document, source: job.input, road: g711, isCancelled: isCancelled)
+            }
             result.bytes = document.file.fileLength
             result.frames = frames
-            result.samples = direct?.payload.transform.transfer ?? .libsndfile
+            result.samples = direct?.payload.transform.transfer ?? g711?.transfer ?? .libsndfile
             try FileSystem.replace(temporary, with: job.output)
             created = false
             result.status = .converted

@@ -24,6 +24,8 @@ public struct FileResult: Equatable, Sendable, Codable {
         case signFlipped = "sign-flipped"
         /// libsndfile decoded and encoded every sample (format or precision changed).
         case libsndfile
+        /// libsndfile decoded every sample and cafconv's G.711 encoder made the µ-law or A-law codes.
+        case g711Encoded = "g711-encoded"
     }
 
     /// The input path.

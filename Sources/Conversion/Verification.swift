@@ -287,6 +287,9 @@ public enum Verifier {
 
     /// Compares the decoded audio of a CAF with its source and reports the first difference.
     static func compare(_ file: CAFFile, byteSource: FileByteSource, path: String, with source: String) -> [VerifyFailure] {
+        if let law = G711Law(formatID: file.description.formatID) {
+            return G711Proof.verifyFailures(file, byteSource: byteSource, law: law, source: source)
+        }
         guard let layout = PCMLayout(file.description) else {
             return [
                 VerifyFailure(
