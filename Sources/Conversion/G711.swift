@@ -43,6 +43,11 @@ struct G711Road: Equatable {
     /// The comparison the proof makes on the written file.
     var comparison: G711Comparison { kind == .encode ? .rule : .sameCodes }
 
+    init(law: G711Law, kind: Kind) {
+        self.law = law
+        self.kind = kind
+    }
+
     /// Picks the road: a copy when WAVEKit and libsndfile agree that the source holds `law`
     /// codes (tag, channels, 8 bits, frame count, and the codes at both ends decode to what
     /// libsndfile reads), else encoding. Leaves `reader` at frame 0.

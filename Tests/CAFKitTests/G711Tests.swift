@@ -1,26 +1,6 @@
 import CAFKit
+import TestSupport
 import Testing
-
-/// The nearest level of the same sign, found by trying all 256 codes: the referee the encoder's
-/// tables are checked against. `value` is on the 16-bit scale; ties go to the larger magnitude;
-/// zero and NaN are positive.
-func nearestCode(_ law: G711Law, _ value: Double) -> UInt8 {
-    let value = value.isNaN ? 0 : value
-    var best: (code: UInt8, distance: Double, magnitude: Int)? = nil
-    for code in 0...255 {
-        let code = UInt8(code)
-        guard law.isNegative(code) == (value < 0) else { continue }
-        let level = Int(law.decode(code))
-        let distance = (value - Double(level)).magnitude
-        if let current = best {
-            let better =
-                distance < current.distance || (distance == current.distance && abs(level) > current.magnitude)
-            if !better { continue }
-        }
-        best = (code, distance, abs(level))
-    }
-    return best?.code ?? 0
-}
 
 @Suite("G.711 µ-law and A-law codec")
 struct G711Tests {
@@ -81,7 +61,7 @@ struct G711Tests {
     func every16BitValue(law: G711Law) {
         var wrong: [Int] = []
         for value in -32768...32767 {
-            let expected = nearestCode(law, Double(value))
+            let expected = G711Referee.code(law, Double(value))
             let sample = Int16(value)
             if law.encode(sample) != expected || law.encode(leftJustified: Int32(value) << 16) != expected
                 || law.encode(float: Double(value) / 32768) != expected || !law.follows(expected, for: Double(value))
@@ -107,7 +87,7 @@ struct G711Tests {
     @Test("24-bit, 32-bit and float values code by their exact value, not rounded to 16 bits", arguments: G711Law.allCases)
     func beyond16Bits(law: G711Law) {
         for value in Self.aroundThresholds(law) {
-            let expected = nearestCode(law, value)
+            let expected = G711Referee.code(law, value)
             #expect(law.follows(expected, for: value))
             #expect(law.encode(float: value / 32768) == expected, "float \(value)")
             let wide = value * 65536
@@ -124,7 +104,7 @@ struct G711Tests {
     @Test("the rule check rejects every other code", arguments: G711Law.allCases)
     func followsRejects(law: G711Law) {
         for value in Self.aroundThresholds(law) + [-32768, 32767, 0, -1, 1] {
-            let expected = nearestCode(law, value)
+            let expected = G711Referee.code(law, value)
             for code in 0...255 where UInt8(code) != expected {
                 #expect(!law.follows(UInt8(code), for: value), "\(law) \(code) for \(value)")
             }
