@@ -1,8 +1,17 @@
 import BinaryIO
 import CAFKit
 @testable import Conversion
+import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// µ-law and A-law sources and outputs: fixtures built here, expectations from `G711Referee`.
 enum G711Fixtures {
@@ -156,6 +165,58 @@ struct G711ConversionTests {
         } throws: { error in
             "\(error)".contains("frame 768, channel 1")
         }
+    }
+
+    /// Flips the top bit of the byte at `position` of the first `.tmp` file in `folder` once it
+    /// is `size` bytes long: the codes are all written, libsndfile has not closed it yet.
+    final class Saboteur: Sendable {
+        let done = Atomic<Bool>(false)
+        let folder: String
+        let size: Int
+        let position: Int
+
+        init(folder: String, size: Int, position: Int) {
+            self.folder = folder
+            self.size = size
+            self.position = position
+        }
+
+        func strike() -> Bool {
+            guard !done.load(ordering: .relaxed),
+                let name = temporaryFiles(under: folder).first
+            else { return false }
+            let path = folder + "/" + name
+            var status = stat()
+            guard stat(path, &status) == 0, Int(status.st_size) == size else { return false }
+            let fd = open(path, O_RDWR)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var byte: UInt8 = 0
+            guard pread(fd, &byte, 1, off_t(position)) == 1 else { return false }
+            byte ^= 0x80
+            guard pwrite(fd, &byte, 1, off_t(position)) == 1 else { return false }
+            done.store(true, ordering: .relaxed)
+            return false
+        }
+    }
+
+    @Test("convert runs the proof: a code changed after writing fails the file, which is not put in place")
+    func convertRunsTheProof() throws {
+        let folder = TempDirectory()
+        let input = folder.write("in.wav", WAVFixture(encoding: .int16, channels: 1, integers: G711Fixtures.sixteenBit).bytes)
+        let output = folder.file("out.caf")
+        // libsndfile puts the audio of a CAF it writes at byte 4096 (after a 'free' chunk).
+        let saboteur = Saboteur(folder: folder.path, size: 4096 + 65536, position: 4096 + 50000)
+        let report = Engine.run(
+            inputs: [input], output: output, options: try dataFormat(.muLaw),
+            cancellation: Cancellation(also: { saboteur.strike() }))
+        let struck = saboteur.done.load(ordering: .relaxed)
+        #expect(struck, "the output was never seen complete")
+        let result = try #require(report.files.first)
+        #expect(result.status == .failed)
+        #expect(result.reason?.contains("frame 50000, channel 1") == true, "\(result.reason ?? "")")
+        #expect(!exists(output))
+        #expect(temporaryFiles(under: folder.path).isEmpty)
     }
 
     @Test("the proof decodes the source with cafconv's own readers when WAVEKit knows the format")
