@@ -71,7 +71,8 @@ struct G711Road: Equatable {
             for start in starts where agreed {
                 try reader.seek(toFrame: start)
                 let got = try reader.read(into: &ints, frames: count)
-                let codes = try input.readExactly(at: wave.audioOffset + UInt64(start) * UInt64(channels), count: count * channels)
+                let codes = try input.readExactly(
+                    at: wave.audioOffset + UInt64(start) * UInt64(channels), count: count * channels)
                 agreed = got == count && law.decode(codes[...]).map { Int32($0) << 16 } == ints
             }
         } catch {

@@ -115,10 +115,13 @@ struct G711Tests {
     func blocks(law: G711Law) {
         let ints: [Int32] = [Int32.min, -1, 0, 1, Int32.max, 123_456_789, -987_654_321]
         var codes = [UInt8](repeating: 0, count: ints.count)
-        ints.withUnsafeBufferPointer { samples in codes.withUnsafeMutableBufferPointer { law.encode(leftJustified: samples, into: $0) } }
+        ints.withUnsafeBufferPointer { samples in
+            codes.withUnsafeMutableBufferPointer { law.encode(leftJustified: samples, into: $0) }
+        }
         #expect(codes == ints.map { law.encode(leftJustified: $0) })
         let floats: [Double] = [-1, -0.5, 0, .nan, 0.25, 1.25, -1e-9]
-        floats.withUnsafeBufferPointer { samples in codes.withUnsafeMutableBufferPointer { law.encode(floats: samples, into: $0) } }
+        floats.withUnsafeBufferPointer { samples in codes.withUnsafeMutableBufferPointer { law.encode(floats: samples, into: $0) }
+        }
         #expect(codes == floats.map { law.encode(float: $0) })
     }
 }

@@ -1,9 +1,10 @@
 import BinaryIO
 import CAFKit
-@testable import Conversion
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import Conversion
 
 #if canImport(Glibc)
     import Glibc
@@ -51,7 +52,8 @@ enum G711Fixtures {
     }
 
     /// All 256 codes three times, then -0 / +8 (and +0 / -8) once more: 770 samples.
-    static let everyCode: [UInt8] = Array((0...255).map { UInt8($0) }) + (0...255).map { UInt8($0) }
+    static let everyCode: [UInt8] =
+        Array((0...255).map { UInt8($0) }) + (0...255).map { UInt8($0) }
         + (0...255).map { UInt8(255 - $0) } + [0x7F, 0xFF]
 }
 
@@ -101,11 +103,14 @@ struct G711ConversionTests {
             expectSameSamples(codes, expected, "\(law) codes from \(encoding) \(order)")
             // Spelled out: the most negative sample is the most negative level, not the most positive.
             let first = try #require(codes.first)
-            #expect(law.decode(first) == (law == .muLaw ? -32124 : -32256), "\(encoding) \(order): -32768 became \(law.decode(first))")
+            #expect(
+                law.decode(first) == (law == .muLaw ? -32124 : -32256), "\(encoding) \(order): -32768 became \(law.decode(first))"
+            )
         }
     }
 
-    @Test("µ-law and A-law sources kept as they are: byte for byte (RIFF and RIFX, 1 and 2 channels)", arguments: G711Law.allCases)
+    @Test(
+        "µ-law and A-law sources kept as they are: byte for byte (RIFF and RIFX, 1 and 2 channels)", arguments: G711Law.allCases)
     func sameLawCopied(law: G711Law) throws {
         for order in Self.orders {
             for channels in [1, 2] {
@@ -145,7 +150,8 @@ struct G711ConversionTests {
         bytes[position] ^= 0x80
         writeFile(converted.path, bytes)
         #expect {
-            try G711Proof.check(converted.path, document: document, source: folder.file("in.wav"), road: road, isCancelled: { false })
+            try G711Proof.check(
+                converted.path, document: document, source: folder.file("in.wav"), road: road, isCancelled: { false })
         } throws: { error in
             "\(error)".contains("frame 30000, channel 2")
         }
@@ -161,7 +167,8 @@ struct G711ConversionTests {
         let copiedDocument = try CAFDocument(reading: try FileByteSource(path: copied.path))
         #expect {
             try G711Proof.check(
-                copied.path, document: copiedDocument, source: copied.folder.file("in.wav"), road: copyRoad, isCancelled: { false })
+                copied.path, document: copiedDocument, source: copied.folder.file("in.wav"), road: copyRoad,
+                isCancelled: { false })
         } throws: { error in
             "\(error)".contains("frame 768, channel 1")
         }
@@ -232,7 +239,9 @@ struct G711ConversionTests {
         #expect(try G711Reference(path: law).law == .aLaw)
     }
 
-    @Test("verify --against passes cafconv's µ-law and A-law outputs and says which rule a wrong code breaks", arguments: G711Law.allCases)
+    @Test(
+        "verify --against passes cafconv's µ-law and A-law outputs and says which rule a wrong code breaks",
+        arguments: G711Law.allCases)
     func verifyAgainst(law: G711Law) throws {
         let folder = TempDirectory()
         for (name, bytes) in [
@@ -254,7 +263,9 @@ struct G711ConversionTests {
         let file = try CAFFile(reading: MemoryByteSource(bytes))
         bytes[Int(file.audioOffset)] ^= 0x80
         writeFile(output, bytes)
-        let failure = try #require(Verifier.verify(paths: [output], options: VerifyOptions(against: folder.file("src/i16.wav"))).files.first?.failures.first)
+        let failure = try #require(
+            Verifier.verify(paths: [output], options: VerifyOptions(against: folder.file("src/i16.wav"))).files.first?.failures
+                .first)
         #expect(failure.rule == "against")
         #expect(failure.expected.contains("frame 0, channel 1"), "\(failure)")
         #expect(failure.expected.contains("G.711 rule"), "\(failure)")
@@ -300,7 +311,9 @@ struct G711FFmpegTests {
     func encoder(law: G711Law) throws {
         let folder = TempDirectory()
         let input = folder.write("all.wav", WAVFixture(encoding: .int16, channels: 1, integers: G711Fixtures.sixteenBit).bytes)
-        let theirs = try ffmpeg(["-i", input, "-f", law == .muLaw ? "mulaw" : "alaw", "-c:a", "pcm_\(law == .muLaw ? "mulaw" : "alaw")", "-"])
+        let theirs = try ffmpeg([
+            "-i", input, "-f", law == .muLaw ? "mulaw" : "alaw", "-c:a", "pcm_\(law == .muLaw ? "mulaw" : "alaw")", "-",
+        ])
         try #require(theirs.count == 65536)
         var disagreements = 0
         var nearer = 0
@@ -321,7 +334,8 @@ struct G711FFmpegTests {
     @Test("ffmpeg reads cafconv's µ-law and A-law CAF as the nearest levels of the source", arguments: G711Law.allCases)
     func readsOurCAF(law: G711Law) throws {
         let fixture = WAVFixture(encoding: .int16, channels: 1, integers: G711Fixtures.sixteenBit)
-        let converted = try convert(fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: law.rawValue), jobs: 1))
+        let converted = try convert(
+            fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: law.rawValue), jobs: 1))
         let decoded = PCMLayout(bits: 16, isFloat: false, byteOrder: .little, channels: 1)
             .decodeIntegers(try ffmpeg(["-i", converted.path, "-f", "s16le", "-"])[...])
         expectSameSamples(decoded, G711Fixtures.sixteenBit.map { Int32(law.decode(G711Referee.code(law, Double($0)))) })
