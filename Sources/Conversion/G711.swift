@@ -257,7 +257,7 @@ enum G711Proof {
     /// `source` under `comparison`; `nil` when every code passes and the frame counts match.
     static func firstMismatch(
         codesIn file: some ByteSource, at offset: UInt64, bytes: UInt64, channels: Int, law: G711Law,
-        source: inout G711Reference, comparison: G711Comparison, blockFrames: Int = 1 << 16,
+        source: inout G711Reference, comparison: G711Comparison, blockSamples: Int = 1 << 16,
         isCancelled: () -> Bool = { false }
     ) throws -> G711Mismatch? {
         let channels = max(channels, 1)
@@ -265,6 +265,7 @@ enum G711Proof {
         if fileFrames != source.frames || source.channels != channels {
             return G711Mismatch(frames: (source.frames, fileFrames))
         }
+        let blockFrames = max(1, blockSamples / channels)
         var frame: UInt64 = 0
         while frame < fileFrames {
             if isCancelled() { throw ConversionError(Cancellation.reason) }

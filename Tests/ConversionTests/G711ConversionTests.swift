@@ -144,16 +144,16 @@ struct G711ConversionTests {
         let document = try CAFDocument(reading: try FileByteSource(path: converted.path))
         let road = G711Road(law: .muLaw, kind: .encode)
         try G711Proof.check(converted.path, document: document, source: folder.file("in.wav"), road: road, isCancelled: { false })
-        // Frame 30000 of 2 channels, channel 2: the sign bit of its code flipped.
+        // Frame 33000 of 33530 (in the proof's second block of 32768 frames), channel 2: its sign bit flipped.
         var bytes = converted.bytes
-        let position = Int(converted.file.audioOffset) + 30000 * 2 + 1
+        let position = Int(converted.file.audioOffset) + 33000 * 2 + 1
         bytes[position] ^= 0x80
         writeFile(converted.path, bytes)
         #expect {
             try G711Proof.check(
                 converted.path, document: document, source: folder.file("in.wav"), road: road, isCancelled: { false })
         } throws: { error in
-            "\(error)".contains("frame 30000, channel 2")
+            "\(error)".contains("frame 33000, channel 2")
         }
         // A copied source is compared byte for byte: µ-law -0 turned into +0 is caught too.
         let wave = G711Fixtures.wave(.muLaw, codes: G711Fixtures.everyCode, channels: 1)
