@@ -84,8 +84,15 @@ enum SampleRoute: Equatable {
     case integersToFloats
     /// Float in, integer out: `x * 2^(bits-1)`, rounded to nearest, clipped to the integer range.
     case floatsToIntegers(bits: Int)
+    /// Integers or floats in, µ-law or A-law codes out: CAFKit's `G711Law` makes the codes (the
+    /// nearest level of the same sign to each exact sample) and libsndfile takes them raw.
+    case g711(G711Law)
 
     init(from source: Encoding, to target: Encoding) {
+        if let law = G711Law(target) {
+            self = .g711(law)
+            return
+        }
         switch (source.isFloat, target.isFloat) {
         case (true, true): self = .floats
         case (false, true): self = .integersToFloats
@@ -190,11 +197,13 @@ enum Converter {
             {
                 direct = (payload, probe)
             }
-            // µ-law and A-law: cafconv makes the codes (libsndfile 1.2's encoders flip -32768).
-            var g711: G711Road? = nil
+            // µ-law and A-law: cafconv makes the codes (libsndfile 1.2's encoders flip -32768), or
+            // copies them from a source of the same law.
+            var g711Copy: G711Copy? = nil
             if direct == nil, let law = G711Law(target.encoding) {
-                g711 = G711Road(law: law, source: samples, crossChecked: probe != nil)
+                g711Copy = G711Copy(law: law, source: samples, crossChecked: probe != nil)
             }
+            let route = SampleRoute(from: sourceEncoding, to: target.encoding)
             let pumped: Int64?
             do {
                 if let direct {
@@ -203,6 +212,11 @@ enum Converter {
                     try reader.close()
                     let done = try appendPayload(direct.payload, from: input, to: temporary, isCancelled: isCancelled)
                     pumped = done ? direct.payload.frames : nil
+                } else if let g711Copy {
+                    pumped = try g711Copy.write(
+                        from: input, to: writer, blockSamples: options.blockSamples, isCancelled: isCancelled)
+                    try writer.close()
+                    try reader.close()
                 } else {
                     let audio: SourceAudio
                     if probe == nil, let samples {
@@ -211,15 +225,9 @@ enum Converter {
                         if probe != nil { try reader.seek(toFrame: 0) }
                         audio = SourceAudio(reader: reader, limit: headerFrames)
                     }
-                    if let g711 {
-                        pumped = try g711.write(
-                            from: audio, to: writer, input: input, blockSamples: options.blockSamples,
-                            isCancelled: isCancelled)
-                    } else {
-                        pumped = try pump(
-                            from: audio, to: writer, route: SampleRoute(from: sourceEncoding, to: target.encoding),
-                            blockSamples: options.blockSamples, isCancelled: isCancelled)
-                    }
+                    pumped = try pump(
+                        from: audio, to: writer, route: route, blockSamples: options.blockSamples,
+                        isCancelled: isCancelled)
                     try writer.close()
                     try reader.close()
                 }
@@ -257,14 +265,21 @@ enum Converter {
                     }
                 }
                 result.proof = try prove(
-                    temporary, document: document, target: target, source: proofSource, codesCopied: g711?.isCopy ?? false,
+                    temporary, document: document, target: target, source: proofSource, codesCopied: g711Copy != nil,
                     blockSamples: options.blockSamples, isCancelled: isCancelled)
                 if cancellation.isCancelled { throw ConversionError(Cancellation.reason) }
             }
             result.bytes = document.file.fileLength
             result.frames = frames
-            result.samples =
-                direct?.payload.transform.transfer ?? g711?.transfer ?? (probe == nil && samples != nil ? .cafconv : .libsndfile)
+            if let direct {
+                result.samples = direct.payload.transform.transfer
+            } else if g711Copy != nil {
+                result.samples = .copied
+            } else if case .g711 = route {
+                result.samples = .g711Encoded
+            } else {
+                result.samples = probe == nil && samples != nil ? .cafconv : .libsndfile
+            }
             try FileSystem.replace(temporary, with: job.output)
             created = false
             result.status = .converted
@@ -286,6 +301,8 @@ enum Converter {
         let blockFrames = max(1, blockSamples / channels)
         var ints = [Int32](repeating: 0, count: blockFrames * channels)
         var doubles = [Double](repeating: 0, count: blockFrames * channels)
+        var codes: [UInt8] = []
+        if case .g711 = route { codes = [UInt8](repeating: 0, count: blockFrames * channels) }
         var total: Int64 = 0
         while true {
             if isCancelled() { return nil }
@@ -295,6 +312,20 @@ enum Converter {
             }
             if got == 0 { break }
             switch route {
+            case .g711(let law):
+                let count = got * channels
+                codes.withUnsafeMutableBufferPointer { codes in
+                    if source.isFloat {
+                        doubles.withUnsafeBufferPointer {
+                            law.encode(floats: UnsafeBufferPointer(rebasing: $0[0..<count]), into: codes)
+                        }
+                    } else {
+                        ints.withUnsafeBufferPointer {
+                            law.encode(leftJustified: UnsafeBufferPointer(rebasing: $0[0..<count]), into: codes)
+                        }
+                    }
+                }
+                try writer.writeRaw(codes[0..<count])
             case .integers: try writer.write(ints, frames: got)
             case .floats: try writer.write(doubles, frames: got)
             case .integersToFloats:
