@@ -252,6 +252,25 @@ struct G711ConversionTests {
         #expect(temporaryFiles(under: folder.path).isEmpty)
     }
 
+    @Test("convert's proof of a copy is byte for byte: µ-law -0 turned into +0 on disk fails the file")
+    func convertProvesTheCopy() throws {
+        let folder = TempDirectory()
+        let input = folder.write("in.wav", G711Fixtures.wave(.muLaw, codes: G711Fixtures.everyCode, channels: 1))
+        let output = folder.file("out.caf")
+        // Code 768 is -0 (0x7F); its top bit flipped makes it +0 (0xFF), the same level.
+        let saboteur = Saboteur(folder: folder.path, size: 4096 + G711Fixtures.everyCode.count, position: 4096 + 768)
+        let report = Engine.run(
+            inputs: [input], output: output, options: try dataFormat(.muLaw),
+            cancellation: Cancellation(also: { saboteur.strike() }))
+        let struck = saboteur.done.load(ordering: .relaxed)
+        #expect(struck, "the output was never seen complete")
+        let result = try #require(report.files.first)
+        #expect(result.status == .failed)
+        #expect(result.reason?.contains("frame 768, channel 1") == true, "\(result.reason ?? "")")
+        #expect(result.reason?.contains("0x7F") == true, "\(result.reason ?? "")")
+        #expect(!exists(output))
+    }
+
     @Test("the proof decodes the source with cafconv's own readers when WAVEKit knows the format")
     func independentReference() throws {
         let folder = TempDirectory()
