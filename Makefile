@@ -9,6 +9,7 @@ MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
 BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+SHAREDIR := $(DESTDIR)$(PREFIX)/share/cafconv
 RELEASE_BIN := .build/release/cafconv
 
 .PHONY: help deps build run test example docs release install uninstall lint format fuzz bench clean
@@ -53,9 +54,11 @@ docs: ## Build CAFKit's DocC documentation (warnings are errors) into .build/plu
 release: deps ## Build an optimised binary with the Swift runtime (and libstdc++) linked statically
 	flags=$$(bash scripts/release-flags.sh) && $(SWIFT) build $$flags
 
-install: release ## Install the binary, man page and shell completions under $(DESTDIR)$(PREFIX)
-	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+install: release ## Install the binary, man page, shell completions and file(1) magic under $(DESTDIR)$(PREFIX)
+	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(SHAREDIR)
 	install -m 755 $(RELEASE_BIN) $(BINDIR)/cafconv
+	# The magic(5) fragment that makes file(1) describe CAF files (see the README).
+	install -m 644 share/magic/caf $(SHAREDIR)/caf.magic
 	# The manual and the completion scripts come from the binary's own option tables; the manual
 	# is dated by the last commit (SOURCE_DATE_EPOCH), or else by when the binary was built.
 	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)} \
@@ -67,6 +70,8 @@ install: release ## Install the binary, man page and shell completions under $(D
 
 uninstall: ## Remove what `make install` installed
 	rm -f $(BINDIR)/cafconv $(MANDIR)/cafconv.1 $(BASHDIR)/cafconv $(ZSHDIR)/_cafconv $(FISHDIR)/cafconv.fish
+	rm -f $(SHAREDIR)/caf.magic
+	rmdir $(SHAREDIR) 2>/dev/null || true
 
 lint: ## Check formatting with swift-format (strict)
 	$(SWIFT) format lint --strict -r Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks

@@ -42,7 +42,8 @@ public struct ConversionOptions: Sendable, Equatable {
     /// Version of the conversion rules; bump it when the same options would write different bytes,
     /// so every output recorded by an older cafconv is converted again. 2: compressed sources
     /// end at the header's frame count (`fact`), 24-bit samples in 4-byte slots are decoded by
-    /// cafconv.
+    /// cafconv, and µ-law and A-law codes come from cafconv's G.711 encoder (libsndfile's coded
+    /// -32768 as positive full scale).
     public static let rulesVersion = 2
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
@@ -83,8 +84,15 @@ enum SampleRoute: Equatable {
     case integersToFloats
     /// Float in, integer out: `x * 2^(bits-1)`, rounded to nearest, clipped to the integer range.
     case floatsToIntegers(bits: Int)
+    /// Integers or floats in, µ-law or A-law codes out: CAFKit's `G711Law` makes the codes (the
+    /// nearest level of the same sign to each exact sample) and libsndfile takes them raw.
+    case g711(G711Law)
 
     init(from source: Encoding, to target: Encoding) {
+        if let law = G711Law(target) {
+            self = .g711(law)
+            return
+        }
         switch (source.isFloat, target.isFloat) {
         case (true, true): self = .floats
         case (false, true): self = .integersToFloats
@@ -189,6 +197,13 @@ enum Converter {
             {
                 direct = (payload, probe)
             }
+            // µ-law and A-law: cafconv makes the codes (libsndfile 1.2's encoders flip -32768), or
+            // copies them from a source of the same law.
+            var g711Copy: G711Copy? = nil
+            if direct == nil, let law = G711Law(target.encoding) {
+                g711Copy = G711Copy(law: law, source: samples, crossChecked: probe != nil)
+            }
+            let route = SampleRoute(from: sourceEncoding, to: target.encoding)
             let pumped: Int64?
             do {
                 if let direct {
@@ -197,6 +212,11 @@ enum Converter {
                     try reader.close()
                     let done = try appendPayload(direct.payload, from: input, to: temporary, isCancelled: isCancelled)
                     pumped = done ? direct.payload.frames : nil
+                } else if let g711Copy {
+                    pumped = try g711Copy.write(
+                        from: input, to: writer, blockSamples: options.blockSamples, isCancelled: isCancelled)
+                    try writer.close()
+                    try reader.close()
                 } else {
                     let audio: SourceAudio
                     if probe == nil, let samples {
@@ -206,13 +226,15 @@ enum Converter {
                         audio = SourceAudio(reader: reader, limit: headerFrames)
                     }
                     pumped = try pump(
-                        from: audio, to: writer, route: SampleRoute(from: sourceEncoding, to: target.encoding),
-                        blockSamples: options.blockSamples, isCancelled: isCancelled)
+                        from: audio, to: writer, route: route, blockSamples: options.blockSamples,
+                        isCancelled: isCancelled)
                     try writer.close()
                     try reader.close()
                 }
             } catch let error as SndFileError {
                 throw ConversionError("\(error.path == job.input ? "reading" : "writing") failed: \(error.message)")
+            } catch let error as ByteError {
+                throw ConversionError("reading failed: \(error.description)")
             }
             guard let frames = pumped else { throw ConversionError(Cancellation.reason) }
             if let headerFrames, frames < headerFrames {
@@ -243,13 +265,21 @@ enum Converter {
                     }
                 }
                 result.proof = try prove(
-                    temporary, document: document, target: target, source: proofSource,
+                    temporary, document: document, target: target, source: proofSource, codesCopied: g711Copy != nil,
                     blockSamples: options.blockSamples, isCancelled: isCancelled)
                 if cancellation.isCancelled { throw ConversionError(Cancellation.reason) }
             }
             result.bytes = document.file.fileLength
             result.frames = frames
-            result.samples = direct?.payload.transform.transfer ?? (probe == nil && samples != nil ? .cafconv : .libsndfile)
+            if let direct {
+                result.samples = direct.payload.transform.transfer
+            } else if g711Copy != nil {
+                result.samples = .copied
+            } else if case .g711 = route {
+                result.samples = .g711Encoded
+            } else {
+                result.samples = probe == nil && samples != nil ? .cafconv : .libsndfile
+            }
             try FileSystem.replace(temporary, with: job.output)
             created = false
             result.status = .converted
@@ -271,6 +301,8 @@ enum Converter {
         let blockFrames = max(1, blockSamples / channels)
         var ints = [Int32](repeating: 0, count: blockFrames * channels)
         var doubles = [Double](repeating: 0, count: blockFrames * channels)
+        var codes: [UInt8] = []
+        if case .g711 = route { codes = [UInt8](repeating: 0, count: blockFrames * channels) }
         var total: Int64 = 0
         while true {
             if isCancelled() { return nil }
@@ -280,6 +312,20 @@ enum Converter {
             }
             if got == 0 { break }
             switch route {
+            case .g711(let law):
+                let count = got * channels
+                codes.withUnsafeMutableBufferPointer { codes in
+                    if source.isFloat {
+                        doubles.withUnsafeBufferPointer {
+                            law.encode(floats: UnsafeBufferPointer(rebasing: $0[0..<count]), into: codes)
+                        }
+                    } else {
+                        ints.withUnsafeBufferPointer {
+                            law.encode(leftJustified: UnsafeBufferPointer(rebasing: $0[0..<count]), into: codes)
+                        }
+                    }
+                }
+                try writer.writeRaw(codes[0..<count])
             case .integers: try writer.write(ints, frames: got)
             case .floats: try writer.write(doubles, frames: got)
             case .integersToFloats:
@@ -358,34 +404,45 @@ enum Converter {
         return .agree(probe)
     }
 
-    /// Decodes the written output (CAFKit for linear PCM, libsndfile for ALAC) and compares every
-    /// frame with `source`, after the conversion rule; throws at the first difference.
+    /// Decodes the written output (CAFKit for linear PCM, µ-law and A-law, libsndfile for ALAC)
+    /// and compares every frame with `source`, after the conversion rule; throws at the first
+    /// difference. G.711 codes `codesCopied` from a source of the same law are compared byte for
+    /// byte with the source's codes.
     static func prove(
-        _ path: String, document: CAFDocument, target: TargetFormat, source: SourceAudio, blockSamples: Int,
-        isCancelled: () -> Bool
+        _ path: String, document: CAFDocument, target: TargetFormat, source: SourceAudio, codesCopied: Bool = false,
+        blockSamples: Int, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof {
         let outputBits = target.encoding.bits ?? 16
-        let rule = Proof.rule(
+        var rule = Proof.rule(
             sourceIsFloat: source.isFloat, sourceBits: source.bits, outputIsFloat: target.encoding.isFloat,
             outputBits: outputBits)
         let decoder: OutputProof.OutputDecoder
-        let outputDecoder: String
+        var outputDecoder = "cafkit"
         switch target.encoding {
         case .ulaw, .alaw:
-            // G.711 has no decoder in cafconv yet (issue 23 adds one); libsndfile's own reading
-            // would prove nothing about libsndfile's writing.
-            return Proof(
-                comparison: "not-compared", sourceDecoder: source.decoderName,
-                note: "cafconv has no G.711 decoder yet; only the structure was checked")
+            let law: G711Law = target.encoding == .ulaw ? .muLaw : .aLaw
+            let desc = document.file.description
+            guard Int(desc.bytesPerPacket) == source.channels, desc.framesPerPacket == 1 else {
+                throw ConversionError(
+                    "the written CAF failed verification: it does not hold one \(law) code per channel and frame")
+            }
+            let bytes: FileByteSource
+            do { bytes = try FileByteSource(path: path) } catch {
+                throw ConversionError("the written CAF cannot be read back: \(error)")
+            }
+            rule = Proof.rule(sourceLaw: source.law, outputLaw: law)
+            decoder = .g711(
+                law, bytes, offset: document.file.audioOffset, frames: Int64(document.file.frames ?? 0),
+                check: OutputProof.G711Check(law: law, sourceLaw: source.law, copied: codesCopied))
         case .alac16, .alac20, .alac24, .alac32:
             do {
                 let written = try SoundFile.open(readingFrom: path)
                 try written.setNormalisation(false)
                 decoder = .libsndfile(written, bits: outputBits)
+                outputDecoder = "libsndfile"
             } catch {
                 throw ConversionError("cannot check the written \(target): \(error.message)")
             }
-            outputDecoder = "libsndfile"
         default:
             guard let layout = PCMLayout(document.file.description) else {
                 throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
@@ -396,7 +453,6 @@ enum Converter {
             }
             decoder = .cafkit(
                 layout, bytes, offset: document.file.audioOffset, frames: Int64(document.file.frames ?? 0))
-            outputDecoder = "cafkit"
         }
         let mismatch: OutputProof.Mismatch?
         do {

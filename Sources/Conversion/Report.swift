@@ -27,6 +27,9 @@ public struct FileResult: Equatable, Sendable, Codable {
         /// cafconv's own WAV reader decoded every sample (a layout libsndfile misreads, such as
         /// 24-bit samples in 4-byte slots) and libsndfile encoded them.
         case cafconv = "cafconv-decoded"
+        /// cafconv's G.711 encoder made the µ-law or A-law codes from every sample (as cafconv's
+        /// own WAV reader, or libsndfile for formats cafconv does not decode, decoded them).
+        case g711Encoded = "g711-encoded"
     }
 
     /// The input path.

@@ -10,12 +10,14 @@ struct SourceError: Error, Equatable, CustomStringConvertible {
     var description: String { message }
 }
 
-/// The linear PCM samples of a WAV file as cafconv's own reader decodes them (independently of
-/// libsndfile): where they are, how many frames, and how each sample sits in its slot.
+/// The samples of a WAV file as cafconv's own reader decodes them (independently of
+/// libsndfile): linear PCM, or µ-law and A-law codes; where they are, how many frames, and how
+/// each sample sits in its slot.
 ///
 /// Samples come out as libsndfile's `sf_read_int` gives them, left-justified in 32 bits (an
-/// N-bit sample `s` is `s << (32 - N)`; unsigned 8-bit is centred first), or as `Double`s for
-/// float samples, so both decodings compare and convert alike.
+/// N-bit sample `s` is `s << (32 - N)`; unsigned 8-bit is centred first; a G.711 code is its
+/// level on the 16-bit scale, as `G711Law.decode` gives it), or as `Double`s for float
+/// samples, so both decodings compare and convert alike.
 struct WAVESamples: Equatable, Sendable {
     /// Absolute offset of the first audio byte.
     var offset: UInt64
@@ -23,7 +25,8 @@ struct WAVESamples: Equatable, Sendable {
     var frames: Int64
     /// Channels.
     var channels: Int
-    /// Bits per decoded sample (8, 16, 24 or 32 for integers, 32 or 64 for floats).
+    /// Bits per decoded sample (8, 16, 24 or 32 for integers, 32 or 64 for floats; 16 for G.711
+    /// codes, whose levels are on the 16-bit scale).
     var bits: Int
     /// Bytes per sample slot: `blockAlign / channels`.
     var slotBytes: Int
@@ -33,6 +36,8 @@ struct WAVESamples: Equatable, Sendable {
     var isUnsigned8Bit: Bool
     /// The byte order of the samples.
     var byteOrder: ByteOrder
+    /// The law, when the samples are µ-law or A-law codes (one byte each) rather than linear PCM.
+    var law: G711Law?
 
     /// For wide slots: whether the sample sits in the top bytes of its slot (the low bytes are
     /// padding) rather than in the bottom bytes. Set by ``settleSlots(in:)``.
@@ -44,10 +49,11 @@ struct WAVESamples: Equatable, Sendable {
     /// Whether each sample sits in a slot wider than it, low-justified, as ALSA's `arecord`
     /// writes 24-bit samples in 4-byte slots (`fmt ` bits 24, block align 4 x channels).
     /// libsndfile reads such files as packed 24-bit samples.
-    var hasWideSlots: Bool { slotBytes * 8 > bits }
+    var hasWideSlots: Bool { law == nil && slotBytes * 8 > bits }
 
     /// The libsndfile encoding of these samples.
     var encoding: Encoding {
+        if let law { return law == .muLaw ? .ulaw : .alaw }
         if isFloat { return bits == 64 ? .float64 : .float32 }
         switch bits {
         case 8: return .pcmU8
@@ -59,16 +65,32 @@ struct WAVESamples: Equatable, Sendable {
 
     /// The packed layout CAFKit decodes, when samples fill their slots.
     var packedLayout: PCMLayout? {
-        hasWideSlots
+        hasWideSlots || law != nil
             ? nil
             : PCMLayout(bits: bits, isFloat: isFloat, byteOrder: byteOrder, channels: channels, isUnsigned8Bit: isUnsigned8Bit)
     }
 
-    /// The layout of `wave`'s samples, or `nil` when they are not linear PCM this reader decodes
-    /// (compressed formats, floats other than 32/64 bits, slots over 4 bytes).
+    /// The layout of `wave`'s samples, or `nil` when they are not linear PCM or G.711 codes this
+    /// reader decodes (other compressed formats, floats other than 32/64 bits, slots over 4 bytes,
+    /// G.711 codes that are not one byte per channel).
     init?(wave: WAVEFile) {
         let format = wave.format
         let frameBytes = wave.bytesPerFrame
+        if let law = G711Law.allCases.first(where: { $0.waveTag == format.effectiveTag }) {
+            guard format.channels > 0, format.bitsPerSample == 8, frameBytes == UInt64(format.channels),
+                let frames = wave.frames, frames <= UInt64(Int64.max)
+            else { return nil }
+            offset = wave.audioOffset
+            self.frames = Int64(frames)
+            channels = Int(format.channels)
+            bits = 16
+            slotBytes = 1
+            isFloat = false
+            isUnsigned8Bit = false
+            byteOrder = wave.byteOrder
+            self.law = law
+            return
+        }
         guard format.isLinearPCM, format.channels > 0, frameBytes % UInt64(format.channels) == 0, frameBytes <= 4 * 65535,
             let frames = wave.frames, frames <= UInt64(Int64.max)
         else { return nil }
@@ -157,6 +179,11 @@ struct WAVESamples: Equatable, Sendable {
             throw SourceError("cannot read the source's samples: \(error)")
         }
         let samples = count * channels
+        if let law {
+            let levels = law.decode(bytes[...])
+            for index in 0..<samples { ints[index] = Int32(levels[index]) << 16 }
+            return
+        }
         if isFloat {
             let layout = PCMLayout(bits: bits, isFloat: true, byteOrder: byteOrder, channels: channels)
             let values = layout.decodeFloats(bytes[...])
@@ -196,7 +223,7 @@ struct WAVESamples: Equatable, Sendable {
 }
 
 /// A source's samples as `convert` and `verify --against` use them: decoded by cafconv's own WAV
-/// reader when it can (linear PCM), else by libsndfile; never more frames than the header says
+/// reader when it can (linear PCM, µ-law, A-law), else by libsndfile; never more frames than the header says
 /// (`fact` for compressed WAV: decoder padding is left out).
 final class SourceAudio {
     /// Who decodes the samples.
@@ -216,6 +243,24 @@ final class SourceAudio {
     /// decodes from compressed formats), 32 or 64 for floats.
     let bits: Int
     private(set) var position: Int64 = 0
+
+    /// The law of the source's codes, when cafconv decodes µ-law or A-law codes itself.
+    var law: G711Law? {
+        if case .cafconv(let samples, _) = decoder { return samples.law }
+        return nil
+    }
+
+    /// The source's own µ-law or A-law codes of `count` frames from frame `start`, when cafconv
+    /// decodes a G.711 source itself; `nil` otherwise.
+    func codes(from start: Int64, count: Int) throws(SourceError) -> [UInt8]? {
+        guard case .cafconv(let samples, let source) = decoder, samples.law != nil else { return nil }
+        do {
+            return try source.readExactly(
+                at: samples.offset + UInt64(start) * UInt64(samples.bytesPerFrame), count: count * samples.bytesPerFrame)
+        } catch {
+            throw SourceError("cannot read the source's samples: \(error)")
+        }
+    }
 
     /// The proof names it.
     var decoderName: String {
@@ -241,8 +286,8 @@ final class SourceAudio {
         bits = reader.info.encoding.isLinearPCM ? (reader.info.encoding.bits ?? 16) : 16
     }
 
-    /// Opens `path` for reading: cafconv's own decoder for linear PCM WAV, else libsndfile
-    /// limited to the header's frame count.
+    /// Opens `path` for reading: cafconv's own decoder for linear PCM and G.711 WAV, else
+    /// libsndfile limited to the header's frame count.
     static func open(_ path: String) throws(SourceError) -> SourceAudio {
         var wave: WAVEFile?
         var byteSource: FileByteSource?
@@ -289,27 +334,26 @@ final class SourceAudio {
 /// How an output was proven to hold its source's audio: which decodings were compared, how many
 /// frames, and whether a documented conversion rule maps one onto the other.
 public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
-    /// `exact` (same sample values), `exact-after-rule` (the source's samples mapped by `rule`
-    /// equal the output's), or `not-compared` (no decoder for the output yet; see `note`).
+    /// `exact` (same sample values; for µ-law and A-law outputs of a source of the same law, the
+    /// same levels, or the same codes when they were copied) or `exact-after-rule` (the source's
+    /// samples mapped by `rule` equal the output's). Every format `convert` writes is compared.
     public var comparison: String
     /// The conversion rule, when one applies: `24-to-16-bit`, `16-to-24-bit`, `int-to-float`,
-    /// `float-to-16-bit`, `float64-to-float32`...
+    /// `float-to-16-bit`, `float64-to-float32`..., or `g711-ulaw` / `g711-alaw` (every code is
+    /// the nearest µ-law or A-law level of the same sign to the source's exact sample).
     public var rule: String?
     /// Who decoded the source: `cafconv` (its own WAV reader) or `libsndfile` (compressed
     /// formats only libsndfile decodes; limited to the header's frame count).
     public var sourceDecoder: String
-    /// Who decoded the output: `cafkit` (linear PCM) or `libsndfile` (ALAC, which CAFKit does not
-    /// decode).
+    /// Who decoded the output: `cafkit` (linear PCM, µ-law and A-law) or `libsndfile` (ALAC,
+    /// which CAFKit does not decode).
     public var outputDecoder: String?
     /// `every-frame`, or `ends` when the payload was moved as bytes (copied, byte-swapped or
     /// sign-flipped) and its first and last 2048 frames were decoded and compared.
     public var extent: String?
-    /// Why there was no comparison, for `not-compared`.
-    public var note: String?
 
     /// One phrase: `exact after rule 24-to-16-bit; source decoded by cafconv, output by cafkit, every frame`.
     public var description: String {
-        if comparison == "not-compared" { return "not compared: \(note ?? "no decoder")" }
         var text = comparison == "exact" ? "exact" : "exact after rule \(rule ?? "?")"
         text += "; source decoded by \(sourceDecoder)"
         if let outputDecoder { text += ", output by \(outputDecoder)" }
@@ -321,14 +365,13 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
 
     init(
         comparison: String, rule: String? = nil, sourceDecoder: String, outputDecoder: String? = nil,
-        extent: String? = nil, note: String? = nil
+        extent: String? = nil
     ) {
         self.comparison = comparison
         self.rule = rule
         self.sourceDecoder = sourceDecoder
         self.outputDecoder = outputDecoder
         self.extent = extent
-        self.note = note
     }
 
     /// The rule mapping samples of a source of `sourceBits` onto an output of `outputBits`; `nil`
@@ -341,6 +384,12 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
         case (true, true): return sourceBits > outputBits ? "float64-to-float32" : nil
         }
     }
+
+    /// The rule mapping a source's samples onto `law` codes: `nil` for a source of the same law
+    /// (its levels are kept), else `g711-ulaw` or `g711-alaw`.
+    static func rule(sourceLaw: G711Law?, outputLaw law: G711Law) -> String? {
+        sourceLaw == law ? nil : "g711-\(law.rawValue)"
+    }
 }
 
 /// Compares a written output with its source, sample by sample, over every frame.
@@ -349,8 +398,31 @@ enum OutputProof {
     enum OutputDecoder {
         /// CAFKit's linear PCM decoder over the file's bytes.
         case cafkit(PCMLayout, FileByteSource, offset: UInt64, frames: Int64)
+        /// CAFKit's G.711 decoder over the file's codes (one byte per channel and frame), checked
+        /// against the source as `check` says.
+        case g711(G711Law, FileByteSource, offset: UInt64, frames: Int64, check: G711Check)
         /// libsndfile (ALAC), compared at `bits` of precision.
         case libsndfile(SoundFile, bits: Int)
+    }
+
+    /// How the codes of a µ-law or A-law output are checked against the source's samples.
+    enum G711Check: Equatable {
+        /// Every code is the nearest level of the same sign to the source's exact sample
+        /// (``G711Law/follows(_:for:)``): the `g711-ulaw` / `g711-alaw` rule.
+        case rule
+        /// Every code decodes to the source's level: a source of the same law, whose µ-law -0
+        /// may have been re-coded as +0.
+        case levels
+        /// Every code is the source's own code, byte for byte: a source of the same law whose
+        /// codes were copied (µ-law -0 stays 0x7F). Falls back to ``levels`` when cafconv does
+        /// not read the source's codes itself.
+        case codes
+
+        /// The check for `law` codes of a source of `sourceLaw`: the rule for any other source;
+        /// the codes when they were copied, else the levels.
+        init(law: G711Law, sourceLaw: G711Law?, copied: Bool) {
+            self = sourceLaw != law ? .rule : copied ? .codes : .levels
+        }
     }
 
     /// A difference: a sample (where and what), or the frame counts.
@@ -389,22 +461,26 @@ enum OutputProof {
             if isCancelled() { return nil }
             let got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames)
             switch output {
-            case .cafkit(let layout, let bytes, let offset, let total):
+            case .cafkit(_, let bytes, let offset, let total), .g711(_, let bytes, let offset, let total, _):
+                // Bytes per sample: a linear PCM layout's, or one G.711 code.
+                var sampleBytes = 1
+                if case .cafkit(let layout, _, _, _) = output { sampleBytes = layout.bytesPerSample }
+                let frameBytes = sampleBytes * channels
                 let available = Int(min(Int64(got), max(0, total - frame)))
                 if available > 0 {
-                    let start = offset + UInt64(frame) * UInt64(layout.bytesPerFrame)
+                    let start = offset + UInt64(frame) * UInt64(frameBytes)
                     let slice: [UInt8]
-                    do { slice = try bytes.readExactly(at: start, count: available * layout.bytesPerFrame) } catch {
+                    do { slice = try bytes.readExactly(at: start, count: available * frameBytes) } catch {
                         throw SourceError("cannot read the output: \(error)")
                     }
-                    if let difference = Verifier.firstDifference(
-                        layout: layout, bytes: slice[...], sourceIsFloat: source.isFloat, ints: ints, doubles: doubles,
+                    if let difference = try firstDifference(
+                        output, slice: slice, source: source, from: frame, ints: ints, doubles: doubles,
                         samples: available * channels)
                     {
                         return Mismatch(
                             frame: frame + Int64(difference.index / channels), channel: difference.index % channels + 1,
                             expected: difference.expected, found: difference.found,
-                            offset: start + UInt64(difference.index * layout.bytesPerSample))
+                            offset: start + UInt64(difference.index * sampleBytes))
                     }
                 }
                 if available < got || got == 0 {
@@ -443,6 +519,46 @@ enum OutputProof {
                 }
             }
             frame += Int64(got)
+        }
+    }
+
+    /// Where the output's bytes of a block (`slice`, decoded by CAFKit) first differ from the
+    /// source's `samples` samples of that block, which start at frame `start`.
+    private static func firstDifference(
+        _ output: OutputDecoder, slice: [UInt8], source: SourceAudio, from start: Int64, ints: [Int32], doubles: [Double],
+        samples: Int
+    ) throws(SourceError) -> Verifier.Difference? {
+        switch output {
+        case .cafkit(let layout, _, _, _):
+            return Verifier.firstDifference(
+                layout: layout, bytes: slice[...], sourceIsFloat: source.isFloat, ints: ints, doubles: doubles,
+                samples: samples)
+        case .g711(let law, _, _, _, let check):
+            // The source's own codes, for a copy cafconv can read them from.
+            let sourceCodes = check == .codes ? try source.codes(from: start, count: samples / source.channels) : nil
+            for index in 0..<samples {
+                let code = slice[index]
+                // The source's sample on the 16-bit scale, exact.
+                let value = source.isFloat ? doubles[index] * 32768 : Double(ints[index]) / 65536
+                if let sourceCodes {
+                    if sourceCodes[index] == code { continue }
+                    return Verifier.Difference(
+                        index: index, expected: law.describe(sourceCodes[index]), found: law.describe(code))
+                }
+                if check == .rule {
+                    if law.follows(code, for: value) { continue }
+                    return Verifier.Difference(
+                        index: index,
+                        expected:
+                            "\(G711Law.level(value)), whose nearest \(law) level of the same sign (the G.711 rule) is \(law.describe(law.encode(float: value / 32768)))",
+                        found: law.describe(code))
+                }
+                if Double(law.decode(code)) == value { continue }
+                return Verifier.Difference(index: index, expected: G711Law.level(value), found: law.describe(code))
+            }
+            return nil
+        case .libsndfile:
+            return nil
         }
     }
 

@@ -300,9 +300,11 @@ public enum Verifier {
     }
 
     /// Compares a CAF with its source: sample rate, channels, frame count and every sample, the
-    /// source decoded as `convert` decodes it (cafconv's own WAV reader for linear PCM, else
-    /// libsndfile limited to the header's frame count) and mapped by the conversion rule; the
-    /// output decoded by CAFKit (linear PCM) or libsndfile (ALAC). Returns the broken rules and,
+    /// source decoded as `convert` decodes it (cafconv's own WAV reader for linear PCM, µ-law and
+    /// A-law, else libsndfile limited to the header's frame count) and mapped by the conversion
+    /// rule; the output decoded by CAFKit (linear PCM, µ-law, A-law) or libsndfile (ALAC). A µ-law
+    /// or A-law output of a source of the same law must hold the same levels; of any other source,
+    /// the nearest level of the same sign to every sample (the G.711 rule). Returns the broken rules and,
     /// when the samples were compared and matched, the kind of comparison.
     static func compare(
         _ file: CAFFile, byteSource: FileByteSource, path: String, with source: String
@@ -337,10 +339,17 @@ public enum Verifier {
                     chunk: file.packetTableHeader == nil ? "data" : "pakt"))
             return (failures, nil)
         }
+        // Where the audio of `frameBytes`-byte frames starts and how many frames it holds: a
+        // packet table's priming frames come first and are not audio.
+        func audioExtent(frameBytes: Int) -> (offset: UInt64, frames: Int64) {
+            let priming = UInt64(max(0, file.packetTableHeader?.primingFrames ?? 0))
+            let stored = file.audioBytes / UInt64(frameBytes)
+            let frames = min(file.frames ?? 0, stored > priming ? stored - priming : 0)
+            return (file.audioOffset + priming * UInt64(frameBytes), Int64(clamping: frames))
+        }
         let decoder: OutputProof.OutputDecoder
-        let outputBits: Int
-        let outputIsFloat: Bool
-        let outputDecoder: String
+        let rule: String?
+        var outputDecoder = "cafkit"
         switch desc.formatID {
         case .lpcm:
             guard let layout = PCMLayout(desc) else {
@@ -350,16 +359,10 @@ public enum Verifier {
                         found: "\(desc.bitsPerChannel)-bit samples in \(desc.bytesPerPacket)-byte packets", chunk: "desc"))
                 return (failures, nil)
             }
-            // A packet table's priming frames come first and are not audio.
-            let priming = UInt64(max(0, file.packetTableHeader?.primingFrames ?? 0))
-            let stored = file.audioBytes / UInt64(layout.bytesPerFrame)
-            let frames = min(file.frames ?? 0, stored > priming ? stored - priming : 0)
-            decoder = .cafkit(
-                layout, byteSource, offset: file.audioOffset + priming * UInt64(layout.bytesPerFrame),
-                frames: Int64(clamping: frames))
-            outputBits = layout.bits
-            outputIsFloat = layout.isFloat
-            outputDecoder = "cafkit"
+            let extent = audioExtent(frameBytes: layout.bytesPerFrame)
+            decoder = .cafkit(layout, byteSource, offset: extent.offset, frames: extent.frames)
+            rule = Proof.rule(
+                sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: layout.isFloat, outputBits: layout.bits)
         case .alac:
             let reader: SoundFile
             do {
@@ -369,9 +372,10 @@ public enum Verifier {
                 failures.append(VerifyFailure(rule: "against", expected: "ALAC that libsndfile decodes", found: error.message))
                 return (failures, nil)
             }
-            outputBits = reader.info.encoding.bits ?? 16
-            outputIsFloat = false
+            let outputBits = reader.info.encoding.bits ?? 16
             decoder = .libsndfile(reader, bits: outputBits)
+            rule = Proof.rule(
+                sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: false, outputBits: outputBits)
             outputDecoder = "libsndfile"
             if let frames = file.frames, frames != UInt64(max(0, reader.info.frames)) {
                 failures.append(
@@ -380,12 +384,21 @@ public enum Verifier {
                         found: "'pakt' says \(frames) frames, libsndfile decodes \(reader.info.frames)", chunk: "pakt"))
             }
         case .ulaw, .alaw:
-            // G.711 decoding comes with issue 23; until then the samples are not compared.
-            failures.append(
-                VerifyFailure(
-                    rule: "against", expected: "a format cafconv can decode to compare",
-                    found: "'\(desc.formatID.trimmed)': G.711 is not compared yet", chunk: "desc"))
-            return (failures, nil)
+            let law: G711Law = desc.formatID == .ulaw ? .muLaw : .aLaw
+            let channels = Int(desc.channelsPerFrame)
+            guard desc.framesPerPacket == 1, Int(desc.bytesPerPacket) == channels else {
+                failures.append(
+                    VerifyFailure(
+                        rule: "against", expected: "one \(law) code per channel and frame to compare",
+                        found: "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channels",
+                        chunk: "desc"))
+                return (failures, nil)
+            }
+            let extent = audioExtent(frameBytes: channels)
+            decoder = .g711(
+                law, byteSource, offset: extent.offset, frames: extent.frames,
+                check: OutputProof.G711Check(law: law, sourceLaw: audio.law, copied: false))
+            rule = Proof.rule(sourceLaw: audio.law, outputLaw: law)
         default:
             failures.append(
                 VerifyFailure(
@@ -398,8 +411,6 @@ public enum Verifier {
             failures.append(VerifyFailure(rule: "against", expected: "readable audio", found: error.message))
             return (failures, nil)
         }
-        let rule = Proof.rule(
-            sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: outputIsFloat, outputBits: outputBits)
         if let mismatch {
             if let frames = mismatch.frames {
                 failures.append(

@@ -365,6 +365,16 @@ public final class SoundFile {
         if put != sf_count_t(frames) { throw lastError(handle) }
     }
 
+    /// Appends already encoded sample bytes to the audio data (`sf_write_raw`): cafconv's own
+    /// G.711 codes, which libsndfile's encoders are not trusted to produce. `bytes` must hold
+    /// whole frames.
+    public func writeRaw(_ bytes: ArraySlice<UInt8>) throws(SndFileError) {
+        let handle = try live()
+        if bytes.isEmpty { return }
+        let put = bytes.withUnsafeBytes { raw in sf_write_raw(handle, raw.baseAddress, sf_count_t(raw.count)) }
+        if put != sf_count_t(bytes.count) { throw lastError(handle) }
+    }
+
     /// Reads up to `frames` frames of left-justified integers into the start of `buffer`
     /// (which must hold `frames` x channels samples). Returns the frames read; 0 at the end.
     public func read(into buffer: inout [Int32], frames: Int) throws(SndFileError) -> Int {

@@ -39,7 +39,9 @@ struct Convert {
             becomes signed I8 with the same waveform; ADPCM and GSM 6.10 become 16-bit. Samples are \
             little-endian unless --endian or -d says otherwise. Integer <-> float conversion is not \
             normalised: an N-bit sample s becomes s / 2^(N-1); floats become round(x * 2^(N-1)), \
-            clipped.
+            clipped. -d ulaw and -d alaw code each sample to the nearest G.711 level of the same \
+            sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
+            kept in their law are copied byte for byte.
 
             Each output is written to a temporary file beside it, read back and checked, then \
             renamed into place; a failed file leaves nothing at its output path. Inputs are never \

@@ -37,6 +37,10 @@ struct Verify {
             consistent linear PCM fields, packet table arithmetic, ...) plus the expectations given \
             as options. A file that is not CAF or is malformed fails with its reason.
 
+            --against compares every sample: linear PCM and ALAC after the conversion rules, µ-law \
+            and A-law code by code after the G.711 rule (g711-ulaw, g711-alaw): the nearest level \
+            of the same sign to each source sample (a source of the same law: the same levels).
+
             Profiles:
             \(Profile.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
 

@@ -302,6 +302,8 @@ struct IndependentProofTests {
             (.int16, "BEI16", "exact", nil, "ends"),
             (.int16, "alac", "exact", nil, "every-frame"),
             (.unsigned8, "alac", "exact-after-rule", "8-to-16-bit", "every-frame"),
+            (.int16, "ulaw", "exact-after-rule", "g711-ulaw", "every-frame"),
+            (.float32, "alaw", "exact-after-rule", "g711-alaw", "every-frame"),
         ] as [(WAVFixture.Encoding, String?, String, String?, String)])
     func proofNames(encoding: WAVFixture.Encoding, format: String?, comparison: String, rule: String?, extent: String) throws {
         let fixture = WAVFixture.signal(encoding, channels: 2, frames: 3000)

@@ -142,12 +142,31 @@ struct VerifyAgainstTests {
         #expect(result.comparison?.sourceDecoder == "libsndfile")
     }
 
-    @Test("µ-law and A-law outputs are not compared yet and say so (G.711 decoding comes with issue 23)")
-    func g711NotYet() throws {
+    @Test(
+        "µ-law and A-law outputs are compared code by code and name the G.711 rule; a changed code fails",
+        arguments: [("ulaw", "g711-ulaw"), ("alaw", "g711-alaw")])
+    func g711Compared(format: String, rule: String) throws {
         let folder = TempDirectory()
         defer { withExtendedLifetime(folder) {} }
-        let (_, caf, wav) = try converted("ulaw", in: folder)
+        var (bytes, caf, wav) = try converted(format, in: folder)
         let result = try #require(verify(caf, against: wav))
-        #expect(result.failures.first?.found.contains("G.711 is not compared yet") == true, "\(result.failures)")
+        #expect(result.passed, "\(result.failures)")
+        let comparison = try #require(result.comparison)
+        #expect(comparison.comparison == "exact-after-rule")
+        #expect(comparison.rule == rule)
+        #expect(comparison.sourceDecoder == "cafconv" && comparison.outputDecoder == "cafkit")
+        #expect(comparison.extent == "every-frame")
+        // Frame 3000, channel 2: the code's sign bit flipped.
+        let file = try CAFFile(reading: MemoryByteSource(bytes))
+        let at = Int(file.audioOffset) + 3000 * 2 + 1
+        bytes[at] ^= 0x80
+        writeFile(caf, bytes)
+        let failed = try #require(verify(caf, against: wav))
+        let failure = try #require(failed.failures.first)
+        #expect(failed.comparison == nil)
+        #expect(failure.rule == "against")
+        #expect(
+            failure.expected.contains("frame 3000, channel 2") && failure.expected.contains("after rule \(rule)"), "\(failure)")
+        #expect(failure.offset == UInt64(at))
     }
 }
