@@ -26,11 +26,11 @@ ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, in
 #endif
 }
 
-int cafconv_exchange(const char *first, const char *second) {
+int cafconv_exchange_at(int folder, const char *first, const char *second) {
 #if defined(__linux__) && defined(RENAME_EXCHANGE)
-    return renameat2(AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);
+    return renameat2(folder, first, folder, second, RENAME_EXCHANGE);
 #else
-    (void)first; (void)second;
+    (void)folder; (void)first; (void)second;
     errno = ENOSYS;
     return -1;
 #endif

@@ -196,6 +196,8 @@ public enum Verifier {
                         warnings: []))
             }
         }
+        // Bytes of names that are not UTF-8 are shown as \xHH.
+        for index in results.indices { results[index].path = PathBytes.display(results[index].path) }
         return VerifyReport(files: results)
     }
 

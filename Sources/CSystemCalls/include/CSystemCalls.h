@@ -9,9 +9,10 @@
 /// system has no such call).
 ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length);
 
-/// Swaps the files at `first` and `second` in one step (renameat2(2) with RENAME_EXCHANGE).
+/// Swaps the files named `first` and `second` in the open folder `folder` in one step
+/// (renameat2(2) with RENAME_EXCHANGE; neither name is followed if it is a symlink).
 /// Returns 0, or -1 with errno set (EINVAL or ENOSYS where the file system or system cannot).
-int cafconv_exchange(const char *first, const char *second);
+int cafconv_exchange_at(int folder, const char *first, const char *second);
 
 /// Reserves disk blocks for the first `length` bytes of `fd` (fallocate(2) with
 /// FALLOC_FL_KEEP_SIZE: the size and content stay as they are). Returns 0, or -1 with errno set
