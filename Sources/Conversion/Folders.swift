@@ -164,9 +164,11 @@ extension FileSystem {
         name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(temporaryMarker)
     }
 
-    /// A new hidden file in an output folder, created with `O_EXCL | O_NOFOLLOW` under an
-    /// unguessable name, and locked (`flock`) for as long as this value lives: the lock, not a
-    /// process id, tells another run (perhaps in another container) that it is still in use.
+    /// A new hidden file in an output folder, created under an unguessable name (`O_TMPFILE`
+    /// then `linkat`, or `O_EXCL | O_NOFOLLOW`: never through a symlink, never an existing
+    /// file), and locked (`flock`) from before it has a name for as long as this value lives:
+    /// the lock, not a process id, tells another run (perhaps in another container, where PIDs
+    /// mean nothing) that it is still in use.
     /// ``commit()`` renames it to its target; otherwise it is deleted when freed.
     final class TemporaryFile {
         let folder: Folder
@@ -185,9 +187,7 @@ extension FileSystem {
             var name = ""
             for _ in 0..<8 {
                 name = temporaryName(for: target)
-                fd = withPath(name) {
-                    openat(folder.descriptor, $0, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
-                }
+                fd = withPath(name) { cafconv_create_locked(folder.descriptor, $0, 0o666) }
                 if fd >= 0 || errno != EEXIST { break }
             }
             guard fd >= 0 else {
@@ -195,8 +195,6 @@ extension FileSystem {
             }
             var info = Glibc.stat()
             _ = fstat(fd, &info)
-            // ENOLCK/EOPNOTSUPP: no locks on this file system; stale files are then judged by age.
-            _ = flock(fd, LOCK_EX | LOCK_NB)
             self.folder = folder
             self.name = name
             self.target = target

@@ -96,11 +96,13 @@ enum ManifestFormat {
         private var lastLine: [UInt8]? = nil
         private var consumed: UInt64 = 0
         private var interned: [String: String] = [:]
+        private let limit: UInt64
 
-        init() {}
+        /// A parser that reads at most `limit` bytes (past it the file counts as damaged).
+        init(limit: UInt64 = ManifestFormat.maximumFileLength) { self.limit = limit }
 
         /// Whether nothing more need be fed (a foreign header, or the size budget is spent).
-        var isDone: Bool { seal == .foreign || consumed > ManifestFormat.maximumFileLength }
+        var isDone: Bool { seal == .foreign || consumed > limit }
 
         /// Feeds the next bytes of the file.
         mutating func feed(_ bytes: some Collection<UInt8>) {
@@ -157,7 +159,7 @@ enum ManifestFormat {
         /// Ends the file: the seal and the records to keep.
         mutating func finish() -> (seal: Seal, records: [Record]) {
             guard let seal, seal != .foreign else { return (.foreign, []) }
-            if consumed > ManifestFormat.maximumFileLength { return (.damaged, records) }
+            if consumed > limit { return (.damaged, records) }
             if seal == .version1 { return (.version1, records) }
             // Sealed only when the file ends with a newline and its last line is the hash of all before it.
             guard line.isEmpty, !lineTooLong, let lastLine,

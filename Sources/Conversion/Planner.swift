@@ -153,6 +153,9 @@ public enum Planner {
                     output.map { FileSystem.joined($0, outName) }
                     ?? FileSystem.joined(folder, FileSystem.stem(name) + ".caf")
                 jobs.append(Job(input: path, output: target, stateFolder: state, root: output))
+            case .other where isWAVName(name):
+                // Never opened (a FIFO would block the run): a clear per-file error instead.
+                failures.append(.failed(path, reason: "not a regular file (a FIFO, socket or device); not read"))
             case .missing where isWAVName(name) && FileSystem.linkExists(path):
                 failures.append(.failed(path, reason: "broken symbolic link: its target is missing or the link loops"))
             default:

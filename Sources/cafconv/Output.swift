@@ -44,6 +44,9 @@ enum Output {
                 }
             }
         }
+        if !style.quiet {
+            for text in report.warnings { Console.error("cafconv: \(warning) \(text)") }
+        }
         if style.json {
             Console.output(json(report))
             return
