@@ -90,8 +90,10 @@ enum ManifestFormat {
         private(set) var damagedLines = 0
         private var line: [UInt8] = []
         private var lineTooLong = false
-        /// The hash of every complete line before the current one.
+        /// The hash of every byte fed so far.
         private var hash = Hash()
+        /// The hash of every byte before the current line, and before the last complete line.
+        private var lineStart = Hash()
         private var hashBeforeLast = Hash()
         private var lastLine: [UInt8]? = nil
         private var consumed: UInt64 = 0
@@ -109,6 +111,8 @@ enum ManifestFormat {
             for byte in bytes {
                 if isDone { return }
                 consumed += 1
+                // Every byte is hashed as it comes, also those of a line too long to keep.
+                hash.value = (hash.value ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
                 if byte == 0x0A {
                     endLine()
                 } else if seal == nil && line.count >= header.utf8.count {
@@ -126,8 +130,9 @@ enum ManifestFormat {
             defer {
                 line.removeAll(keepingCapacity: true)
                 lineTooLong = false
+                lineStart = hash
             }
-            guard let seal else {
+            guard seal != nil else {
                 if line.elementsEqual(headerVersion1.utf8) {
                     seal = .version1
                 } else if line.elementsEqual(header.utf8) {
@@ -135,14 +140,9 @@ enum ManifestFormat {
                 } else {
                     seal = .foreign
                 }
-                hash.add(line)
-                hash.add([0x0A])
                 return
             }
-            _ = seal
-            hashBeforeLast = hash
-            hash.add(line)
-            hash.add([0x0A])
+            hashBeforeLast = lineStart
             lastLine = lineTooLong ? [] : line
             if line.isEmpty { return }
             if lineTooLong {

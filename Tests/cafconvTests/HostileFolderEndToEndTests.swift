@@ -114,12 +114,12 @@ struct HostileFolderEndToEndTests {
         bytes[bytes.count - 3] ^= 1
         writeFile(manifest, bytes)
         // Symlinks at the names the old scheme predicted for the next few thousand PIDs.
-        let last = Int(String(decoding: readFile("/proc/sys/kernel/ns_last_pid") ?? [], as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        for pid in (last + 1)...(last + 3000) {
-            symlink(victim, folder.file("out/..cafconv-manifest.cafconv-\(pid)-manifest.tmp"))
-            symlink(victim, folder.file("out/.a.caf.cafconv-\(pid)-0.tmp"))
+        func plant(_ name: (Int) -> String) throws {
+            let last = Int(String(decoding: readFile("/proc/sys/kernel/ns_last_pid") ?? [], as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            for pid in (last + 1)...(last + 3000) { symlink(victim, folder.file("out/" + name(pid))) }
         }
+        try plant { "..cafconv-manifest.cafconv-\($0)-manifest.tmp" }
         let result = try cafconv(["convert", "--force", folder.file("in"), "-o", folder.file("out")])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(readFile(victim) == Array("precious".utf8), "a file was overwritten through a symlink")
@@ -127,6 +127,13 @@ struct HostileFolderEndToEndTests {
         #expect(rewritten.starts(with: Array("cafconv-manifest 2\n".utf8)))
         var info = stat()
         #expect(lstat(manifest, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+
+        // Planted names for the output's temporary file only blocked the old scheme (O_EXCL):
+        // names nobody can guess make the attack pointless.
+        try plant { ".a.caf.cafconv-\($0)-0.tmp" }
+        let again = try cafconv(["convert", "--force", folder.file("in"), "-o", folder.file("out")])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(readFile(victim) == Array("precious".utf8))
     }
 
     @Test("item 4: a FIFO manifest, a FIFO input, info and verify --against on FIFOs never block")
