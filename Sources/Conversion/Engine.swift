@@ -322,8 +322,10 @@ struct RunState {
     var done = 0
     var bytesDone: UInt64 = 0
 
-    /// Time spent saving so far, to keep periodic saves a small share of the run.
+    /// How long the last save took.
     var saving: UInt64 = 0
+    /// Records made since the last save.
+    var changes = 0
 
     /// Records a converted output in its manifest (in place: copying the manifest's dictionary
     /// at every record made a run quadratic in the number of files).
@@ -331,19 +333,26 @@ struct RunState {
         guard let key = manifests[job.stateFolder]?.relative(job.output) else { return }
         manifests[job.stateFolder]?.record(PathKey(key), entry)
         dirty.insert(job.stateFolder)
+        changes += 1
     }
 
     /// Saves changed manifests now and then, so an interrupted run keeps most of what it
-    /// finished (an output without a record is simply converted again): at most every 100 ms,
-    /// and never more than about a tenth of the run's time, since each save writes the whole
-    /// file (a fixed interval made a run quadratic in the number of files).
+    /// finished (an output without a record is simply converted again). Each save writes the
+    /// whole file, so a save every 100 ms made a run quadratic in the number of files; now a
+    /// save waits at least 100 ms and until the records made since the last one are a tenth of
+    /// the manifest (so all saves together write about ten times the final file), or, for runs
+    /// of few slow files, ten times as long as the last save took plus a second.
     mutating func saveIfDue() {
         let now = FileSystem.now()
-        guard now - lastSave >= max(100_000_000, saving * 10) else { return }
+        let elapsed = now - lastSave
+        guard elapsed >= 100_000_000 else { return }
+        let size = dirty.reduce(0) { $0 + (manifests[$1]?.entries.count ?? 0) }
+        guard changes * 10 >= size || elapsed >= saving * 10 + 1_000_000_000 else { return }
         for folder in dirty {
             guard (try? manifests[folder]?.save()) != nil else { continue }
             dirty.remove(folder)
         }
+        changes = 0
         let finished = FileSystem.now()
         saving = finished - now
         lastSave = finished

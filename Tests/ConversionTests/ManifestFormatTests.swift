@@ -130,15 +130,26 @@ struct ManifestFormatTests {
         #expect(Manifest.load(folder: folder.path).entries[PathKey("a.caf")]?.outputStamp == entry("a").outputStamp)
     }
 
-    @Test("item 7: periodic saves take at most about a tenth of the run")
+    @Test("item 7: periodic saves wait until a tenth of the manifest is new (or a slow run's time is up)")
     func savePacing() {
         let now = FileSystem.now()
-        var busy = RunState(manifests: [:], dirty: ["x"], lastSave: now - 200_000_000)
-        busy.saving = 50_000_000  // the last save took 50 ms: wait 500 ms before the next
-        busy.saveIfDue()
-        #expect(busy.lastSave == now - 200_000_000, "saved again after 200 ms although a save costs 50 ms")
-        var quick = RunState(manifests: [:], dirty: ["x"], lastSave: now - 200_000_000)
-        quick.saveIfDue()
-        #expect(quick.lastSave > now - 200_000_000)
+        let folder = TempDirectory()
+        var manifest = Manifest(folder: folder.path)
+        let stamp = FileSystem.Stamp(size: 1, modified: 1)
+        for index in 0..<1000 {
+            manifest.record(
+                PathKey("f\(index).caf"),
+                Manifest.Entry(
+                    source: "/s", sourceStamp: stamp, fingerprint: "v", outputStamp: stamp, formatIn: "", formatOut: "",
+                    frames: 0))
+        }
+        var state = RunState(manifests: ["x": manifest], dirty: ["x"], lastSave: now - 200_000_000)
+        state.changes = 50  // 5% of the manifest is new: not yet
+        state.saveIfDue()
+        #expect(state.lastSave == now - 200_000_000, "saved after 50 new records of 1000")
+        state.changes = 100  // 10%: due
+        state.saveIfDue()
+        #expect(state.lastSave > now - 200_000_000)
+        #expect(state.changes == 0 && exists(folder.file(".cafconv-manifest")))
     }
 }
