@@ -6,36 +6,61 @@
 /// whenever the path is handed to the system. To keep the mapping one-to-one, valid UTF-8 that
 /// spells a scalar of the reserved range is escaped byte by byte too. Names that are valid UTF-8
 /// (every other name) are the same `String` as before.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 public enum PathBytes {
     /// The first scalar of the reserved range; byte `b` (0x80...0xFF) is `base + (b - 0x80)`.
     static let base: UInt32 = 0x10_FF80
 
     /// The path spelled by `bytes` (a name from `readdir`, a path from `realpath` or `argv`).
     public static func decode(_ bytes: some Collection<UInt8>) -> String {
-        // Fast path: ASCII, or valid UTF-8 that cannot hold a reserved scalar (no 0xF4 lead byte).
-        if !bytes.contains(where: { $0 >= 0xF4 || $0 == 0xC0 || $0 == 0xC1 }),
-            let text = String(validating: bytes, as: UTF8.self)
-        {
-            return text
+        if let text = bytes.withContiguousStorageIfAvailable({ decode(buffer: $0) }) { return text }
+        return Array(bytes).withUnsafeBufferPointer { decode(buffer: $0) }
+    }
+
+    private static func decode(buffer bytes: UnsafeBufferPointer<UInt8>) -> String {
+        // Fast path: valid UTF-8 that cannot hold a reserved scalar (no 0xF4 lead byte).
+        var plain = true
+        for byte in bytes where byte >= 0xF4 {
+            plain = false
+            break
         }
-        let array = Array(bytes)
+        if plain, let text = String(validating: bytes, as: UTF8.self) { return text }
         var scalars = String.UnicodeScalarView()
         var index = 0
-        while index < array.count {
-            if let (scalar, length) = scalar(in: array, at: index), scalar.value < base {
+        while index < bytes.count {
+            if let (scalar, length) = scalar(in: bytes, at: index), scalar.value < base {
                 scalars.append(scalar)
                 index += length
             } else {
-                scalars.append(escaped(array[index]))
+                scalars.append(escaped(bytes[index]))
                 index += 1
             }
         }
         return String(scalars)
     }
 
+    /// Whether the UTF-8 of `text` holds `byte` (memchr on native strings: this is asked for
+    /// every path handed to the system).
+    static func holds(_ text: String, _ byte: UInt8) -> Bool {
+        if let found = text.utf8.withContiguousStorageIfAvailable({ buffer -> Bool in
+            guard let start = buffer.baseAddress else { return false }
+            return memchr(start, Int32(byte), buffer.count) != nil
+        }) {
+            return found
+        }
+        return text.utf8.contains(byte)
+    }
+
     /// The bytes of `path` as the system sees them.
     public static func encode(_ path: String) -> [UInt8] {
-        guard path.utf8.contains(0xF4) else { return Array(path.utf8) }
+        guard holds(path, 0xF4) else { return Array(path.utf8) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(path.utf8.count)
         for scalar in path.unicodeScalars {
@@ -53,8 +78,8 @@ public enum PathBytes {
     public static func withCString<Result>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows
         -> Result?
     {
-        if !path.utf8.contains(0xF4) {
-            guard !path.utf8.contains(0) else { return nil }
+        if !holds(path, 0xF4) {
+            guard !holds(path, 0) else { return nil }
             return try path.withCString(body)
         }
         let bytes = encode(path)
@@ -69,7 +94,7 @@ public enum PathBytes {
     /// `text` for people: each byte that was not valid UTF-8 is shown as `\xHH`; everything else
     /// is unchanged. For messages and reports, never for opening files.
     public static func display(_ text: String) -> String {
-        guard text.utf8.contains(0xF4) else { return text }
+        guard holds(text, 0xF4) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
             if scalar.value >= base {
@@ -85,7 +110,7 @@ public enum PathBytes {
 
     /// Whether `path` holds a byte that is not valid UTF-8.
     public static func hasRawBytes(_ path: String) -> Bool {
-        path.utf8.contains(0xF4) && path.unicodeScalars.contains { $0.value >= base }
+        holds(path, 0xF4) && path.unicodeScalars.contains { $0.value >= base }
     }
 
     private static func escaped(_ byte: UInt8) -> Unicode.Scalar {
@@ -95,7 +120,7 @@ public enum PathBytes {
 
     /// The scalar of the valid UTF-8 sequence at `index`, with its length, or `nil` (including
     /// overlong forms, surrogates and values past U+10FFFF).
-    private static func scalar(in bytes: [UInt8], at index: Int) -> (Unicode.Scalar, Int)? {
+    private static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int)? {
         let lead = bytes[index]
         if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
         let length: Int

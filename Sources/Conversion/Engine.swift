@@ -252,7 +252,8 @@ public enum Engine {
         }
         var orphans: [FileResult] = []
         for folder in decision.manifests.keys.sorted() {
-            guard var manifest = decision.manifests[folder] else { continue }
+            // Taken out while it changes: a copy left in the dictionary would double its memory.
+            guard var manifest = decision.manifests.removeValue(forKey: folder) else { continue }
             for key in manifest.entries.keys.sorted() where planned[folder]?.contains(key) != true {
                 guard let entry = manifest.entries[key], FileSystem.stamp(of: entry.source) == nil else { continue }
                 let path = FileSystem.joined(folder, key.text)
@@ -339,15 +340,15 @@ struct RunState {
     /// Saves changed manifests now and then, so an interrupted run keeps most of what it
     /// finished (an output without a record is simply converted again). Each save writes the
     /// whole file, so a save every 100 ms made a run quadratic in the number of files; now a
-    /// save waits at least 100 ms and until the records made since the last one are a tenth of
-    /// the manifest (so all saves together write about ten times the final file), or, for runs
+    /// save waits at least 100 ms and until the records made since the last one are a fifth of
+    /// the manifest (so all saves together write about six times the final file), or, for runs
     /// of few slow files, ten times as long as the last save took plus a second.
     mutating func saveIfDue() {
         let now = FileSystem.now()
         let elapsed = now - lastSave
         guard elapsed >= 100_000_000 else { return }
         let size = dirty.reduce(0) { $0 + (manifests[$1]?.entries.count ?? 0) }
-        guard changes * 10 >= size || elapsed >= saving * 10 + 1_000_000_000 else { return }
+        guard changes * 5 >= size || elapsed >= saving * 10 + 1_000_000_000 else { return }
         for folder in dirty {
             guard (try? manifests[folder]?.save()) != nil else { continue }
             dirty.remove(folder)

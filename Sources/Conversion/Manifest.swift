@@ -15,7 +15,24 @@ struct PathKey: Hashable, Comparable {
 
     init(_ text: String) { self.text = text }
 
-    static func == (lhs: PathKey, rhs: PathKey) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+    static func == (lhs: PathKey, rhs: PathKey) -> Bool { compare(lhs.text, rhs.text) == 0 }
+
+    /// Byte-wise comparison of the UTF-8 of two strings (memcmp on native strings).
+    static func compare(_ lhs: String, _ rhs: String) -> Int {
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { a in
+            rhs.utf8.withContiguousStorageIfAvailable { b -> Int in
+                let common = min(a.count, b.count)
+                if common > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+                    let order = memcmp(pa, pb, common)
+                    if order != 0 { return Int(order) }
+                }
+                return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+            }
+        }
+        if let order = fast ?? nil { return order }
+        if lhs.utf8.elementsEqual(rhs.utf8) { return 0 }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? -1 : 1
+    }
 
     func hash(into hasher: inout Hasher) {
         let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
@@ -25,7 +42,7 @@ struct PathKey: Hashable, Comparable {
     }
 
     /// A stable order (by the UTF-8 of the text): the manifest is the same whatever `-j` is.
-    static func < (lhs: PathKey, rhs: PathKey) -> Bool { lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8) }
+    static func < (lhs: PathKey, rhs: PathKey) -> Bool { compare(lhs.text, rhs.text) < 0 }
 }
 
 /// The state of incremental runs: what cafconv wrote into one output folder, from which source and
@@ -85,13 +102,15 @@ struct Manifest {
     /// foreign one also sets ``foreign``). Never blocks: a FIFO is refused at `open`.
     static func load(folder: String) -> Manifest {
         var manifest = Manifest(folder: folder)
-        switch read(manifest.path) {
+        var entries: [PathKey: Entry] = [:]
+        let contents = read(manifest.path) { entries[PathKey($0.output)] = Entry($0) }
+        manifest.entries = entries
+        switch contents {
         case .missing: break
         case .foreign(let why): manifest.foreign = why
-        case .manifest(let seal, let records, let state):
+        case .manifest(let seal, let state):
             manifest.origin = seal
             manifest.known = state
-            for record in records { manifest.entries[PathKey(record.output)] = Entry(record) }
         }
         return manifest
     }
@@ -100,12 +119,12 @@ struct Manifest {
     enum Contents {
         case missing
         case foreign(String)
-        case manifest(Seal, [ManifestFormat.Record], FileSystem.FileState)
+        case manifest(Seal, FileSystem.FileState)
     }
 
     /// Reads the file at `path` as a stream: its header line first (a foreign file is not read
     /// further), then line by line, within ``ManifestFormat/maximumFileLength``.
-    static func read(_ path: String) -> Contents {
+    static func read(_ path: String, each: (ManifestFormat.Record) -> Void) -> Contents {
         let fd = FileSystem.withPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else {
             return errno == ENOENT ? .missing : .foreign("cannot be read: \(FileSystem.errorText())")
@@ -125,11 +144,13 @@ struct Manifest {
             if got < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if got <= 0 { break }
             parser.feed(block[0..<got])
+            for record in parser.takeRecords() { each(record) }
             wanted = block.count
         }
         let (seal, records) = parser.finish()
         if seal == .foreign { return .foreign("is not a cafconv manifest") }
-        return .manifest(seal, records, state)
+        for record in records { each(record) }
+        return .manifest(seal, state)
     }
 
     /// Records a converted output.
@@ -187,7 +208,7 @@ struct Manifest {
     /// remove is kept, and of two records for one output the one that matches the output file
     /// now wins, so the manifest agrees with the files whichever run saves last.
     mutating func save() throws(ConversionError) {
-        if let foreign { throw ConversionError("\(PathBytes.display(path)) \(foreign); it is left alone") }
+        if let foreign { throw ConversionError("it \(foreign); it is left alone (move it away to record again)") }
         if entries.isEmpty && removed.isEmpty && known == nil && !FileSystem.linkExists(path) { return }
         try FileSystem.makeDirectories(folder)
         let directory = try FileSystem.Folder.open(folder)
@@ -197,15 +218,17 @@ struct Manifest {
         if let current = directory.info(Self.fileName) {
             let kind = current.st_mode & S_IFMT
             guard kind == S_IFREG || kind == S_IFLNK else {
-                throw ConversionError("\(PathBytes.display(path)) is not a regular file; it is left alone")
+                throw ConversionError("it is not a regular file; it is left alone (move it away to record again)")
             }
             if kind == S_IFLNK || FileSystem.FileState(current) != known {
-                switch Self.read(path) {
+                var theirs: [PathKey: Entry] = [:]
+                switch Self.read(path, each: { theirs[PathKey($0.output)] = Entry($0) }) {
                 case .missing: onDisk = nil
-                case .foreign(let why): throw ConversionError("\(PathBytes.display(path)) \(why); it is left alone")
-                case .manifest(let seal, let records, _):
+                case .foreign(let why):
+                    throw ConversionError("it \(why); it is left alone (move it away to record again)")
+                case .manifest(let seal, _):
                     onDisk = seal
-                    if kind == S_IFREG && seal != .damaged { merge(records, in: directory) }
+                    if kind == S_IFREG && seal != .damaged { merge(theirs, in: directory) }
                 }
             }
         } else {
@@ -230,9 +253,7 @@ struct Manifest {
 
     /// Takes the records another run saved: those this run did not touch, and, for an output
     /// both recorded, the record that matches the output file as it is now.
-    private mutating func merge(_ records: [ManifestFormat.Record], in directory: FileSystem.Folder) {
-        var theirs: [PathKey: Entry] = [:]
-        for record in records { theirs[PathKey(record.output)] = Entry(record) }
+    private mutating func merge(_ theirs: [PathKey: Entry], in directory: FileSystem.Folder) {
         func current(_ key: PathKey) -> FileSystem.Stamp? {
             guard let info = directory.info(key.text), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             return FileSystem.Stamp(info)
@@ -274,15 +295,15 @@ struct Manifest {
         // A file system without locks (ENOLCK, EOPNOTSUPP) goes ahead: a mix fails the reader's check.
         if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { return nil }
         if FileSystem.reserve(fd, bytes.count) != 0, errno == ENOSPC || errno == EDQUOT {
-            throw ConversionError("cannot write \(PathBytes.display(path)): \(FileSystem.errorText())")
+            throw ConversionError("cannot write it: \(FileSystem.errorText())")
         }
         do {
             try FileSystem.writeAll(fd, bytes, at: 0)
         } catch {
-            throw ConversionError("cannot write \(PathBytes.display(path)): \(error.message)")
+            throw ConversionError("cannot write it: \(error.message)")
         }
         guard ftruncate(fd, off_t(bytes.count)) == 0, fstat(fd, &info) == 0 else {
-            throw ConversionError("cannot write \(PathBytes.display(path)): \(FileSystem.errorText())")
+            throw ConversionError("cannot write it: \(FileSystem.errorText())")
         }
         return FileSystem.FileState(info)
     }
@@ -294,7 +315,7 @@ struct Manifest {
     {
         let temporary: FileSystem.TemporaryFile
         do { temporary = try FileSystem.TemporaryFile(in: directory, for: Self.fileName) } catch {
-            throw ConversionError("cannot write \(PathBytes.display(path)): \(error.message)")
+            throw ConversionError("cannot write it: \(error.message)")
         }
         do {
             let fd = try temporary.descriptor()
@@ -302,10 +323,10 @@ struct Manifest {
             try FileSystem.writeAll(fd, bytes, at: 0)
             try temporary.commit()
         } catch {
-            throw ConversionError("cannot write \(PathBytes.display(path)): \(error.message)")
+            throw ConversionError("cannot write it: \(error.message)")
         }
         guard let info = directory.info(Self.fileName) else {
-            throw ConversionError("cannot write \(PathBytes.display(path)): it vanished")
+            throw ConversionError("cannot write it: it vanished")
         }
         return FileSystem.FileState(info)
     }

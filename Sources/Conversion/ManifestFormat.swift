@@ -84,7 +84,9 @@ enum ManifestFormat {
     struct Parser {
         /// What the file is, once known (`nil` before the header line is complete).
         private(set) var seal: Seal?
-        /// Records read so far, in file order (a later duplicate wins when they are stored).
+        /// Records read and not yet taken, in file order (a later duplicate wins when they are
+        /// stored). A streaming reader takes them after each piece (``takeRecords()``), so they
+        /// never pile up beside the caller's own copy.
         private(set) var records: [Record] = []
         /// Lines that were not records (wrong field count, bad numbers, unsafe output paths).
         private(set) var damagedLines = 0
@@ -106,8 +108,19 @@ enum ManifestFormat {
         /// Whether nothing more need be fed (a foreign header, or the size budget is spent).
         var isDone: Bool { seal == .foreign || consumed > limit }
 
+        /// Hands over the records read so far.
+        mutating func takeRecords() -> [Record] {
+            defer { records.removeAll(keepingCapacity: true) }
+            return records
+        }
+
         /// Feeds the next bytes of the file.
         mutating func feed(_ bytes: some Collection<UInt8>) {
+            let fed: Void? = bytes.withContiguousStorageIfAvailable { feed(buffer: $0) }
+            if fed == nil { Array(bytes).withUnsafeBufferPointer { feed(buffer: $0) } }
+        }
+
+        private mutating func feed(buffer bytes: UnsafeBufferPointer<UInt8>) {
             for byte in bytes {
                 if isDone { return }
                 consumed += 1
