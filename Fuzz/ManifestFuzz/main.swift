@@ -27,9 +27,11 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         precondition(!raw.split(separator: 0x2F).contains { $0.elementsEqual([0x2E, 0x2E]) }, "'..' kept")
         // The law: a kept record written out reads back the same.
         let again = ManifestFormat.parse(
-            Array("cafconv-manifest 2\n".utf8) + ManifestFormat.line(record)).records
-        precondition(again.count == 1 && PathBytes.encode(again[0].output) == raw
-            && PathBytes.encode(again[0].source) == PathBytes.encode(record.source), "record does not round-trip")
+            Array("cafconv-manifest 2\n".utf8) + ManifestFormat.line(record)
+        ).records
+        precondition(
+            again.count == 1 && PathBytes.encode(again[0].output) == raw
+                && PathBytes.encode(again[0].source) == PathBytes.encode(record.source), "record does not round-trip")
     }
     // A manifest sealed by the writer is read back sealed.
     let body = Array("cafconv-manifest 2\n".utf8) + whole.records.flatMap(ManifestFormat.line)

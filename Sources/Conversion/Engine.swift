@@ -163,8 +163,9 @@ public enum Engine {
         report.warnings = warnings.map(PathBytes.display)
         for index in report.files.indices {
             let file = report.files[index]
-            guard PathBytes.hasRawBytes(file.input) || file.output.map(PathBytes.hasRawBytes) == true
-                || file.reason.map(PathBytes.hasRawBytes) == true || file.warnings.contains(where: PathBytes.hasRawBytes)
+            guard
+                PathBytes.hasRawBytes(file.input) || file.output.map(PathBytes.hasRawBytes) == true
+                    || file.reason.map(PathBytes.hasRawBytes) == true || file.warnings.contains(where: PathBytes.hasRawBytes)
             else { continue }
             report.files[index].input = PathBytes.display(file.input)
             report.files[index].output = file.output.map(PathBytes.display)

@@ -60,7 +60,8 @@ extension FileSystem {
                 if withPath(name, { fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 {
                     if (info.st_mode & S_IFMT) == S_IFLNK {
                         throw ConversionError(
-                            "\(PathBytes.display(childPath)) is a symbolic link; cafconv never follows links inside an output folder")
+                            "\(PathBytes.display(childPath)) is a symbolic link; cafconv never follows links inside an output folder"
+                        )
                     }
                     if (info.st_mode & S_IFMT) != S_IFDIR {
                         throw ConversionError("cannot create folder \(PathBytes.display(childPath)): a file is in the way")
@@ -243,7 +244,9 @@ extension FileSystem {
                 _ = withPath(name) { unlinkat(folder.descriptor, $0, 0) }
                 return
             }
-            let moved = withPath(name) { from in withPath(target) { to in renameat(folder.descriptor, from, folder.descriptor, to) } }
+            let moved = withPath(name) { from in
+                withPath(target) { to in renameat(folder.descriptor, from, folder.descriptor, to) }
+            }
             guard moved == 0 else {
                 throw ConversionError("cannot move the finished file into place: \(errorText())")
             }

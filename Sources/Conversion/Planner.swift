@@ -108,7 +108,10 @@ public enum Planner {
                 }
                 let state = output.map { outputIsFolder ? $0 : FileSystem.directoryName($0) }
                 if output == nil { addState(FileSystem.directoryName(target)) }
-                jobs.append(Job(input: input, output: target, stateFolder: state, root: output.map { outputIsFolder ? $0 : FileSystem.directoryName($0) }))
+                jobs.append(
+                    Job(
+                        input: input, output: target, stateFolder: state,
+                        root: output.map { outputIsFolder ? $0 : FileSystem.directoryName($0) }))
             case .directory:
                 var visited: Set<FileSystem.Identity> = []
                 if output == nil { addState(input) }

@@ -1,5 +1,5 @@
-internal import CSndFile
 import BinaryIO
+internal import CSndFile
 import Synchronization
 
 #if canImport(Glibc)

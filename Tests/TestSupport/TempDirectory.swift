@@ -1,4 +1,5 @@
 import BinaryIO
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

@@ -78,7 +78,8 @@ struct HostileFolderEndToEndTests {
         let victim = folder.write("victim/keep.caf", Self.wave)
         #expect(symlink("../victim", folder.file("out/evil")) == 0)
         let manifest = folder.file("out/.cafconv-manifest")
-        writeFile(manifest, sealed(try lines(ofManifest: manifest) + [record(Array("evil/keep.caf".utf8), stamp: try stamp(victim))]))
+        writeFile(
+            manifest, sealed(try lines(ofManifest: manifest) + [record(Array("evil/keep.caf".utf8), stamp: try stamp(victim))]))
         let result = try cafconv(["convert", "--prune", folder.file("in"), "-o", folder.file("out")])
         #expect(readFile(victim) == Self.wave, "a file outside the output folder was deleted")
         #expect(result.status == 1)
@@ -115,8 +116,10 @@ struct HostileFolderEndToEndTests {
         writeFile(manifest, bytes)
         // Symlinks at the names the old scheme predicted for the next few thousand PIDs.
         func plant(_ name: (Int) -> String) throws {
-            let last = Int(String(decoding: readFile("/proc/sys/kernel/ns_last_pid") ?? [], as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            let last =
+                Int(
+                    String(decoding: readFile("/proc/sys/kernel/ns_last_pid") ?? [], as: UTF8.self)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             for pid in (last + 1)...(last + 3000) { symlink(victim, folder.file("out/" + name(pid))) }
         }
         try plant { "..cafconv-manifest.cafconv-\($0)-manifest.tmp" }
@@ -266,11 +269,14 @@ struct HostileFolderEndToEndTests {
         let nfc = "caf\u{E9}"
         let nfd = "cafe\u{301}"
         folder.write("two/\(nfc).wav", Self.wave)
-        folder.write("two/\(nfd).wav", Self.wave)
+        folder.write("two/\(nfd).wav", WAVFixture.signal(.int16, channels: 2, frames: 500).bytes)
         let result = try cafconv(["convert", folder.file("two"), "-o", folder.file("two-out")])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("2 converted"), "\(result.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.file("two-out")).filter { $0.hasSuffix(".caf") }
         #expect(Set(names.map { Array($0.utf8) }).count == 2)
+        // verify --against pairs each output with its own source, byte for byte.
+        let verified = try cafconv(["verify", "--against", folder.file("two"), folder.file("two-out")])
+        #expect(verified.status == 0, "\(verified.text) \(verified.stderr)")
     }
 }
