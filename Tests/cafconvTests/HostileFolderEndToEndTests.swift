@@ -190,6 +190,24 @@ struct HostileFolderEndToEndTests {
         let check = try cafconv(["convert", "--check", folder.file("in"), "-o", folder.file("out")])
         #expect(check.status == 1, "the missing output of a non-UTF-8 name must be noticed: \(check.stderr)")
 
+        // The same name given as an argument (argv is bytes too): found, and named escaped.
+        let shell = try run(
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" info --brief \"$(printf '%s/bad\\377.caf' \"$1\")\"", RepositoryPaths.executable,
+                folder.file("out"),
+            ])
+        #expect(shell.status == 1, "\(shell.text) \(shell.stderr)")
+        #expect(shell.stderr.contains("bad\\xFF.caf") && shell.stderr.contains("No such file"), "\(shell.stderr)")
+        folder.write("out/" + PathBytes.decode(Array("bad".utf8) + [0xFF] + Array(".caf".utf8)), Array("junk".utf8))
+        let named = try run(
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" info --brief \"$(printf '%s/bad\\377.caf' \"$1\")\"", RepositoryPaths.executable,
+                folder.file("out"),
+            ])
+        #expect(named.stderr.contains("bad\\xFF.caf: not a CAF"), "\(named.stderr)")
+
         folder.write("out/" + PathBytes.decode(Array("broken".utf8) + [0xFF] + Array(".caf".utf8)), Array("junk".utf8))
         let verified = try cafconv(["verify", folder.file("out")])
         #expect(verified.status == 1, "\(verified.stderr)")
