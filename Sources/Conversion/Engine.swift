@@ -82,7 +82,7 @@ public enum Engine {
             report = plan.failures + decision.records.compactMap { $0 } + orphans
             return displayed(
                 ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000),
-                warnings: plan.warnings)
+                warnings: plan.warnings + decision.warnings)
         }
 
         removeStaleTemporaries(in: jobs)
@@ -184,6 +184,8 @@ public enum Engine {
         var reasons: [String?]
         var sourceStamps: [FileSystem.Stamp?]
         var sources: [String?]
+        /// Warnings for the report (a manifest that cannot be used, when nothing will be saved).
+        var warnings: [String] = []
     }
 
     /// Compares every job with its manifest record: up to date, or to convert with a reason.
@@ -196,7 +198,12 @@ public enum Engine {
         // Every state folder, even one no job writes to: with all inputs gone, --check and
         // --prune must still see the orphans its manifest records.
         for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
-            decision.manifests[folder] = Manifest.load(folder: folder)
+            let manifest = Manifest.load(folder: folder)
+            // A run that saves reports this as a failure; --dry-run and --check say it here.
+            if options.dryRun, let foreign = manifest.foreign {
+                decision.warnings.append("\(manifest.path) \(foreign): it is left alone, and nothing can be recorded")
+            }
+            decision.manifests[folder] = manifest
         }
         for (index, job) in plan.jobs.enumerated() {
             let source = FileSystem.canonical(job.input)

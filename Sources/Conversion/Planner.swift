@@ -65,7 +65,9 @@ public enum Planner {
                 let childRelative = relative.isEmpty ? name : relative + "/" + name
                 switch FileSystem.kind(of: child) {
                 case .directory: walk(child, childRelative)
-                case .file where matching(name): found.append(childRelative)
+                // A FIFO, socket or device with a matching name is listed too: its reader says
+                // why it cannot be read (never silently skipped, never opened for waiting).
+                case .file where matching(name), .other where matching(name): found.append(childRelative)
                 default: continue
                 }
             }

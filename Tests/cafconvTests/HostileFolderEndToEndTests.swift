@@ -150,6 +150,9 @@ struct HostileFolderEndToEndTests {
             let result = try cafconv(["convert"] + extra + [folder.file("in"), "-o", folder.file("out")], seconds: 20)
             #expect(result.status == 1, "\(extra): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("pipe.wav: not a regular file"), "\(result.stderr)")
+            if !extra.isEmpty {
+                #expect(result.stderr.contains(".cafconv-manifest is not a regular file"), "\(result.stderr)")
+            }
         }
         let converted = try cafconv(["convert", folder.file("in"), "-o", folder.file("out")], seconds: 20)
         #expect(converted.stderr.contains(".cafconv-manifest") && converted.stderr.contains("left alone"), "\(converted.stderr)")
@@ -168,6 +171,12 @@ struct HostileFolderEndToEndTests {
         #expect(verified.status == 1, "\(verified.status) \(verified.stderr)")
         let said = verified.text + verified.stderr
         #expect(said.contains("a.caf") && said.contains("not a regular file"), "\(said)")
+
+        // A FIFO named like a CAF in a folder given to verify: a failure naming it, not a skip.
+        #expect(mkfifo(folder.file("out/pipe.caf"), 0o644) == 0)
+        let walked = try cafconv(["verify", folder.file("out")], seconds: 20)
+        let walkedSaid = walked.text + walked.stderr
+        #expect(walked.status == 1 && walkedSaid.contains("pipe.caf"), "\(walkedSaid)")
     }
 
     @Test("item 5: names that are not UTF-8 are converted, checked and verified, and printed escaped")
