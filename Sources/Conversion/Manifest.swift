@@ -103,7 +103,9 @@ struct Manifest {
     static func load(folder: String) -> Manifest {
         var manifest = Manifest(folder: folder)
         var entries: [PathKey: Entry] = [:]
-        let contents = read(manifest.path) { entries[PathKey($0.output)] = Entry($0) }
+        let contents = read(manifest.path, expecting: { entries.reserveCapacity($0) }) {
+            entries[PathKey($0.output)] = Entry($0)
+        }
         manifest.entries = entries
         switch contents {
         case .missing: break
@@ -124,7 +126,11 @@ struct Manifest {
 
     /// Reads the file at `path` as a stream: its header line first (a foreign file is not read
     /// further), then line by line, within ``ManifestFormat/maximumFileLength``.
-    static func read(_ path: String, each: (ManifestFormat.Record) -> Void) -> Contents {
+    /// `expecting` is told, once the header is known good, about how many records the file's
+    /// size suggests (a dictionary sized once never holds its old and new tables at the same time).
+    static func read(
+        _ path: String, expecting: (Int) -> Void = { _ in }, each: (ManifestFormat.Record) -> Void
+    ) -> Contents {
         let fd = FileSystem.withPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else {
             return errno == ENOENT ? .missing : .foreign("cannot be read: \(FileSystem.errorText())")
@@ -144,6 +150,11 @@ struct Manifest {
             if got < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if got <= 0 { break }
             parser.feed(block[0..<got])
+            if wanted < block.count, let seal = parser.seal, seal != .foreign {
+                // A record line is at least about 100 bytes (two paths and eight fields).
+                let estimate = min(UInt64(max(0, info.st_size)), ManifestFormat.maximumFileLength) / 128
+                expecting(min(Int(estimate), ManifestFormat.maximumRecords))
+            }
             for record in parser.takeRecords() { each(record) }
             wanted = block.count
         }

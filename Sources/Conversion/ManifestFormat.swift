@@ -20,6 +20,9 @@ enum ManifestFormat {
     /// not read and the manifest counts as damaged (everything is converted again, nothing is
     /// pruned), so a huge or endless file costs bounded memory and time.
     static let maximumFileLength: UInt64 = 512 * 1024 * 1024
+    /// The most records read (about 2 million): a file of tiny hostile records within the size
+    /// budget would otherwise cost gigabytes. Past it, as past the size budget.
+    static let maximumRecords = 1 << 21
 
     /// What a manifest file's first and last lines say about it.
     enum Seal: Equatable {
@@ -101,12 +104,21 @@ enum ManifestFormat {
         private var consumed: UInt64 = 0
         private var interned: [String: String] = [:]
         private let limit: UInt64
+        private let recordLimit: Int
+        private var recordCount = 0
 
-        /// A parser that reads at most `limit` bytes (past it the file counts as damaged).
-        init(limit: UInt64 = ManifestFormat.maximumFileLength) { self.limit = limit }
+        /// A parser that reads at most `limit` bytes and `recordLimit` records (past either, the
+        /// file counts as damaged).
+        init(limit: UInt64 = ManifestFormat.maximumFileLength, recordLimit: Int = ManifestFormat.maximumRecords) {
+            self.limit = limit
+            self.recordLimit = recordLimit
+        }
 
-        /// Whether nothing more need be fed (a foreign header, or the size budget is spent).
-        var isDone: Bool { seal == .foreign || consumed > limit }
+        /// Whether the size or record budget is spent.
+        private var isOverBudget: Bool { consumed > limit || recordCount > recordLimit }
+
+        /// Whether nothing more need be fed (a foreign header, or a budget is spent).
+        var isDone: Bool { seal == .foreign || isOverBudget }
 
         /// Hands over the records read so far.
         mutating func takeRecords() -> [Record] {
@@ -163,6 +175,8 @@ enum ManifestFormat {
                 return
             }
             if let record = parse(line) {
+                recordCount += 1
+                if recordCount > recordLimit { return }
                 records.append(record)
             } else if !line.starts(with: Array("end ".utf8)) {
                 damagedLines += 1
@@ -172,7 +186,7 @@ enum ManifestFormat {
         /// Ends the file: the seal and the records to keep.
         mutating func finish() -> (seal: Seal, records: [Record]) {
             guard let seal, seal != .foreign else { return (.foreign, []) }
-            if consumed > limit { return (.damaged, records) }
+            if isOverBudget { return (.damaged, records) }
             if seal == .version1 { return (.version1, records) }
             // Sealed only when the file ends with a newline and its last line is the hash of all before it.
             guard line.isEmpty, !lineTooLong, let lastLine,

@@ -74,6 +74,12 @@ struct ManifestFormatTests {
         let (seal, records) = parser.finish()
         #expect(seal == .damaged && records.count < 100)
         #expect(ManifestFormat.parse(bytes).seal == .sealed)
+
+        var counted = ManifestFormat.Parser(recordLimit: 10)
+        counted.feed(bytes)
+        #expect(counted.isDone)
+        let (countedSeal, kept) = counted.finish()
+        #expect(countedSeal == .damaged && kept.count == 10)
     }
 
     @Test("records round-trip, names that are not UTF-8 included")
