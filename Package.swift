@@ -32,7 +32,7 @@ let package = Package(
         // and the SIGINT/SIGTERM handler (async-signal-safe code belongs in C).
         .target(name: "CSystemCalls"),
         // The only target that sees C types from libsndfile.
-        .target(name: "SndFile", dependencies: ["CSndFile"], swiftSettings: strict),
+        .target(name: "SndFile", dependencies: ["CSndFile", "BinaryIO"], swiftSettings: strict),
         // Byte cursor, byte sources and FourCC shared by the pure-Swift parsers.
         .target(name: "BinaryIO", swiftSettings: strict),
         // Core Audio Format model, parser, writer and validator (standard library only).

@@ -58,9 +58,13 @@ public final class FileByteSource: ByteSource {
     public let length: UInt64
     private let descriptor: Int32
 
-    /// Opens `path` for reading.
+    /// Opens `path` for reading. Only a regular file is read: a FIFO, a device or a socket is
+    /// refused at once (the open never waits for a writer), and so is a folder. `path` may hold
+    /// bytes that are not UTF-8 (see ``PathBytes``).
     public init(path: String) throws(ByteError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+        let opened = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+        guard let fd = opened else { throw .io(path: path, errno: EINVAL, message: "the path holds a NUL byte") }
         guard fd >= 0 else { throw FileByteSource.error(path: path) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -68,10 +72,17 @@ public final class FileByteSource: ByteSource {
             close(fd)
             throw error
         }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR:
             close(fd)
             throw .io(path: path, errno: EISDIR, message: "is a directory")
+        default:
+            close(fd)
+            throw .io(path: path, errno: EINVAL, message: "not a regular file (a FIFO, socket or device)")
         }
+        // Reads of a regular file never wait; the flag only mattered for the open.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         self.path = path
         self.descriptor = fd
         self.length = UInt64(max(0, info.st_size))

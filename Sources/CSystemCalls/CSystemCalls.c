@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length) {
@@ -26,14 +27,39 @@ ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, in
 #endif
 }
 
-int cafconv_exchange(const char *first, const char *second) {
+int cafconv_exchange_at(int folder, const char *first, const char *second) {
 #if defined(__linux__) && defined(RENAME_EXCHANGE)
-    return renameat2(AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);
+    return renameat2(folder, first, folder, second, RENAME_EXCHANGE);
 #else
-    (void)first; (void)second;
+    (void)folder; (void)first; (void)second;
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+int cafconv_create_locked(int folder, const char *name, int mode) {
+#if defined(__linux__) && defined(O_TMPFILE)
+    // An unnamed file, locked, then given its name: no other process can see it unlocked.
+    int fd = openat(folder, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+    if (fd >= 0) {
+        flock(fd, LOCK_EX | LOCK_NB);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        if (linkat(AT_FDCWD, path, folder, name, AT_SYMLINK_FOLLOW) == 0) return fd;
+        int code = errno;
+        close(fd);
+        // The name is taken (never followed: linkat does not follow the new name), or the
+        // folder cannot hold more names: a real answer. Otherwise (no /proc), fall back.
+        if (code == EEXIST || code == ENOSPC || code == EDQUOT || code == EACCES || code == EPERM ||
+            code == EROFS || code == EMLINK || code == ENAMETOOLONG) {
+            errno = code;
+            return -1;
+        }
+    }
+#endif
+    int created = openat(folder, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (created >= 0) flock(created, LOCK_EX | LOCK_NB);
+    return created;
 }
 
 int cafconv_reserve(int fd, int64_t length) {

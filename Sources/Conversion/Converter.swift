@@ -110,10 +110,7 @@ enum Converter {
     ) -> FileResult {
         let started = FileSystem.now()
         var result = FileResult(input: job.input, output: job.output, status: .failed)
-        let temporary = FileSystem.joined(
-            FileSystem.directoryName(job.output),
-            ".\(FileSystem.baseName(job.output)).cafconv-\(FileSystem.processID)-\(sequence).tmp")
-        var created = false
+        var temporaryFile: FileSystem.TemporaryFile? = nil
         do {
             let input: FileByteSource
             let wave: WAVEFile
@@ -174,9 +171,13 @@ enum Converter {
             result.channels = source.channels
             result.sampleRate = source.sampleRate
 
-            try FileSystem.makeDirectories(FileSystem.directoryName(job.output))
-            let descriptor = try FileSystem.createExclusive(temporary)
-            created = true
+            // Below the output root no symlink is followed; the file is new (O_EXCL), locked and
+            // named so that nobody can guess it.
+            let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
+            let temporaryOutput = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
+            temporaryFile = temporaryOutput
+            let temporary = temporaryOutput.path
+            let descriptor = try temporaryOutput.descriptor()
             let outInfo = SoundInfo(
                 sampleRate: source.sampleRate, channels: source.channels, major: .caf,
                 encoding: target.encoding,
@@ -280,13 +281,13 @@ enum Converter {
             } else {
                 result.samples = probe == nil && samples != nil ? .cafconv : .libsndfile
             }
-            try FileSystem.replace(temporary, with: job.output)
-            created = false
+            try temporaryOutput.commit()
             result.status = .converted
         } catch {
             result.reason = (error as? ConversionError)?.message ?? "\(error)"
         }
-        if created { FileSystem.remove(temporary) }
+        // Deletes the temporary file unless it was committed (its lock goes when it is freed).
+        if result.status != .converted { temporaryFile?.discard() }
         result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
         return result
     }

@@ -1,3 +1,4 @@
+import BinaryIO
 import Dispatch
 import Synchronization
 
@@ -57,9 +58,14 @@ public enum Engine {
         progress: (@Sendable (Progress) -> Void)? = nil
     ) -> ConversionReport {
         let started = FileSystem.now()
-        let plan = Planner.plan(inputs: inputs, output: output)
+        var plan = Planner.plan(inputs: inputs, output: output)
         var decision = decide(plan: plan, options: options)
         let orphans = settleOrphans(&decision, plan: plan, options: options)
+        if !orphans.isEmpty {
+            // A folder whose WAV files are all gone still had something to check: the outputs its
+            // manifest records (reported orphaned, or pruned). Only a run that checked nothing fails.
+            plan.failures.removeAll { $0.reason == Planner.nothingFound }
+        }
         var report = [FileResult]()
 
         let jobs = plan.jobs
@@ -79,10 +85,12 @@ public enum Engine {
                     reason: decision.reasons[index])
             }
             report = plan.failures + decision.records.compactMap { $0 } + orphans
-            return ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
+            return displayed(
+                ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000),
+                warnings: plan.warnings + decision.warnings)
         }
 
-        removeStaleTemporaries(in: Set(jobs.map { FileSystem.directoryName($0.output) } + jobs.map(\.stateFolder)))
+        removeStaleTemporaries(in: jobs)
         let state = Mutex(
             RunState(manifests: decision.manifests, dirty: decision.dirty, lastSave: FileSystem.now()))
         let results = Mutex([FileResult?](repeating: nil, count: work.count))
@@ -140,9 +148,9 @@ public enum Engine {
         var saveFailures: [FileResult] = []
         state.withLock { state in
             for folder in state.dirty.sorted() {
-                guard let manifest = state.manifests[folder] else { continue }
-                do throws(ConversionError) { try manifest.save() } catch {
-                    saveFailures.append(.failed(manifest.path, reason: "cannot record what was converted: \(error.message)"))
+                guard let path = state.manifests[folder]?.path else { continue }
+                do throws(ConversionError) { try state.manifests[folder]?.save() } catch {
+                    saveFailures.append(.failed(path, reason: "cannot record what was converted: \(error.message)"))
                 }
             }
             state.dirty.removeAll()
@@ -150,7 +158,26 @@ public enum Engine {
         report = plan.failures + decision.records.compactMap { $0 } + orphans + saveFailures
         var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
         result.interrupted = cancellation.isCancelled
-        return result
+        return displayed(result, warnings: plan.warnings)
+    }
+
+    /// The report as people read it: bytes of names that are not UTF-8 shown as `\xHH`
+    /// (``PathBytes/display(_:)``), and the plan's warnings added.
+    static func displayed(_ report: ConversionReport, warnings: [String]) -> ConversionReport {
+        var report = report
+        report.warnings = warnings.map(PathBytes.display)
+        for index in report.files.indices {
+            let file = report.files[index]
+            guard
+                PathBytes.hasRawBytes(file.input) || file.output.map(PathBytes.hasRawBytes) == true
+                    || file.reason.map(PathBytes.hasRawBytes) == true || file.warnings.contains(where: PathBytes.hasRawBytes)
+            else { continue }
+            report.files[index].input = PathBytes.display(file.input)
+            report.files[index].output = file.output.map(PathBytes.display)
+            report.files[index].reason = file.reason.map(PathBytes.display)
+            report.files[index].warnings = file.warnings.map(PathBytes.display)
+        }
+        return report
     }
 
     /// What the decision step found: records of up-to-date files, the jobs to run and why.
@@ -162,6 +189,8 @@ public enum Engine {
         var reasons: [String?]
         var sourceStamps: [FileSystem.Stamp?]
         var sources: [String?]
+        /// Warnings for the report (a manifest that cannot be used, when nothing will be saved).
+        var warnings: [String] = []
     }
 
     /// Compares every job with its manifest record: up to date, or to convert with a reason.
@@ -171,8 +200,15 @@ public enum Engine {
             records: Array(repeating: nil, count: count), reasons: Array(repeating: nil, count: count),
             sourceStamps: Array(repeating: nil, count: count), sources: Array(repeating: nil, count: count))
         let fingerprint = options.fingerprint
-        for job in plan.jobs where decision.manifests[job.stateFolder] == nil {
-            decision.manifests[job.stateFolder] = Manifest.load(folder: job.stateFolder)
+        // Every state folder, even one no job writes to: with all inputs gone, --check and
+        // --prune must still see the orphans its manifest records.
+        for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
+            let manifest = Manifest.load(folder: folder)
+            // A run that saves reports this as a failure; --dry-run and --check say it here.
+            if options.dryRun, let foreign = manifest.foreign {
+                decision.warnings.append("\(manifest.path) \(foreign): it is left alone, and nothing can be recorded")
+            }
+            decision.manifests[folder] = manifest
         }
         for (index, job) in plan.jobs.enumerated() {
             let source = FileSystem.canonical(job.input)
@@ -180,7 +216,7 @@ public enum Engine {
             decision.sources[index] = source
             decision.sourceStamps[index] = sourceStamp
             let manifest = decision.manifests[job.stateFolder]
-            let entry = manifest?.relative(job.output).flatMap { manifest?.entries[$0] }
+            let entry = manifest?.relative(job.output).flatMap { manifest?.entries[PathKey($0)] }
             let outputStamp = FileSystem.stamp(of: job.output)
             let reason: String?
             if options.force {
@@ -222,20 +258,21 @@ public enum Engine {
     static func settleOrphans(_ decision: inout Decision, plan: Planner.Plan, options: ConversionOptions)
         -> [FileResult]
     {
-        var planned: [String: Set<String>] = [:]
+        var planned: [String: Set<PathKey>] = [:]
         for job in plan.jobs {
             if let relative = decision.manifests[job.stateFolder]?.relative(job.output) {
-                planned[job.stateFolder, default: []].insert(relative)
+                planned[job.stateFolder, default: []].insert(PathKey(relative))
             }
         }
         var orphans: [FileResult] = []
         for folder in decision.manifests.keys.sorted() {
-            guard var manifest = decision.manifests[folder] else { continue }
+            // Taken out while it changes: a copy left in the dictionary would double its memory.
+            guard var manifest = decision.manifests.removeValue(forKey: folder) else { continue }
             for key in manifest.entries.keys.sorted() where planned[folder]?.contains(key) != true {
                 guard let entry = manifest.entries[key], FileSystem.stamp(of: entry.source) == nil else { continue }
-                let path = FileSystem.joined(folder, key)
+                let path = FileSystem.joined(folder, key.text)
                 guard let stamp = FileSystem.stamp(of: path) else {
-                    manifest.entries[key] = nil
+                    manifest.forget(key)
                     decision.dirty.insert(folder)
                     continue
                 }
@@ -245,19 +282,28 @@ public enum Engine {
                 if options.prune {
                     if manifest.isDamaged {
                         record.reason = "its source is gone; not pruned: \(Manifest.fileName) is damaged"
-                    } else if !key.lowercased().hasSuffix(".caf") || stamp != entry.outputStamp {
+                    } else if !key.text.lowercased().hasSuffix(".caf") || stamp != entry.outputStamp {
                         record.reason = "its source is gone; not pruned: changed since cafconv wrote it"
                     } else if options.dryRun {
                         record.reason = "its source is gone; --prune would delete it"
-                    } else if FileSystem.remove(path) {
-                        FileSystem.removeEmptyFolders(above: key, in: folder)
-                        record.status = .pruned
-                        record.reason = "its source is gone; deleted"
-                        manifest.entries[key] = nil
-                        decision.dirty.insert(folder)
                     } else {
-                        record.status = .failed
-                        record.reason = "its source is gone; cannot delete it: \(FileSystem.errorText())"
+                        // Resolved below the folder without following any symlink: a record can
+                        // never make --prune delete a file outside it.
+                        switch FileSystem.removeRecorded(root: folder, relative: key.text, expected: entry.outputStamp) {
+                        case .removed, .missing:
+                            FileSystem.removeEmptyFolders(above: key.text, in: folder)
+                            record.status = .pruned
+                            record.reason = "its source is gone; deleted"
+                            manifest.forget(key)
+                            decision.dirty.insert(folder)
+                        case .changed:
+                            record.reason = "its source is gone; not pruned: changed since cafconv wrote it"
+                        case .refused(let why):
+                            record.status = .failed
+                            // Named by the output it could not delete (the source is gone).
+                            record.input = path
+                            record.reason = "orphaned output not pruned (its source \(entry.source) is gone): \(why)"
+                        }
                     }
                 }
                 orphans.append(record)
@@ -267,17 +313,18 @@ public enum Engine {
         return orphans
     }
 
-    /// Deletes temporary files left in `folders` by cafconv runs that died (their process is gone).
-    static func removeStaleTemporaries(in folders: Set<String>) {
-        for folder in folders {
-            guard let names = try? FileSystem.entries(of: folder) else { continue }
-            for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
-                guard let marker = name.ranges(of: ".cafconv-").last else { continue }
-                let tail = name[marker.upperBound...].dropLast(4)
-                guard let dash = tail.firstIndex(of: "-"), let pid = Int32(tail[..<dash]), pid > 0,
-                    pid != FileSystem.processID, !FileSystem.isAlive(pid)
+    /// Deletes temporary files left in the output folders (and the manifests' folders) by runs
+    /// that stopped: nobody holds their lock any more (see ``FileSystem/removeStaleTemporaries(in:)``).
+    /// Folders are opened below their root without following symlinks, and each only once.
+    static func removeStaleTemporaries(in jobs: [Job]) {
+        var seen: Set<PathKey> = []
+        for job in jobs {
+            for (folder, root) in [(FileSystem.directoryName(job.output), job.root), (job.stateFolder, job.stateFolder)]
+            where seen.insert(PathKey(folder)).inserted {
+                guard FileSystem.kind(of: folder) == .directory,
+                    let opened = try? FileSystem.outputFolder(for: FileSystem.joined(folder, "x"), root: root)
                 else { continue }
-                FileSystem.remove(FileSystem.joined(folder, name))
+                FileSystem.removeStaleTemporaries(in: opened)
             }
         }
     }
@@ -291,23 +338,39 @@ struct RunState {
     var done = 0
     var bytesDone: UInt64 = 0
 
-    /// Records a converted output in its manifest.
+    /// How long the last save took.
+    var saving: UInt64 = 0
+    /// Records made since the last save.
+    var changes = 0
+
+    /// Records a converted output in its manifest (in place: copying the manifest's dictionary
+    /// at every record made a run quadratic in the number of files).
     mutating func record(job: Job, entry: Manifest.Entry) {
-        guard var manifest = manifests[job.stateFolder], let key = manifest.relative(job.output) else { return }
-        manifest.entries[key] = entry
-        manifests[job.stateFolder] = manifest
+        guard let key = manifests[job.stateFolder]?.relative(job.output) else { return }
+        manifests[job.stateFolder]?.record(PathKey(key), entry)
         dirty.insert(job.stateFolder)
+        changes += 1
     }
 
-    /// Saves changed manifests at most every 100 ms, so an interrupted run keeps most of what it
-    /// finished (an output without a record is simply converted again).
+    /// Saves changed manifests now and then, so an interrupted run keeps most of what it
+    /// finished (an output without a record is simply converted again). Each save writes the
+    /// whole file, so a save every 100 ms made a run quadratic in the number of files; now a
+    /// save waits at least 100 ms and until the records made since the last one are a fifth of
+    /// the manifest (so all saves together write about six times the final file), or, for runs
+    /// of few slow files, ten times as long as the last save took plus a second.
     mutating func saveIfDue() {
         let now = FileSystem.now()
-        guard now - lastSave >= 100_000_000 else { return }
+        let elapsed = now - lastSave
+        guard elapsed >= 100_000_000 else { return }
+        let size = dirty.reduce(0) { $0 + (manifests[$1]?.entries.count ?? 0) }
+        guard changes * 5 >= size || elapsed >= saving * 10 + 1_000_000_000 else { return }
         for folder in dirty {
-            guard let manifest = manifests[folder], (try? manifest.save()) != nil else { continue }
+            guard (try? manifests[folder]?.save()) != nil else { continue }
             dirty.remove(folder)
         }
-        lastSave = now
+        changes = 0
+        let finished = FileSystem.now()
+        saving = finished - now
+        lastSave = finished
     }
 }

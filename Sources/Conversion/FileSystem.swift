@@ -1,3 +1,4 @@
+import BinaryIO
 internal import CSystemCalls
 
 #if canImport(Glibc)
@@ -23,9 +24,28 @@ enum FileSystem {
 
     static func errorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 
+    /// Calls a system call with the bytes of `path` (see ``PathBytes``): names that are not
+    /// UTF-8 reach the system as the bytes they were read as. A path holding a NUL byte (which
+    /// the system would cut short) fails with `EINVAL` and `-1` without calling.
+    static func withPath<Result: BinaryInteger>(_ path: String, _ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        if let result = PathBytes.withCString(path, body) { return result }
+        errno = EINVAL
+        return -1
+    }
+
+    /// stat(2) of `path` (following symlinks).
+    static func status(_ path: String, _ info: inout Glibc.stat) -> Int32 {
+        withPath(path) { cPath -> Int32 in stat(cPath, &info) }
+    }
+
+    /// lstat(2) of `path` (a symlink itself).
+    static func linkStatus(_ path: String, _ info: inout Glibc.stat) -> Int32 {
+        withPath(path) { cPath -> Int32 in lstat(cPath, &info) }
+    }
+
     static func kind(of path: String) -> Kind {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return .missing }
+        var info = Glibc.stat()
+        guard status(path, &info) == 0 else { return .missing }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return .file
         case S_IFDIR: return .directory
@@ -34,25 +54,26 @@ enum FileSystem {
     }
 
     static func identity(of path: String) -> Identity? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        var info = Glibc.stat()
+        guard status(path, &info) == 0 else { return nil }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     /// The entries of a directory (not `.` and `..`), sorted by name bytes for a stable order.
     static func entries(of path: String) throws(ConversionError) -> [String] {
-        guard let dir = opendir(path) else {
+        guard let dir = PathBytes.withCString(path, { opendir($0) }) ?? nil else {
             throw ConversionError("cannot read folder: \(errorText())")
         }
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
+            // Names are bytes: one that is not UTF-8 is kept as it is (see PathBytes), never skipped.
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                PathBytes.decode(raw.prefix { $0 != 0 })
             }
             if name != "." && name != ".." { names.append(name) }
         }
-        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return names.sorted { PathBytes.encode($0).lexicographicallyPrecedes(PathBytes.encode($1)) }
     }
 
     /// Creates a folder and its parents (like `mkdir -p`).
@@ -60,7 +81,7 @@ enum FileSystem {
         if path.isEmpty || kind(of: path) == .directory { return }
         let parent = directoryName(path)
         if parent != path { try makeDirectories(parent) }
-        if mkdir(path, 0o777) != 0 && errno != EEXIST {
+        if withPath(path, { mkdir($0, 0o777) }) != 0 && errno != EEXIST {
             throw ConversionError("cannot create folder \(path): \(errorText())")
         }
         guard kind(of: path) == .directory else {
@@ -93,50 +114,59 @@ enum FileSystem {
     }
 
     /// Deletes a file; `false` (with `errno` set) when it could not.
-    @discardableResult static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+    @discardableResult static func remove(_ path: String) -> Bool { withPath(path) { unlink($0) } == 0 }
 
-    /// Moves the finished file `from` to `to` in one step: readers see the old file or the new
-    /// one, never a mix. An existing file at `to` is swapped out (renameat2 with RENAME_EXCHANGE)
-    /// and then deleted, because ext4 writes the new file's data out at once, about 1.4 ms per
-    /// file, when rename(2) replaces a file. Elsewhere it is a plain rename.
-    static func replace(_ from: String, with to: String) throws(ConversionError) {
-        var info = stat()
-        if lstat(to, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR, cafconv_exchange(from, to) == 0 {
-            unlink(from)
-            return
-        }
-        guard rename(from, to) == 0 else {
-            throw ConversionError("cannot move the finished file into place: \(errorText())")
-        }
-    }
-
-    static func truncate(_ path: String, to length: UInt64) throws(ConversionError) {
-        guard Glibc.truncate(path, off_t(length)) == 0 else {
-            throw ConversionError("cannot trim the output: \(errorText())")
-        }
-    }
-
-    /// Creates a new, empty file that did not exist before (`O_EXCL`), readable and writable.
-    static func createExclusive(_ path: String) throws(ConversionError) -> Int32 {
-        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard fd >= 0 else {
-            throw ConversionError("cannot create a file in \(directoryName(path)): \(errorText())")
+    /// Opens an existing temporary file of this run for reading and writing. Never through a
+    /// symlink, and never a file with other hard links: someone who can write the output folder
+    /// must not be able to turn this write onto another file.
+    static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
+        let fd = withPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        guard fd >= 0 else { throw ConversionError("cannot open \(PathBytes.display(path)): \(errorText())") }
+        var info = Glibc.stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
+            close(fd)
+            throw ConversionError("cannot open \(PathBytes.display(path)): it was replaced by something else")
         }
         return fd
     }
 
-    /// Opens an existing file for reading and writing.
-    static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw ConversionError("cannot open \(path): \(errorText())") }
+    /// Cuts a temporary file of this run to `length` bytes (see ``openForUpdate(_:)``).
+    static func truncate(_ path: String, to length: UInt64) throws(ConversionError) {
+        let fd = try openForUpdate(path)
+        defer { close(fd) }
+        guard ftruncate(fd, off_t(length)) == 0 else {
+            throw ConversionError("cannot trim the output: \(errorText())")
+        }
+    }
+
+    /// Opens a regular file for reading without ever waiting: a FIFO, socket or device is
+    /// refused at once (`O_NONBLOCK`, then `fstat`), with a sentence saying why.
+    static func openForReading(_ path: String) throws(ConversionError) -> Int32 {
+        let fd = withPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        guard fd >= 0 else { throw ConversionError("cannot open it: \(errorText())") }
+        var info = Glibc.stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw ConversionError("cannot open it: \(errorText(code))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw ConversionError("not a regular file (a FIFO, socket, device or folder); not read")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd
     }
 
     static func closeFile(_ fd: Int32) { close(fd) }
 
+    /// Reserves disk blocks for the first `length` bytes of `fd` without changing its size
+    /// (fallocate with FALLOC_FL_KEEP_SIZE); `-1` with `errno` where it cannot.
+    static func reserve(_ fd: Int32, _ length: Int) -> Int32 { cafconv_reserve(fd, Int64(length)) }
+
     /// The current length of an open file.
     static func length(of fd: Int32) throws(ConversionError) -> UInt64 {
-        var info = stat()
+        var info = Glibc.stat()
         guard fstat(fd, &info) == 0 else { throw ConversionError("cannot read the output's size: \(errorText())") }
         return UInt64(max(0, info.st_size))
     }
@@ -191,106 +221,35 @@ enum FileSystem {
     struct Stamp: Equatable {
         var size: UInt64
         var modified: Int64
+
+        init(size: UInt64, modified: Int64) {
+            self.size = size
+            self.modified = modified
+        }
+
+        init(_ info: Glibc.stat) {
+            size = UInt64(max(0, info.st_size))
+            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        }
     }
 
     static func stamp(of path: String) -> Stamp? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        return Stamp(size: UInt64(info.st_size), modified: nanoseconds)
+        var info = Glibc.stat()
+        guard status(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Stamp(info)
     }
 
     /// Whether something (even a broken symlink) exists at `path`.
     static func linkExists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
+        var info = Glibc.stat()
+        return linkStatus(path, &info) == 0
     }
 
     /// The absolute path with symlinks resolved, or `nil` when it does not exist.
     static func canonical(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+        guard let resolved = PathBytes.withCString(path, { realpath($0, nil) }) ?? nil else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// Reads a whole (small) file; `nil` when it cannot be opened.
-    static func readSmallFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        // Sized by the file (plus one byte to see the end in one read), at most 64 KiB per read:
-        // a fixed 64 KiB buffer cost more than reading a small manifest.
-        var info = stat()
-        let size = fstat(fd, &info) == 0 ? Int(max(0, info.st_size)) : 1 << 16
-        var block = [UInt8](repeating: 0, count: min(max(size + 1, 4096), 1 << 16))
-        while true {
-            let got = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            if got <= 0 { break }
-            bytes.append(contentsOf: block[0..<got])
-        }
-        return bytes
-    }
-
-    /// Replaces `path` with `bytes` atomically: a temporary file beside it is written and moved
-    /// over it, so readers see either the old or the new content. It is not flushed to disk:
-    /// the manifest is a cache, and a manifest lost in a crash costs a full re-run, never a
-    /// wrong output.
-    static func writeAtomically(_ path: String, _ bytes: [UInt8], temporarySuffix: String) throws(ConversionError) {
-        let temporary = joined(directoryName(path), "." + baseName(path) + temporarySuffix)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw ConversionError("cannot write \(path): \(errorText())") }
-        do {
-            defer { close(fd) }
-            try writeAll(fd, bytes, at: 0)
-        } catch {
-            unlink(temporary)
-            throw ConversionError("cannot write \(path): \(error.message)")
-        }
-        do { try replace(temporary, with: path) } catch {
-            unlink(temporary)
-            throw ConversionError("cannot write \(path): \(error.message)")
-        }
-    }
-
-    /// Writes `bytes` over the regular file at `path` in place, creating it when missing, and cuts
-    /// it to their length. The file keeps its inode and (unless it shrinks past a block) its
-    /// blocks: freeing the blocks of a file already on disk, as `unlink` or `O_TRUNC` do, costs
-    /// about 1.5 ms on ext4 mounted with `discard`. Not atomic: readers must check what they read.
-    /// The space is reserved first (`fallocate`), so a full disk fails before a byte is
-    /// overwritten. Returns `false`, having written nothing, when `path` is a symlink, not a
-    /// regular file, has other hard links, cannot be opened for writing (a read-only file: a
-    /// rename can still replace it), or another run holds its `flock`.
-    static func overwrite(_ path: String, with bytes: [UInt8]) throws(ConversionError) -> Bool {
-        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o666)
-        if fd < 0 {
-            if errno == ELOOP || errno == EACCES || errno == EPERM { return false }
-            throw ConversionError("cannot write \(path): \(errorText())")
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else { return false }
-        // Only keeps two runs from interleaving their writes. A file system without locks
-        // (ENOLCK, EOPNOTSUPP) goes ahead: a mix would fail the reader's check.
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { return false }
-        if cafconv_reserve(fd, Int64(bytes.count)) != 0, errno == ENOSPC || errno == EDQUOT {
-            throw ConversionError("cannot write \(path): \(errorText())")
-        }
-        do {
-            try writeAll(fd, bytes, at: 0)
-        } catch {
-            throw ConversionError("cannot write \(path): \(error.message)")
-        }
-        guard ftruncate(fd, off_t(bytes.count)) == 0 else {
-            throw ConversionError("cannot write \(path): \(errorText())")
-        }
-        return true
-    }
-
-    /// Whether a process with this id is running (a temporary file of a live run must stay).
-    static func isAlive(_ pid: Int32) -> Bool {
-        kill(pid, 0) == 0 || errno == EPERM
+        return PathBytes.decode(UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) })
     }
 
     static var processID: Int32 { getpid() }

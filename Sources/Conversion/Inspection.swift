@@ -144,6 +144,13 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
 public enum Inspector {
     /// Describes one file; never throws: problems land in `error` and `warnings`.
     public static func inspect(path: String) -> AudioFileInfo {
+        var info = describe(path: path)
+        // Bytes of a name that are not UTF-8 are shown as \xHH.
+        info.path = PathBytes.display(path)
+        return info
+    }
+
+    private static func describe(path: String) -> AudioFileInfo {
         var info = AudioFileInfo(path: path)
         let source: FileByteSource
         do { source = try FileByteSource(path: path) } catch {

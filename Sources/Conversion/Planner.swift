@@ -1,3 +1,5 @@
+import BinaryIO
+
 /// One file to convert: where it comes from and where its CAF goes.
 public struct Job: Equatable, Sendable {
     /// The input path as found (a given path, or a folder path joined with the relative path).
@@ -7,12 +9,17 @@ public struct Job: Equatable, Sendable {
     /// The folder whose `.cafconv-manifest` records this output: the `-o` folder, the folder of a
     /// single output file, or the input folder when outputs are written beside their inputs.
     public var stateFolder: String
+    /// The folder the output path is resolved from: it is opened as named (following symlinks,
+    /// like any path the user types); below it no symlink is followed. The `-o` folder, or the
+    /// output's own folder.
+    public var root: String
 
-    /// Creates a job; `stateFolder` defaults to the output's folder.
-    public init(input: String, output: String, stateFolder: String? = nil) {
+    /// Creates a job; `stateFolder` and `root` default to the output's folder.
+    public init(input: String, output: String, stateFolder: String? = nil, root: String? = nil) {
         self.input = input
         self.output = output
         self.stateFolder = stateFolder ?? FileSystem.directoryName(output)
+        self.root = root ?? FileSystem.directoryName(output)
     }
 
     /// Two jobs are equal when they convert the same input to the same output.
@@ -31,6 +38,11 @@ public enum Planner {
         public var jobs: [Job]
         /// Inputs that cannot be converted at all, with the reason.
         public var failures: [FileResult]
+        /// Every folder whose manifest this run reads, even when it has no job (all inputs gone:
+        /// `--check` and `--prune` must still see the orphans).
+        public var stateFolders: [String] = []
+        /// Things worth telling that are not failures (an output folder inside the input tree).
+        public var warnings: [String] = []
     }
 
     /// Why a folder input fails when it holds no file to convert.
@@ -56,7 +68,9 @@ public enum Planner {
                 let childRelative = relative.isEmpty ? name : relative + "/" + name
                 switch FileSystem.kind(of: child) {
                 case .directory: walk(child, childRelative)
-                case .file where matching(name): found.append(childRelative)
+                // A FIFO, socket or device with a matching name is listed too: its reader says
+                // why it cannot be read (never silently skipped, never opened for waiting).
+                case .file where matching(name), .other where matching(name): found.append(childRelative)
                 default: continue
                 }
             }
@@ -76,6 +90,12 @@ public enum Planner {
             return output.hasSuffix("/") || FileSystem.kind(of: output) == .directory
         }()
         let outputIdentity = output.flatMap { FileSystem.identity(of: $0) }
+        var stateFolders: [String] = []
+        var warnings: [String] = []
+        func addState(_ folder: String) {
+            if !stateFolders.contains(where: { $0.utf8.elementsEqual(folder.utf8) }) { stateFolders.append(folder) }
+        }
+        if let output { addState(outputIsFolder ? output : FileSystem.directoryName(output)) }
 
         for input in inputs {
             switch FileSystem.kind(of: input) {
@@ -92,25 +112,34 @@ public enum Planner {
                     target = FileSystem.joined(FileSystem.directoryName(input), name)
                 }
                 let state = output.map { outputIsFolder ? $0 : FileSystem.directoryName($0) }
-                jobs.append(Job(input: input, output: target, stateFolder: state))
+                if output == nil { addState(FileSystem.directoryName(target)) }
+                jobs.append(
+                    Job(
+                        input: input, output: target, stateFolder: state,
+                        root: output.map { outputIsFolder ? $0 : FileSystem.directoryName($0) }))
             case .directory:
                 var visited: Set<FileSystem.Identity> = []
                 let found = (jobs.count, failures.count)
+                if output == nil { addState(input) }
                 walk(
                     folder: input, relative: "", output: output, state: output ?? input, skip: outputIdentity,
-                    visited: &visited, jobs: &jobs, failures: &failures)
+                    visited: &visited, jobs: &jobs, failures: &failures, warnings: &warnings)
                 // A build step that converted nothing must not pass as a success.
                 if (jobs.count, failures.count) == found {
                     failures.append(.failed(input, reason: Self.nothingFound))
                 }
             }
         }
-        return refuseClashes(jobs: jobs, failures: failures, inputs: inputs)
+        var plan = refuseClashes(jobs: jobs, failures: failures, inputs: inputs)
+        plan.stateFolders = stateFolders
+        plan.warnings = warnings
+        return plan
     }
 
     private static func walk(
         folder: String, relative: String, output: String?, state: String, skip: FileSystem.Identity?,
-        visited: inout Set<FileSystem.Identity>, jobs: inout [Job], failures: inout [FileResult]
+        visited: inout Set<FileSystem.Identity>, jobs: inout [Job], failures: inout [FileResult],
+        warnings: inout [String]
     ) {
         guard let identity = FileSystem.identity(of: folder), visited.insert(identity).inserted else { return }
         let names: [String]
@@ -123,16 +152,23 @@ public enum Planner {
             let childRelative = relative.isEmpty ? name : relative + "/" + name
             switch FileSystem.kind(of: path) {
             case .directory:
-                if let skip, FileSystem.identity(of: path) == skip { continue }
+                if let skip, FileSystem.identity(of: path) == skip {
+                    warnings.append(
+                        "\(path) is the output folder, inside the input tree: it is not searched for inputs")
+                    continue
+                }
                 walk(
                     folder: path, relative: childRelative, output: output, state: state, skip: skip,
-                    visited: &visited, jobs: &jobs, failures: &failures)
+                    visited: &visited, jobs: &jobs, failures: &failures, warnings: &warnings)
             case .file where isWAVName(name):
                 let outName = FileSystem.stem(childRelative) + ".caf"
                 let target =
                     output.map { FileSystem.joined($0, outName) }
                     ?? FileSystem.joined(folder, FileSystem.stem(name) + ".caf")
-                jobs.append(Job(input: path, output: target, stateFolder: state))
+                jobs.append(Job(input: path, output: target, stateFolder: state, root: output))
+            case .other where isWAVName(name):
+                // Never opened (a FIFO would block the run): a clear per-file error instead.
+                failures.append(.failed(path, reason: "not a regular file (a FIFO, socket or device); not read"))
             case .missing where isWAVName(name) && FileSystem.linkExists(path):
                 failures.append(.failed(path, reason: "broken symbolic link: its target is missing or the link loops"))
             default:
@@ -145,13 +181,14 @@ public enum Planner {
     private static func refuseClashes(jobs: [Job], failures: [FileResult], inputs: [String]) -> Plan {
         var kept: [Job] = []
         var failures = failures
-        var outputs: [String: String] = [:]
+        // Keyed by bytes: NFC and NFD spellings of a name are two files on Linux, not a clash.
+        var outputs: [[UInt8]: String] = [:]
         var inputIdentities: Set<FileSystem.Identity> = []
         for job in jobs {
             if let identity = FileSystem.identity(of: job.input) { inputIdentities.insert(identity) }
         }
         for job in jobs {
-            if job.output == job.input
+            if job.output.utf8.elementsEqual(job.input.utf8)
                 || FileSystem.identity(of: job.output).map({ inputIdentities.contains($0) }) == true
             {
                 failures.append(
@@ -160,14 +197,15 @@ public enum Planner {
                         reason: "the output path \(job.output) is an input; refusing to overwrite it"))
                 continue
             }
-            if let earlier = outputs[job.output] {
+            let key = PathBytes.encode(job.output)
+            if let earlier = outputs[key] {
                 failures.append(
                     .failed(
                         job.input, output: job.output,
                         reason: "\(earlier) is also converted to \(job.output); rename one of them"))
                 continue
             }
-            outputs[job.output] = job.input
+            outputs[key] = job.input
             kept.append(job)
         }
         return Plan(jobs: kept, failures: failures)

@@ -120,6 +120,8 @@ public struct ConversionReport: Equatable, Sendable, Codable {
     public var totals: Totals
     /// Whether SIGINT or SIGTERM stopped the run before every file was done.
     public var interrupted = false
+    /// Warnings about the run as a whole (an output folder inside the input tree, say).
+    public var warnings: [String] = []
 
     /// Builds a report and its totals.
     public init(files: [FileResult], milliseconds: Double) {

@@ -208,6 +208,8 @@ public enum Verifier {
                         warnings: []))
             }
         }
+        // Bytes of names that are not UTF-8 are shown as \xHH.
+        for index in results.indices { results[index].path = PathBytes.display(results[index].path) }
         return VerifyReport(files: results)
     }
 
@@ -215,20 +217,23 @@ public enum Verifier {
     /// of n files used to be listed and sorted n times).
     struct SourceFolders {
         /// Per folder: WAV name by stem, the first in sorted order when several share a stem.
-        private var byStem: [String: [String: String]] = [:]
+        /// Keyed by bytes: NFC and NFD spellings of a stem are two different files.
+        private var byStem: [PathKey: [PathKey: String]] = [:]
 
         /// The source for `relative` (a `.caf` path) inside a mirrored folder: same path, a WAV name.
         mutating func mirrored(in folder: String, for relative: String) -> String? {
             let parent = FileSystem.directoryName(FileSystem.joined(folder, relative))
-            if byStem[parent] == nil {
-                var names: [String: String] = [:]
+            let folderKey = PathKey(parent)
+            if byStem[folderKey] == nil {
+                var names: [PathKey: String] = [:]
                 for name in (try? FileSystem.entries(of: parent)) ?? [] where Planner.isWAVName(name) {
-                    names[FileSystem.stem(name)] = names[FileSystem.stem(name)] ?? name
+                    let stem = PathKey(FileSystem.stem(name))
+                    names[stem] = names[stem] ?? name
                 }
-                byStem[parent] = names
+                byStem[folderKey] = names
             }
-            let base = FileSystem.baseName(FileSystem.stem(relative))
-            return byStem[parent]?[base].map { FileSystem.joined(parent, $0) }
+            let base = PathKey(FileSystem.baseName(FileSystem.stem(relative)))
+            return byStem[folderKey]?[base].map { FileSystem.joined(parent, $0) }
         }
     }
 

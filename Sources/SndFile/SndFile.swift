@@ -1,3 +1,4 @@
+import BinaryIO
 internal import CSndFile
 import Synchronization
 
@@ -235,27 +236,55 @@ public final class SoundFile {
     /// What libsndfile reports about the file.
     public let info: SoundInfo
     private var handle: OpaquePointer?
+    /// A descriptor libsndfile reads but does not own: closed after the handle.
+    private var ownedDescriptor: Int32?
 
-    private init(path: String, handle: OpaquePointer, info: SoundInfo) {
+    private init(path: String, handle: OpaquePointer, info: SoundInfo, ownedDescriptor: Int32? = nil) {
         self.path = path
         self.handle = handle
         self.info = info
+        self.ownedDescriptor = ownedDescriptor
     }
 
     deinit {
         if let handle { sf_close(handle) }
+        if let ownedDescriptor { Glibc.close(ownedDescriptor) }
     }
 
-    /// Opens `path` for reading.
+    /// Opens `path` for reading. Only a regular file is opened: a FIFO, socket or device fails
+    /// at once instead of blocking (the file is opened with `O_NONBLOCK`, then checked with
+    /// `fstat`). `path` may hold bytes that are not UTF-8 (see `PathBytes`).
     public static func open(readingFrom path: String) throws(SndFileError) -> SoundFile {
+        let opened = PathBytes.withCString(path) { Glibc.open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        guard let fd = opened else { throw SndFileError(path: path, message: "the path holds a NUL byte") }
+        guard fd >= 0 else { throw SndFileError(path: path, message: String(cString: strerror(errno))) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw SndFileError(path: path, message: "not a regular file (a FIFO, socket, device or folder)")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return try open(readingDescriptor: fd, path: path)
+    }
+
+    /// Starts reading a file already open for reading on `descriptor`, which the returned handle
+    /// then owns (it is closed with the handle, or at once when libsndfile refuses the file).
+    /// `path` is only used in messages. Opening by descriptor lets the caller refuse FIFOs and
+    /// devices before libsndfile could block on them, and open names that are not UTF-8.
+    public static func open(readingDescriptor descriptor: Int32, path: String) throws(SndFileError) -> SoundFile {
         var raw = SF_INFO()
         let result: Result<OpaquePointer, SndFileError> = openLock.withLock { _ in
-            if let handle = sf_open(path, Int32(SFM_READ), &raw) { return .success(handle) }
+            // libsndfile does not own the descriptor (SF_FALSE): whatever happens inside it, the
+            // descriptor is closed exactly once, here or with the handle.
+            if let handle = sf_open_fd(descriptor, Int32(SFM_READ), &raw, Int32(SF_FALSE)) { return .success(handle) }
             return .failure(SndFileError(path: path, message: String(cString: sf_strerror(nil))))
         }
         switch result {
-        case .success(let handle): return SoundFile(path: path, handle: handle, info: SoundInfo(raw))
-        case .failure(let error): throw error
+        case .success(let handle):
+            return SoundFile(path: path, handle: handle, info: SoundInfo(raw), ownedDescriptor: descriptor)
+        case .failure(let error):
+            Glibc.close(descriptor)
+            throw error
         }
     }
 
@@ -403,6 +432,8 @@ public final class SoundFile {
         guard let handle else { return }
         self.handle = nil
         let status = sf_close(handle)
+        if let ownedDescriptor { Glibc.close(ownedDescriptor) }
+        ownedDescriptor = nil
         if status != 0 {
             throw SndFileError(path: path, message: String(cString: sf_error_number(status)))
         }

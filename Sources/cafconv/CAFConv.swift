@@ -1,3 +1,4 @@
+import BinaryIO
 import CommandLineKit
 
 #if canImport(Glibc)
@@ -64,7 +65,13 @@ enum CAFConv {
         ])
 
     static func main() {
-        let status = program.run(Array(CommandLine.arguments.dropFirst())) { invocation throws(CommandLineError) in
+        // Arguments are bytes: a path that is not UTF-8 is kept as it is (PathBytes), not repaired.
+        let arguments = (1..<Int(CommandLine.argc)).map { index in
+            CommandLine.unsafeArgv[index].map {
+                PathBytes.decode(UnsafeBufferPointer(start: $0, count: strlen($0)).map { UInt8(bitPattern: $0) })
+            } ?? ""
+        }
+        let status = program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
             case Convert.command.name: return try Convert(invocation).run()
             case Info.command.name: return try Info(invocation).run()

@@ -65,6 +65,9 @@ enum Output {
         for file in report.files {
             for line in diagnostics(for: file, style: style) where !printed.contains(line) { Console.error(line) }
         }
+        if !style.quiet {
+            for text in report.warnings { Console.error("\(warningPrefix(color: style.color)) \(text)") }
+        }
         if style.json {
             Console.output(json(report))
             return

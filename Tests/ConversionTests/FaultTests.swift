@@ -71,18 +71,26 @@ struct FaultTests {
         #expect(again.totals.upToDate == 1 && again.totals.converted == 7)
     }
 
-    @Test("temporary files of dead runs are removed; those of live processes are kept")
+    @Test("temporary files nobody holds locked are removed; those a live run holds are kept, whatever its PID")
     func staleTemporaries() {
         let folder = TempDirectory()
         sourceTree(folder, count: 3)
         _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1))
         let dead = folder.write("out/.f1.caf.cafconv-2147483000-4.tmp", [1, 2, 3])
         let deadManifest = folder.write("out/..cafconv-manifest.cafconv-2147483001-manifest.tmp", [1])
-        let live = folder.write("out/.f2.caf.cafconv-\(getpid())-1.tmp", [1, 2, 3])
+        let deadNew = folder.write("out/.f3.caf.cafconv-0123456789abcdef.tmp", [1])
+        // A run in another PID namespace: its PID means nothing here, but it holds the lock.
+        let live = folder.write("out/.f2.caf.cafconv-2147483002-1.tmp", [1, 2, 3])
+        let holder = open(live, O_RDONLY)
+        defer { close(holder) }
+        #expect(flock(holder, LOCK_EX) == 0)
         let foreign = folder.write("out/.notes.tmp", [1])
+        let victim = folder.write("victim", [9])
+        #expect(symlink(victim, folder.file("out/.x.caf.cafconv-1-1.tmp")) == 0)
         _ = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1))
-        #expect(!exists(dead) && !exists(deadManifest))
+        #expect(!exists(dead) && !exists(deadManifest) && !exists(deadNew))
         #expect(exists(live) && exists(foreign))
+        #expect(exists(victim), "a symlink named like a temporary file is never followed")
     }
 
     @Test("a full disk: a clear per-file error, nothing half-written, the small file still converts", .enabled(if: canMount))

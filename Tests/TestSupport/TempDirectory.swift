@@ -1,3 +1,5 @@
+import BinaryIO
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -34,7 +36,7 @@ public final class TempDirectory: @unchecked Sendable {
         var parent = ""
         for part in name.split(separator: "/").dropLast() {
             parent += "/" + part
-            mkdir(path + parent, 0o755)
+            _ = PathBytes.withCString(path + parent) { mkdir($0, 0o755) }
         }
         writeFile(target, bytes)
         return target
@@ -43,28 +45,29 @@ public final class TempDirectory: @unchecked Sendable {
     /// Removes a file or folder tree.
     @discardableResult
     public static func removeTree(_ path: String) -> Bool {
+        // Names are bytes (see PathBytes): a name that is not UTF-8 is removed too.
         var info = stat()
-        guard lstat(path, &info) == 0 else { return false }
+        guard PathBytes.withCString(path, { lstat($0, &info) }) == 0 else { return false }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            if let dir = opendir(path) {
+            if let dir = PathBytes.withCString(path, { opendir($0) }) ?? nil {
                 while let entry = readdir(dir) {
                     let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                        PathBytes.decode(raw.prefix { $0 != 0 })
                     }
                     if name == "." || name == ".." { continue }
                     removeTree(path + "/" + name)
                 }
                 closedir(dir)
             }
-            return rmdir(path) == 0
+            return PathBytes.withCString(path, { rmdir($0) }) == 0
         }
-        return unlink(path) == 0
+        return PathBytes.withCString(path, { unlink($0) }) == 0
     }
 }
 
 /// Writes `bytes` to `path`, replacing it.
 public func writeFile(_ path: String, _ bytes: [UInt8]) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let fd = PathBytes.withCString(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) } ?? -1
     precondition(fd >= 0, "cannot create \(path)")
     bytes.withUnsafeBytes { raw in
         var done = 0
@@ -79,7 +82,7 @@ public func writeFile(_ path: String, _ bytes: [UInt8]) {
 
 /// Reads a whole (small) file, or `nil` when it does not exist.
 public func readFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY)
+    let fd = PathBytes.withCString(path) { open($0, O_RDONLY) } ?? -1
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var result: [UInt8] = []
@@ -95,5 +98,5 @@ public func readFile(_ path: String) -> [UInt8]? {
 /// Whether something exists at `path` (without following a final symlink).
 public func exists(_ path: String) -> Bool {
     var info = stat()
-    return lstat(path, &info) == 0
+    return PathBytes.withCString(path) { lstat($0, &info) } == 0
 }

@@ -9,9 +9,17 @@
 /// system has no such call).
 ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length);
 
-/// Swaps the files at `first` and `second` in one step (renameat2(2) with RENAME_EXCHANGE).
+/// Swaps the files named `first` and `second` in the open folder `folder` in one step
+/// (renameat2(2) with RENAME_EXCHANGE; neither name is followed if it is a symlink).
 /// Returns 0, or -1 with errno set (EINVAL or ENOSYS where the file system or system cannot).
-int cafconv_exchange(const char *first, const char *second);
+int cafconv_exchange_at(int folder, const char *first, const char *second);
+
+/// Creates the new file `name` in the open folder `folder` (never through a symlink, never an
+/// existing file: EEXIST) and returns it open for reading and writing, holding its flock(2).
+/// Where the system can (O_TMPFILE, then linkat(2) through /proc/self/fd), the file only gets
+/// its name once locked, so no other process ever sees it unlocked; elsewhere it is created
+/// with O_CREAT | O_EXCL | O_NOFOLLOW and locked at once. Returns -1 with errno set on failure.
+int cafconv_create_locked(int folder, const char *name, int mode);
 
 /// Reserves disk blocks for the first `length` bytes of `fd` (fallocate(2) with
 /// FALLOC_FL_KEEP_SIZE: the size and content stay as they are). Returns 0, or -1 with errno set

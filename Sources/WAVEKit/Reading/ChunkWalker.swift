@@ -12,6 +12,9 @@ struct ChunkTable {
 enum ChunkWalker {
     /// Largest metadata body a reader loads into memory.
     static let metadataCap = 1 << 20
+    /// Most metadata bytes read from one file, all chunks together: a file with thousands of
+    /// large `LIST` chunks costs this much memory at most, not their sum.
+    static let metadataBudget = 8 << 20
 
     static func walk(_ source: some ByteSource, from start: UInt64, order: ByteOrder, rf64: Bool) throws(WAVEError) -> ChunkTable
     {
@@ -132,14 +135,24 @@ enum ChunkWalker {
     /// Hands the body (its first ``metadataCap`` bytes) of every chunk whose type is in `types` to
     /// `parse`, in file order: the metadata pass of both readers. `parse` returns a warning about
     /// the chunk, if any. A chunk over the cap gets a warning that only its start is read; one
-    /// whose body `parse` cannot read gets a warning and is ignored. Returns the warnings.
+    /// whose body `parse` cannot read gets a warning and is ignored. Once `budget` bytes have been
+    /// read, later metadata chunks are skipped, with one warning saying how many. Returns the
+    /// warnings.
     static func readMetadata(
-        _ chunks: [RIFFChunk], types: Set<FourCC>, in source: some ByteSource,
+        _ chunks: [RIFFChunk], types: Set<FourCC>, in source: some ByteSource, budget: Int = metadataBudget,
         _ parse: (RIFFChunk, inout ByteCursor) throws -> String?
     ) -> [WAVEWarning] {
         var warnings: [WAVEWarning] = []
+        var left = UInt64(max(0, budget))
+        var skipped: (first: UInt64, count: Int)? = nil
         for chunk in chunks where types.contains(chunk.type) {
             let name = chunk.type.trimmed
+            let wanted = min(chunk.size, UInt64(metadataCap))
+            guard wanted <= left else {
+                skipped = (skipped?.first ?? chunk.offset, (skipped?.count ?? 0) + 1)
+                continue
+            }
+            left -= wanted
             if chunk.size > UInt64(metadataCap) {
                 warnings.append(
                     WAVEWarning(
@@ -152,6 +165,13 @@ enum ChunkWalker {
                 warnings.append(
                     WAVEWarning(at: chunk.offset, "'\(name)' chunk is too short (\(chunk.size) bytes) to parse; ignored"))
             }
+        }
+        if let skipped {
+            warnings.append(
+                WAVEWarning(
+                    at: skipped.first,
+                    "\(skipped.count) metadata chunk\(skipped.count == 1 ? "" : "s") from here on not read: "
+                        + "the file's metadata passes the \(budget)-byte budget"))
         }
         return warnings
     }

@@ -1,0 +1,144 @@
+/// File names on Linux are bytes, not text: `bad\xff.wav` is a legal name. A Swift `String` made
+/// with `String(decoding:as:)` would replace the byte with U+FFFD and the file could never be
+/// opened again. `PathBytes` keeps such names losslessly inside a `String`, the way Python's
+/// "surrogateescape" does: each byte that is not part of valid UTF-8 becomes one scalar of a
+/// reserved range at the top of plane 16 (U+10FF80 to U+10FFFF), and turns back into that byte
+/// whenever the path is handed to the system. To keep the mapping one-to-one, valid UTF-8 that
+/// spells a scalar of the reserved range is escaped byte by byte too. Names that are valid UTF-8
+/// (every other name) are the same `String` as before.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+public enum PathBytes {
+    /// The first scalar of the reserved range; byte `b` (0x80...0xFF) is `base + (b - 0x80)`.
+    static let base: UInt32 = 0x10_FF80
+
+    /// The path spelled by `bytes` (a name from `readdir`, a path from `realpath` or `argv`).
+    public static func decode(_ bytes: some Collection<UInt8>) -> String {
+        if let text = bytes.withContiguousStorageIfAvailable({ decode(buffer: $0) }) { return text }
+        return Array(bytes).withUnsafeBufferPointer { decode(buffer: $0) }
+    }
+
+    private static func decode(buffer bytes: UnsafeBufferPointer<UInt8>) -> String {
+        // Fast path: valid UTF-8 that cannot hold a reserved scalar (no 0xF4 lead byte).
+        var plain = true
+        for byte in bytes where byte >= 0xF4 {
+            plain = false
+            break
+        }
+        if plain, let text = String(validating: bytes, as: UTF8.self) { return text }
+        var scalars = String.UnicodeScalarView()
+        var index = 0
+        while index < bytes.count {
+            if let (scalar, length) = scalar(in: bytes, at: index), scalar.value < base {
+                scalars.append(scalar)
+                index += length
+            } else {
+                scalars.append(escaped(bytes[index]))
+                index += 1
+            }
+        }
+        return String(scalars)
+    }
+
+    /// Whether the UTF-8 of `text` holds `byte` (memchr on native strings: this is asked for
+    /// every path handed to the system).
+    static func holds(_ text: String, _ byte: UInt8) -> Bool {
+        if let found = text.utf8.withContiguousStorageIfAvailable({ buffer -> Bool in
+            guard let start = buffer.baseAddress else { return false }
+            return memchr(start, Int32(byte), buffer.count) != nil
+        }) {
+            return found
+        }
+        return text.utf8.contains(byte)
+    }
+
+    /// The bytes of `path` as the system sees them.
+    public static func encode(_ path: String) -> [UInt8] {
+        guard holds(path, 0xF4) else { return Array(path.utf8) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(path.utf8.count)
+        for scalar in path.unicodeScalars {
+            if scalar.value >= base {
+                bytes.append(UInt8(scalar.value - base + 0x80))
+            } else {
+                bytes.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        return bytes
+    }
+
+    /// Calls `body` with the NUL-terminated bytes of `path`, or returns `nil` without calling it
+    /// when the path holds a NUL byte (which the system would silently cut the path at).
+    public static func withCString<Result>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows
+        -> Result?
+    {
+        if !holds(path, 0xF4) {
+            guard !holds(path, 0) else { return nil }
+            return try path.withCString(body)
+        }
+        let bytes = encode(path)
+        guard !bytes.contains(0) else { return nil }
+        let chars = bytes.map { CChar(bitPattern: $0) } + [0]
+        return try chars.withUnsafeBufferPointer { buffer in
+            guard let start = buffer.baseAddress else { return nil }
+            return try body(start)
+        }
+    }
+
+    /// `text` for people: each byte that was not valid UTF-8 is shown as `\xHH`; everything else
+    /// is unchanged. For messages and reports, never for opening files.
+    public static func display(_ text: String) -> String {
+        guard holds(text, 0xF4) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value >= base {
+                let byte = UInt8(scalar.value - base + 0x80)
+                let digits = String(byte, radix: 16, uppercase: true)
+                result += "\\x" + (digits.count < 2 ? "0" : "") + digits
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Whether `path` holds a byte that is not valid UTF-8.
+    public static func hasRawBytes(_ path: String) -> Bool {
+        holds(path, 0xF4) && path.unicodeScalars.contains { $0.value >= base }
+    }
+
+    private static func escaped(_ byte: UInt8) -> Unicode.Scalar {
+        // base + 0x7F is at most U+10FFFF, a valid scalar.
+        Unicode.Scalar(base + UInt32(byte) - 0x80) ?? "?"
+    }
+
+    /// The scalar of the valid UTF-8 sequence at `index`, with its length, or `nil` (including
+    /// overlong forms, surrogates and values past U+10FFFF).
+    private static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int)? {
+        let lead = bytes[index]
+        if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
+        let length: Int
+        let minimum: UInt32
+        var value: UInt32
+        switch lead {
+        case 0xC2...0xDF: (length, minimum, value) = (2, 0x80, UInt32(lead & 0x1F))
+        case 0xE0...0xEF: (length, minimum, value) = (3, 0x800, UInt32(lead & 0x0F))
+        case 0xF0...0xF4: (length, minimum, value) = (4, 0x1_0000, UInt32(lead & 0x07))
+        default: return nil
+        }
+        guard index + length <= bytes.count else { return nil }
+        for offset in 1..<length {
+            let byte = bytes[index + offset]
+            guard byte & 0xC0 == 0x80 else { return nil }
+            value = value << 6 | UInt32(byte & 0x3F)
+        }
+        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return nil }
+        return (scalar, length)
+    }
+}

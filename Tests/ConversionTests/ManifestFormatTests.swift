@@ -1,0 +1,161 @@
+import BinaryIO
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Conversion
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The manifest parser against hostile and huge files, and the manifest's merge of concurrent runs.
+@Suite("manifest format: hostile records, streaming, budgets, merges")
+struct ManifestFormatTests {
+    func line(_ output: [UInt8]) -> [UInt8] {
+        output + Array("\t/src/a.wav\t10\t20\tv1\t30\t40\tLEI16\tLEI16\t5\n".utf8)
+    }
+
+    func sealed(_ lines: [[UInt8]]) -> [UInt8] {
+        let body = Array("cafconv-manifest 2\n".utf8) + lines.flatMap { $0 }
+        return body + Array(ManifestFormat.seal(body).utf8)
+    }
+
+    @Test("item 1: output paths with a NUL byte, '..', '.', empty components or a leading '/' are damaged records")
+    func hostileKeys() {
+        let hostile: [[UInt8]] = [
+            Array("keep.wav".utf8) + [0] + Array(".caf".utf8), Array("../x.caf".utf8), Array("a/../../x.caf".utf8),
+            Array("/etc/x.caf".utf8), Array("a//x.caf".utf8), Array("./x.caf".utf8), Array("a/".utf8), [],
+            Array("..".utf8),
+        ]
+        let good = Array("sub/ok.caf".utf8)
+        var parser = ManifestFormat.Parser()
+        parser.feed(sealed(hostile.map(line) + [line(good)]))
+        #expect(parser.damagedLines == hostile.count)
+        let (seal, records) = parser.finish()
+        #expect(seal == .sealed)
+        #expect(records.map(\.output) == ["sub/ok.caf"])
+        // A NUL in the source field is refused too.
+        let nulSource = Array("a.caf\t/src/a".utf8) + [0] + Array(".wav\t10\t20\tv1\t30\t40\tLEI16\tLEI16\t5\n".utf8)
+        #expect(ManifestFormat.parse(sealed([nulSource])).records.isEmpty)
+    }
+
+    @Test("item 8: a foreign file is judged on its first line: nothing past it is read")
+    func foreignStopsEarly() {
+        var parser = ManifestFormat.Parser()
+        var fed = 0
+        let garbage = [UInt8](repeating: 0x41, count: 1 << 20)
+        for byte in garbage {
+            if parser.isDone { break }
+            parser.feed([byte])
+            fed += 1
+        }
+        #expect(fed <= ManifestFormat.header.utf8.count + 1)
+        #expect(parser.finish().seal == .foreign)
+        #expect(ManifestFormat.parse(Array("cafconv-manifest 3\nx\n".utf8)).seal == .foreign)
+    }
+
+    @Test("item 8: a huge line is one damaged record, held within the line budget; the next line still counts")
+    func hugeLine() {
+        let huge = [UInt8](repeating: 0x61, count: 4 * ManifestFormat.maximumLineLength) + [0x0A]
+        var parser = ManifestFormat.Parser()
+        parser.feed(sealed([huge, line(Array("ok.caf".utf8))]))
+        #expect(parser.damagedLines == 1)
+        let (seal, records) = parser.finish()
+        #expect(seal == .sealed && records.count == 1)
+    }
+
+    @Test("item 8: past the size budget the rest is not read and the manifest counts as damaged")
+    func sizeBudget() {
+        let bytes = sealed((0..<100).map { line(Array("f\($0).caf".utf8)) })
+        var parser = ManifestFormat.Parser(limit: UInt64(bytes.count / 2))
+        parser.feed(bytes)
+        #expect(parser.isDone)
+        let (seal, records) = parser.finish()
+        #expect(seal == .damaged && records.count < 100)
+        #expect(ManifestFormat.parse(bytes).seal == .sealed)
+
+        var counted = ManifestFormat.Parser(recordLimit: 10)
+        counted.feed(bytes)
+        #expect(counted.isDone)
+        let (countedSeal, kept) = counted.finish()
+        #expect(countedSeal == .damaged && kept.count == 10)
+    }
+
+    @Test("records round-trip, names that are not UTF-8 included")
+    func roundTrip() {
+        let record = ManifestFormat.Record(
+            output: PathBytes.decode(Array("d\u{09}ir/".utf8) + [0xFF] + Array("\\.caf".utf8)),
+            source: PathBytes.decode(Array("/s/".utf8) + [0xFE, 0x0A]), sourceSize: 1, sourceModified: -2,
+            fingerprint: "v1 LEI16", outputSize: 3, outputModified: 4, formatIn: "LEI16", formatOut: "LEF32", frames: 5)
+        let parsed = ManifestFormat.parse(sealed([ManifestFormat.line(record)]))
+        #expect(parsed.seal == .sealed)
+        #expect(parsed.records.count == 1)
+        #expect(parsed.records.first.map { PathBytes.encode($0.output) } == PathBytes.encode(record.output))
+        #expect(parsed.records.first.map { PathBytes.encode($0.source) } == PathBytes.encode(record.source))
+    }
+
+    @Test("item 12: NFC and NFD spellings are two keys")
+    func normalisation() {
+        #expect(PathKey("caf\u{E9}.caf") != PathKey("cafe\u{301}.caf"))
+        #expect(Set([PathKey("caf\u{E9}.caf"), PathKey("cafe\u{301}.caf")]).count == 2)
+    }
+
+    @Test("item 11: two runs that saved one after the other both keep their records")
+    func mergeOfConcurrentSaves() throws {
+        let folder = TempDirectory()
+        folder.write("a.caf", [1])
+        folder.write("b.caf", [2, 2])
+        func entry(_ name: String) -> Manifest.Entry {
+            Manifest.Entry(
+                source: "/src/\(name).wav", sourceStamp: FileSystem.Stamp(size: 1, modified: 1), fingerprint: "v",
+                outputStamp: FileSystem.stamp(of: folder.file(name + ".caf")) ?? FileSystem.Stamp(size: 0, modified: 0),
+                formatIn: "LEI16", formatOut: "LEI16", frames: 1)
+        }
+        var first = Manifest.load(folder: folder.path)
+        var second = Manifest.load(folder: folder.path)
+        first.record(PathKey("a.caf"), entry("a"))
+        second.record(PathKey("b.caf"), entry("b"))
+        try first.save()
+        try second.save()
+        let merged = Manifest.load(folder: folder.path)
+        #expect(merged.origin == .sealed)
+        #expect(Set(merged.entries.keys.map(\.text)) == ["a.caf", "b.caf"])
+
+        // Both recorded a.caf; the second run's file was replaced by the first's afterwards: the
+        // record that matches the file wins, whoever saves last.
+        var third = Manifest.load(folder: folder.path)
+        var stale = entry("a")
+        stale.outputStamp.size += 100
+        third.record(PathKey("a.caf"), stale)
+        folder.write("x", [0])  // any change to the manifest file makes the next save merge
+        var fourth = Manifest.load(folder: folder.path)
+        fourth.record(PathKey("b.caf"), entry("b"))
+        try fourth.save()
+        try third.save()
+        #expect(Manifest.load(folder: folder.path).entries[PathKey("a.caf")]?.outputStamp == entry("a").outputStamp)
+    }
+
+    @Test("item 7: periodic saves wait until a fifth of the manifest is new (or a slow run's time is up)")
+    func savePacing() {
+        let now = FileSystem.now()
+        let folder = TempDirectory()
+        var manifest = Manifest(folder: folder.path)
+        let stamp = FileSystem.Stamp(size: 1, modified: 1)
+        for index in 0..<1000 {
+            manifest.record(
+                PathKey("f\(index).caf"),
+                Manifest.Entry(
+                    source: "/s", sourceStamp: stamp, fingerprint: "v", outputStamp: stamp, formatIn: "", formatOut: "",
+                    frames: 0))
+        }
+        var state = RunState(manifests: ["x": manifest], dirty: ["x"], lastSave: now - 200_000_000)
+        state.changes = 150  // 15% of the manifest is new: not yet
+        state.saveIfDue()
+        #expect(state.lastSave == now - 200_000_000, "saved after 150 new records of 1000")
+        state.changes = 200  // 20%: due
+        state.saveIfDue()
+        #expect(state.lastSave > now - 200_000_000)
+        #expect(state.changes == 0 && exists(folder.file(".cafconv-manifest")))
+    }
+}
