@@ -57,9 +57,13 @@ public struct CAFFile: Sendable {
     }
 
     /// The number of valid frames: the `pakt` valid-frame count when there is a packet table,
-    /// else for linear PCM the whole frames in the audio bytes (clamped to the file); `nil` when unknown.
+    /// else for linear PCM the whole frames in the audio bytes (clamped to the file), for IMA4
+    /// without `pakt` (as ffmpeg writes it) every frame of the whole packets; `nil` when unknown.
     public var frames: UInt64? {
         if let header = packetTableHeader, header.numberValidFrames >= 0 { return UInt64(header.numberValidFrames) }
+        if description.formatID == .ima4, description.framesPerPacket > 0, description.bytesPerPacket > 0 {
+            return audioBytes / UInt64(description.bytesPerPacket) * UInt64(description.framesPerPacket)
+        }
         return linearPCMFrames
     }
 
