@@ -132,7 +132,7 @@ public struct IMA4Encoder: Sendable {
             if packetsOut == 0 {
                 starts = Self.firstPacketStarts(firstSample: target[0])
             } else {
-                starts = Self.continuationStarts(after: endStates[channel])
+                starts = Self.continuationStarts(after: endStates[channel], next: target[0], following: target[1])
             }
             if !isKnownUniquelyReferenced(&search) {
                 search = BeamSearch(width: options.searchWidth, range: options.codeRange)
@@ -162,17 +162,38 @@ public struct IMA4Encoder: Sendable {
     }
 
     /// States a packet may start from after a packet that ended in `end`, each one decoded the
-    /// same by decoders that always reload the preamble and by ffmpeg's (see the type's notes).
-    static func continuationStarts(after end: IMA4.ChannelState) -> [IMA4.ChannelState] {
+    /// same by decoders that always reload the preamble and by ffmpeg's (see the type's notes):
+    /// states next to `end` and, when the signal jumps at the packet boundary (the first sample
+    /// `next` is out of one code's reach), fresh states at `next` with `end`'s step index and
+    /// with one sized for the jump from `next` to `following`.
+    static func continuationStarts(after end: IMA4.ChannelState, next: Int32, following: Int32) -> [IMA4.ChannelState] {
         let low = end.predictor & ~0x7F
         var starts: [IMA4.ChannelState] = []
-        if end.predictor == low { starts.append(end) }
-        for index in [end.stepIndex - 1, end.stepIndex + 1] where index >= 0 && index <= IMA4.maxStepIndex {
-            starts.append(IMA4.ChannelState(predictor: low, stepIndex: index))
-            if low + 128 <= 32640 { starts.append(IMA4.ChannelState(predictor: low + 128, stepIndex: index)) }
+        func add(_ predictor: Int32, _ index: Int32) {
+            guard predictor >= -32768, predictor <= 32640, index >= 0, index <= IMA4.maxStepIndex else { return }
+            // ffmpeg would keep `end`'s own predictor instead: only the exact end state is then safe.
+            if index == end.stepIndex && abs(predictor - end.predictor) <= 0x7F && predictor != end.predictor { return }
+            let state = IMA4.ChannelState(predictor: predictor, stepIndex: index)
+            if !starts.contains(state) { starts.append(state) }
         }
-        if low - 128 >= -32768 { starts.append(IMA4.ChannelState(predictor: low - 128, stepIndex: end.stepIndex)) }
-        if low + 256 <= 32640 { starts.append(IMA4.ChannelState(predictor: low + 256, stepIndex: end.stepIndex)) }
+        if end.predictor == low { add(end.predictor, end.stepIndex) }
+        for index in [end.stepIndex - 1, end.stepIndex + 1] {
+            add(low, index)
+            add(low + 128, index)
+        }
+        add(low - 128, end.stepIndex)
+        add(low + 256, end.stepIndex)
+        // Only when the first sample is out of one code's reach: otherwise fresh states win the
+        // first sample and crowd out better paths.
+        guard abs(next - end.predictor) > 2 * IMA4.stepTable[Int(end.stepIndex)] else { return starts }
+        let fresh = next & ~0x7F
+        let jump = abs(following - next)
+        var jumpIndex: Int32 = 0
+        while jumpIndex < IMA4.maxStepIndex && IMA4.stepTable[Int(jumpIndex)] < jump { jumpIndex += 1 }
+        for index in [end.stepIndex, jumpIndex] {
+            add(fresh, index)
+            add(fresh + 128, index)
+        }
         return starts
     }
 }
@@ -194,7 +215,7 @@ final class BeamSearch: @unchecked Sendable {
     /// The most samples one search covers: a packet.
     static let maxSamples = IMA4.framesPerPacket
     /// The most start states of one search (the first packet tries them one by one).
-    static let maxStarts = 8
+    static let maxStarts = 16
     private let capacity: Int
     private let poolCapacity: Int
     /// `difference(step:magnitude:)` and the next step index, for index*8 + magnitude.
