@@ -2,7 +2,9 @@
 """IMA4 encoders side by side: cafconv's (CAFKit, through the ima4tool developer tool) against
 ffmpeg's adpcm_ima_qt, default and -trellis 8.
 
-    python3 bench/ima4-quality.py [--runs N] [--widths 4,8,16] [--keep]
+    python3 bench/ima4-quality.py [--runs N] [--widths 4,8,16]
+
+--widths adds rows for other search widths (IMA4Encoder.Options.searchWidth; the default is 12).
 
 Signals (written under bench/work/ima4/, deterministic):
   music  20 s stereo 44100 Hz: the first 20 s of the bench's music corpus track01 (bench/make-corpus.py)
@@ -163,7 +165,7 @@ def main():
     for width in widths or []:
         ours.append((f"cafconv width {width}", ["--width", str(width)]))
     print(f"ffmpeg: {subprocess.run(['ffmpeg', '-version'], stdout=subprocess.PIPE, text=True).stdout.splitlines()[0]}")
-    print(f"runs per timing: {runs} (median)\n")
+    print(f"runs per timing: {runs} (median); load average before: {os.getloadavg()[0]:.2f}\n")
     print(f"| signal | encoder | SNR dB (ffmpeg decodes) | encode s | frames: source / ffmpeg decodes / cafconv decodes |")
     print("| --- | --- | --- | --- | --- |")
     for name, make in [("music", music), ("sweep", sweep), ("pink", pink)]:
@@ -184,6 +186,7 @@ def main():
             print(f"| {name} | {label} | {snr(samples, decoded):.2f} | {seconds:.3f} | "
                   f"{frames} / {len(decoded) // channels} / {len(ours_decoded) // channels} |")
             sys.stdout.flush()
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
