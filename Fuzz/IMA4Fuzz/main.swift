@@ -27,11 +27,15 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     }
     // 3. The encoder on the bytes read as 16-bit samples (short inputs only, to stay fast).
     guard bytes.count <= 4096 else { return 0 }
-    let samples = stride(from: 1, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])) }
+    let samples = stride(from: 1, to: bytes.count - 1, by: 2).map {
+        Int16(bitPattern: UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]))
+    }
     let frames = samples.count / channels
     let whole = Array(samples.prefix(frames * channels))
-    guard let file = try? CAFWriter.ima4Bytes(
-        sampleRate: 44_100, channels: channels, samples: whole, options: IMA4Encoder.Options(searchWidth: Int(first >> 3) % 8 + 1))
+    guard
+        let file = try? CAFWriter.ima4Bytes(
+            sampleRate: 44_100, channels: channels, samples: whole,
+            options: IMA4Encoder.Options(searchWidth: Int(first >> 3) % 8 + 1))
     else {
         preconditionFailure("the writer refused valid input")
     }

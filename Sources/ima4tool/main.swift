@@ -47,7 +47,9 @@ case "encode":
             },
             to: { output.append(contentsOf: $0) })
     } catch { fail("\(error)") }
-    guard FileManager.default.createFile(atPath: arguments[4], contents: Data(output)) else { fail("cannot write \(arguments[4])") }
+    guard FileManager.default.createFile(atPath: arguments[4], contents: Data(output)) else {
+        fail("cannot write \(arguments[4])")
+    }
 case "decode":
     guard arguments.count == 3 else { fail("usage: ima4tool decode IN.caf OUT.s16le") }
     do {
@@ -61,7 +63,9 @@ case "decode":
                 bytes.append(UInt8(bits >> 8))
             }
         }
-        guard FileManager.default.createFile(atPath: arguments[2], contents: Data(bytes)) else { fail("cannot write \(arguments[2])") }
+        guard FileManager.default.createFile(atPath: arguments[2], contents: Data(bytes)) else {
+            fail("cannot write \(arguments[2])")
+        }
     } catch { fail("\(arguments[1]): \(error)") }
 default:
     fail("usage: ima4tool encode|decode ...")

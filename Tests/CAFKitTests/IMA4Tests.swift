@@ -81,7 +81,9 @@ func ffmpegDecode(_ path: String) throws -> [Int16] {
 /// `nil` when equal. Expectations compare through this, so that a failure on a long array
 /// reports one index instead of a diff of a million elements.
 func firstDifference(_ a: [Int16], _ b: [Int16]) -> String? {
-    if let index = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) { return "sample \(index): \(a[index]) vs \(b[index])" }
+    if let index = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) {
+        return "sample \(index): \(a[index]) vs \(b[index])"
+    }
     return a.count == b.count ? nil : "lengths \(a.count) vs \(b.count)"
 }
 
@@ -153,7 +155,8 @@ struct IMA4DecoderTests {
         // A different index makes both reload.
         let third = Self.packet(predictor: state.predictor, index: state.stepIndex + 1, codes: [UInt8](repeating: 0, count: 64))
         let other = (first + third)[...]
-        #expect(decodeAllPackets(other, channels: 1, rule: .continueWhenClose) == decodeAllPackets(other, channels: 1, rule: .reload))
+        #expect(
+            decodeAllPackets(other, channels: 1, rule: .continueWhenClose) == decodeAllPackets(other, channels: 1, rule: .reload))
     }
 
     @Test("channels are interleaved per packet, 34 bytes each, and samples come out interleaved per frame")
@@ -301,8 +304,11 @@ struct IMA4EncoderTests {
 
     static let floors: [Floor] = [
         Floor(name: "1 kHz sine, -6 dBFS", samples: IMA4Signal.sine(frames: 22_050), channels: 1, floor: 39, gain: 1.0),
-        Floor(name: "white noise, stereo", samples: IMA4Signal.noise(frames: 11_025, channels: 2), channels: 2, floor: 16.5, gain: 1.3),
-        Floor(name: "20 Hz-20 kHz sweep, -2 dBFS", samples: IMA4Signal.sweep(frames: 22_050), channels: 1, floor: 25.5, gain: 2.5),
+        Floor(
+            name: "white noise, stereo", samples: IMA4Signal.noise(frames: 11_025, channels: 2), channels: 2, floor: 16.5,
+            gain: 1.3),
+        Floor(
+            name: "20 Hz-20 kHz sweep, -2 dBFS", samples: IMA4Signal.sweep(frames: 22_050), channels: 1, floor: 25.5, gain: 2.5),
     ]
 
     @Test("round trip reaches its SNR floor and beats greedy coding", arguments: floors)
@@ -353,7 +359,8 @@ struct IMA4EncoderTests {
         let audio = try audioBytes(of: bytes)
         #expect(
             firstDifference(
-                decodeAllPackets(audio, channels: 2, rule: .continueWhenClose), decodeAllPackets(audio, channels: 2, rule: .reload))
+                decodeAllPackets(audio, channels: 2, rule: .continueWhenClose),
+                decodeAllPackets(audio, channels: 2, rule: .reload))
                 == nil)
     }
 
@@ -368,7 +375,8 @@ struct IMA4EncoderTests {
         audio = try audioBytes(of: bytes)
         #expect(IMA4.parsePreamble(audio[audio.startIndex], audio[audio.startIndex + 1]).stepIndex < 10)
         // And the loud start is coded better than from index 0, where ffmpeg starts.
-        let decoded = decodeAllPackets(try audioBytes(of: try CAFWriter.ima4Bytes(sampleRate: 44_100, channels: 1, samples: loud)), channels: 1)
+        let decoded = decodeAllPackets(
+            try audioBytes(of: try CAFWriter.ima4Bytes(sampleRate: 44_100, channels: 1, samples: loud)), channels: 1)
         #expect(IMA4Signal.snr(loud, decoded) > 30)
     }
 
@@ -498,7 +506,11 @@ struct IMA4LayoutTests {
                     sampleRate: 48_000, formatID: .ima4, formatFlags: 0, bytesPerPacket: UInt32(34 * channels),
                     framesPerPacket: 64, channelsPerFrame: UInt32(channels), bitsPerChannel: 0))
         let pakt = try #require(document.contents.packetTable)
-        #expect(pakt.header == PacketTableHeader(numberPackets: 0, numberValidFrames: Int64(length.frames), primingFrames: 0, remainderFrames: Int32(remainder)))
+        #expect(
+            pakt.header
+                == PacketTableHeader(
+                    numberPackets: 0, numberValidFrames: Int64(length.frames), primingFrames: 0, remainderFrames: Int32(remainder)
+                ))
         #expect(pakt.entries.isEmpty)
         #expect(document.file.audioOffset == 4096 && document.file.editCount == 1)
         #expect(document.file.frames == UInt64(length.frames))

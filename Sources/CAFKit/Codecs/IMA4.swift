@@ -75,7 +75,8 @@ public enum IMA4 {
     /// dropped) and `stepIndex` (clamped to 0-88).
     public static func preamble(predictor: Int32, stepIndex: Int32) -> (UInt8, UInt8) {
         let clampedPredictor = min(max(predictor, -32768), 32767)
-        let word = UInt16(truncatingIfNeeded: clampedPredictor) & 0xFF80
+        let word =
+            UInt16(truncatingIfNeeded: clampedPredictor) & 0xFF80
             | UInt16(truncatingIfNeeded: min(max(stepIndex, 0), maxStepIndex))
         return (UInt8(word >> 8), UInt8(word & 0xFF))
     }

@@ -307,9 +307,10 @@ final class BeamSearch: @unchecked Sendable {
     }
 
     deinit {
-        for pointer in [differences, nextIndex, predictors, indices, origins, nextPredictors, nextIndices, nextOrigins,
-            parents, poolPredictor, poolIndex, poolParent, order, heapPosition, mergeShift, hashStamp, hashKey, hashSlot] as [UnsafeMutablePointer<Int32>]
-        {
+        for pointer in [
+            differences, nextIndex, predictors, indices, origins, nextPredictors, nextIndices, nextOrigins,
+            parents, poolPredictor, poolIndex, poolParent, order, heapPosition, mergeShift, hashStamp, hashKey, hashSlot,
+        ] as [UnsafeMutablePointer<Int32>] {
             pointer.deallocate()
         }
         for pointer in [costs, nextCosts, poolCost] { pointer.deallocate() }

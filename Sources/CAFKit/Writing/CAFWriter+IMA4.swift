@@ -72,7 +72,8 @@ extension CAFWriter {
             throw IMA4WriteError("IMA4 needs a positive sample rate, got \(sampleRate)")
         }
         guard frames <= UInt64(Int64.max / 2) else { throw IMA4WriteError("\(frames) frames is too many") }
-        try sink(ima4Header(sampleRate: sampleRate, channels: channels, frames: frames, channelLayout: channelLayout, info: info)[...])
+        try sink(
+            ima4Header(sampleRate: sampleRate, channels: channels, frames: frames, channelLayout: channelLayout, info: info)[...])
         var encoder = IMA4Encoder(channels: channels, options: options)
         var packets: [UInt8] = []
         while true {
