@@ -223,6 +223,23 @@ struct IMA4StreamTests {
         #expect(blocks.allSatisfy { $0.count <= packetsPerBlock * 64 * 2 })
     }
 
+    @Test("a block holds at most about 1 MiB of packets, whatever the channel count")
+    func boundedBlocks() throws {
+        let channels = 100
+        let samples = IMA4Signal.noise(frames: 64 * 400, channels: channels, amplitude: 0.1)
+        let bytes = try CAFWriter.ima4Bytes(sampleRate: 8000, channels: channels, samples: samples, options: .greedy)
+        let stream = try IMA4Stream(try CAFFile(reading: MemoryByteSource(bytes)))
+        var largest = 0
+        var total = 0
+        try stream.decode(from: MemoryByteSource(bytes)) { block in
+            largest = max(largest, block.count)
+            total += block.count
+        }
+        let packetsPerBlock = IMA4Stream.maxBlockBytes / (34 * channels)
+        #expect(largest == packetsPerBlock * 64 * channels)
+        #expect(total == samples.count)
+    }
+
     @Test("priming frames are dropped and the remainder is never delivered")
     func primingTrim() throws {
         // A hand-made file: 3 packets, pakt with 10 priming, 150 valid, 32 remainder.

@@ -23,6 +23,8 @@ public struct IMA4Stream: Sendable {
 
     /// Bytes in one packet.
     public var bytesPerPacket: Int { IMA4.bytesPerPacket(channels: channels) }
+    /// The most packet bytes read at once (a block holds at least one packet).
+    public static let maxBlockBytes = 1 << 20
 
     /// Checks that `file` holds IMA4 audio whose description and packet table can be decoded.
     ///
@@ -86,7 +88,7 @@ public struct IMA4Stream: Sendable {
 
     /// Decodes the audio from `source` (the file `self` was made from) and calls `body` with
     /// consecutive blocks of interleaved 16-bit frames, at most `packetsPerBlock` packets' worth
-    /// each, priming and remainder frames left out. The blocks together hold exactly
+    /// each (and at most ``maxBlockBytes`` of packets), priming and remainder frames left out. The blocks together hold exactly
     /// ``validFrames`` frames.
     public func decode(
         from source: some ByteSource, packetsPerBlock: Int = 1024, rule: IMA4Decoder.PreambleRule = .continueWhenClose,
@@ -94,7 +96,8 @@ public struct IMA4Stream: Sendable {
     ) throws {
         var decoder = IMA4Decoder(channels: channels, rule: rule)
         let packetSize = UInt64(bytesPerPacket)
-        let perBlock = UInt64(max(packetsPerBlock, 1))
+        // At most `packetsPerBlock` packets and at most about 1 MiB of them, whatever the channels.
+        let perBlock = UInt64(max(1, min(packetsPerBlock, Self.maxBlockBytes / bytesPerPacket)))
         let frameSize = UInt64(IMA4.framesPerPacket)
         let lastNeededFrame = primingFrames + validFrames
         let neededPackets = IMA4.packets(forFrames: lastNeededFrame)
