@@ -80,13 +80,15 @@ format: ## Reformat the sources in place
 	$(SWIFT) format format -i -r Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 FUZZ_SECONDS ?= 600
-fuzz: deps ## Fuzz the CAF, WAVE/AIFF and manifest parsers with libFuzzer, FUZZ_SECONDS each (default 600)
+fuzz: deps ## Fuzz the CAF, WAVE/AIFF and manifest parsers and the IMA4 codec with libFuzzer, FUZZ_SECONDS each (default 600)
 	bash Fuzz/build-caf.sh
 	bash Fuzz/build-wave.sh
 	bash Fuzz/build-manifest.sh
+	bash Fuzz/build-ima4.sh
 	sh Fuzz/run-caf.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-wave.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-manifest.sh $(FUZZ_SECONDS)
+	sh Fuzz/run-ima4.sh $(FUZZ_SECONDS)
 
 bench: deps ## Time cafconv against sndfile-convert, ffmpeg and cp on generated corpora (CAFCONV_BENCH_SKIP_HUGE=1 skips the 2 GiB file)
 	bash bench/run.sh

@@ -57,6 +57,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // A developer tool for the IMA4 codec (bench/ima4-quality.sh); not part of cafconv.
+        .executableTarget(name: "ima4tool", dependencies: ["CAFKit", "BinaryIO"], swiftSettings: strict),
+
         // Fixture builders and output checks shared by the test targets (WAV writer, sample generators).
         .target(name: "TestSupport", dependencies: ["BinaryIO", "CAFKit"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"], swiftSettings: strict),

@@ -5,7 +5,8 @@
 #   CAFCONV_BENCH_SKIP_HUGE=1 bash bench/run.sh
 #
 # Environment: BENCH_CORPORA (default "sfx music huge"), BENCH_RUNS (default 5),
-# BENCH_STARTUP_RUNS (default 100), CAFCONV_BENCH_SKIP_HUGE=1 (drop the 2 GiB file).
+# BENCH_STARTUP_RUNS (default 100), CAFCONV_BENCH_SKIP_HUGE=1 (drop the 2 GiB file),
+# CAFCONV_BENCH_SKIP_IMA4=1 (drop the IMA4 encoder comparison, bench/ima4-quality.py).
 # Everything it writes goes under bench/work/ (ignored by git): corpus/, out/, results/.
 # Ends with the check of the outputs (bench/check.py) and the Markdown table (bench/report.py).
 set -euo pipefail
@@ -125,3 +126,10 @@ python3 bench/check.py "$W/corpus" "$W/out" $CORPORA | tee "$R/check.txt" || ech
 
 echo "== report" >&2
 python3 bench/report.py "$R" | tee "$R/report.md"
+
+# IMA4: cafconv's encoder (CAFKit, through the ima4tool developer tool) against ffmpeg's
+# adpcm_ima_qt, default and -trellis 8, graded by ffmpeg's decoder. CAFCONV_BENCH_SKIP_IMA4=1 skips it.
+if [[ ${CAFCONV_BENCH_SKIP_IMA4:-0} != 1 ]]; then
+    echo "== IMA4 quality and speed" >&2
+    python3 bench/ima4-quality.py --runs 3 | tee "$R/ima4.md"
+fi

@@ -10,7 +10,6 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     guard let file = try? CAFFile(reading: source) else { return 0 }
     _ = CAFValidator.validate(file, expecting: CAFExpectations(formatID: .lpcm, byteOrder: .little, frames: 1))
     _ = file.frames
-    _ = try? file.forEachAudioBlock(in: source, blockSize: 4096) { _ in }
     if let layout = PCMLayout(file.description), layout.bytesPerFrame > 0 {
         let audio = bytes[Int(min(file.audioOffset, UInt64(bytes.count)))...].prefix(4096)
         if layout.isFloat { _ = layout.decodeFloats(audio) } else { _ = layout.decodeIntegers(audio) }

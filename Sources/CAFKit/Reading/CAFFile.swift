@@ -69,7 +69,7 @@ public struct CAFFile: Sendable {
 
     /// The number of valid frames: the `pakt` valid-frame count when there is a packet table,
     /// else the frames in the whole constant-size packets of the audio bytes (clamped to the
-    /// file); `nil` when unknown.
+    /// file: linear PCM, G.711, and IMA4 without `pakt` as ffmpeg writes it); `nil` when unknown.
     public var frames: UInt64? {
         if let header = packetTableHeader, header.numberValidFrames >= 0 { return UInt64(header.numberValidFrames) }
         return constantPacketFrames
