@@ -8,9 +8,9 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: start, count: count))
     let source = MemoryByteSource(bytes)
     guard let file = try? CAFFile(reading: source) else { return 0 }
-    _ = CAFValidator.validate(file, expecting: CAFExpectations(formatID: .lpcm, byteOrder: .little, frames: 1))
-    _ = file.frames
-    if let layout = PCMLayout(file.description), layout.bytesPerFrame > 0 {
+    _ = CAFValidator.validate(file, expecting: CAFExpectations(formatID: .lpcm, byteOrder: .little, validFrames: 1))
+    _ = file.validFrames
+    if let layout = PCMLayout(file.audioDescription), layout.bytesPerFrame > 0 {
         let audio = bytes[Int(min(file.audioOffset, UInt64(bytes.count)))...].prefix(4096)
         if layout.isFloat { _ = layout.decodeFloats(audio) } else { _ = layout.decodeIntegers(audio) }
     }

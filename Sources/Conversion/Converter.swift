@@ -422,7 +422,7 @@ enum Converter {
         switch target.encoding {
         case .ulaw, .alaw:
             let law: G711Law = target.encoding == .ulaw ? .muLaw : .aLaw
-            let desc = document.file.description
+            let desc = document.file.audioDescription
             guard Int(desc.bytesPerPacket) == source.channels, desc.framesPerPacket == 1 else {
                 throw ConversionError(
                     "the written CAF failed verification: it does not hold one \(law) code per channel and frame")
@@ -433,7 +433,7 @@ enum Converter {
             }
             rule = Proof.rule(sourceLaw: source.law, outputLaw: law)
             decoder = .g711(
-                law, bytes, offset: document.file.audioOffset, frames: Int64(document.file.frames ?? 0),
+                law, bytes, offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0),
                 check: OutputProof.G711Check(law: law, sourceLaw: source.law, copied: codesCopied))
         case .alac16, .alac20, .alac24, .alac32:
             do {
@@ -445,7 +445,7 @@ enum Converter {
                 throw ConversionError("cannot check the written \(target): \(error.message)")
             }
         default:
-            guard let layout = PCMLayout(document.file.description) else {
+            guard let layout = PCMLayout(document.file.audioDescription) else {
                 throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
             }
             let bytes: FileByteSource
@@ -453,7 +453,7 @@ enum Converter {
                 throw ConversionError("the written CAF cannot be read back: \(error)")
             }
             decoder = .cafkit(
-                layout, bytes, offset: document.file.audioOffset, frames: Int64(document.file.frames ?? 0))
+                layout, bytes, offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0))
         }
         let mismatch: OutputProof.Mismatch?
         do {
@@ -533,7 +533,7 @@ enum Converter {
     /// Compares the first and last frames of the written CAF, as CAFKit decodes them, with what
     /// libsndfile read from the source.
     static func checkOutput(_ path: String, document: CAFDocument, against probe: SampleProbe) throws(ConversionError) {
-        guard let layout = PCMLayout(document.file.description) else {
+        guard let layout = PCMLayout(document.file.audioDescription) else {
             throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
         }
         let difference: (frame: Int64, channel: Int, expected: String, found: String)?
@@ -567,16 +567,16 @@ enum Converter {
             expected.bitsPerChannel = UInt32(target.encoding.bits ?? 0)
             expected.isFloat = target.encoding.isFloat
             expected.byteOrder = target.byteOrder
-            expected.frames = frames
+            expected.validFrames = frames
         case .ulaw:
             expected.formatID = .ulaw
-            expected.frames = frames
+            expected.validFrames = frames
         case .alaw:
             expected.formatID = .alaw
-            expected.frames = frames
+            expected.validFrames = frames
         case .alac16, .alac20, .alac24, .alac32:
             expected.formatID = .alac
-            expected.frames = frames
+            expected.validFrames = frames
         default: break
         }
         return expected

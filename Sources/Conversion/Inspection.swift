@@ -179,7 +179,7 @@ public enum Inspector {
             return
         }
         let file = document.file
-        let desc = file.description
+        let desc = file.audioDescription
         info.format = desc.formatID.trimmed
         info.formatDescription = desc.formatName
         info.sampleRate = desc.sampleRate
@@ -192,7 +192,7 @@ public enum Inspector {
             info.framesPerPacket = desc.framesPerPacket
             info.bytesPerPacket = desc.bytesPerPacket
         }
-        info.frames = file.frames
+        info.frames = file.validFrames
         info.audioOffset = file.audioOffset
         info.audioBytes = file.audioBytes
         if let table = document.contents.packetTable {

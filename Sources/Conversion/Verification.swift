@@ -260,10 +260,10 @@ public enum Verifier {
         }
         let file = document.file
         result.warnings = document.warnings.map(\.description)
-        let desc = file.description
+        let desc = file.audioDescription
         result.format = desc.formatID.trimmed
         result.byteOrder = desc.byteOrder?.rawValue
-        let frames = file.frames
+        let frames = file.validFrames
         result.frames = frames
         if let frames, desc.sampleRate > 0 { result.durationSeconds = Double(frames) / desc.sampleRate }
 
@@ -318,7 +318,7 @@ public enum Verifier {
         do { audio = try SourceAudio.open(source) } catch {
             return ([VerifyFailure(rule: "against", expected: "a readable source", found: error.message)], nil)
         }
-        let desc = file.description
+        let desc = file.audioDescription
         var failures: [VerifyFailure] = []
         if desc.sampleRate != Double(audio.sampleRate) {
             failures.append(
@@ -337,7 +337,7 @@ public enum Verifier {
         }
         // The header's frame counts first: a 'pakt' that calls frames priming, or a short file,
         // fails here with both counts.
-        if let expected = audio.limit, let found = file.frames, UInt64(max(0, expected)) != found {
+        if let expected = audio.limit, let found = file.validFrames, UInt64(max(0, expected)) != found {
             failures.append(
                 VerifyFailure(
                     rule: "against-frames", expected: "\(expected) frames as in \(source)", found: "\(found) frames",
@@ -349,7 +349,7 @@ public enum Verifier {
         func audioExtent(frameBytes: Int) -> (offset: UInt64, frames: Int64) {
             let priming = UInt64(max(0, file.packetTableHeader?.primingFrames ?? 0))
             let stored = file.audioBytes / UInt64(frameBytes)
-            let frames = min(file.frames ?? 0, stored > priming ? stored - priming : 0)
+            let frames = min(file.validFrames ?? 0, stored > priming ? stored - priming : 0)
             return (file.audioOffset + priming * UInt64(frameBytes), Int64(clamping: frames))
         }
         let decoder: OutputProof.OutputDecoder
@@ -382,7 +382,7 @@ public enum Verifier {
             rule = Proof.rule(
                 sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: false, outputBits: outputBits)
             outputDecoder = "libsndfile"
-            if let frames = file.frames, frames != UInt64(max(0, reader.info.frames)) {
+            if let frames = file.validFrames, frames != UInt64(max(0, reader.info.frames)) {
                 failures.append(
                     VerifyFailure(
                         rule: "against", expected: "ALAC whose 'pakt' agrees with libsndfile's decoding",

@@ -29,7 +29,7 @@ struct ConstantPacketTests {
                 .description(Self.description(format, channels: channels, bytesPerPacket: bytes, framesPerPacket: frames)),
                 data(audio),
             ]))
-        #expect(document.file.frames == expected)
+        #expect(document.file.validFrames == expected)
         #expect(document.file.linearPCMFrames == nil)
     }
 
@@ -38,7 +38,7 @@ struct ConstantPacketTests {
         let document = try read(
             caf([.description(Self.description(FourCC("aac "), channels: 2, bytesPerPacket: 0, framesPerPacket: 1024)), data(64)])
         )
-        #expect(document.file.frames == nil)
+        #expect(document.file.validFrames == nil)
     }
 
     /// A stereo file whose `chan` body is `body`.

@@ -19,7 +19,7 @@ struct FuzzRegressionTests {
     @Test("a channel count whose bytes per packet overflow 32 bits is a diagnostic, not a trap")
     func bytesPerPacketOverflowIsADiagnostic() throws {
         let document = try read(Self.bytesPerPacketOverflow)
-        #expect(document.file.description.channelsPerFrame == 0x8000_0002)
+        #expect(document.file.audioDescription.channelsPerFrame == 0x8000_0002)
         let diagnostic = try #require(CAFValidator.validate(document).first { $0.rule == "lpcm-bytes-per-packet" })
         #expect(diagnostic.expected.hasPrefix("6442450950 bytes per packet"))
         #expect(diagnostic.found == "524294")

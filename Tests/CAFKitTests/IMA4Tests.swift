@@ -192,7 +192,7 @@ struct IMA4DecoderTests {
             let path = (RepositoryPaths.realCorpus ?? "") + "/" + name
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
             let file = try CAFFile(reading: MemoryByteSource(bytes))
-            let channels = Int(file.description.channelsPerFrame)
+            let channels = Int(file.audioDescription.channelsPerFrame)
             let reference = try ffmpegDecode(path)
             // Every packet, padding included, as ffmpeg decodes it.
             let all = decodeAllPackets(try audioBytes(of: bytes), channels: channels)
@@ -292,7 +292,7 @@ struct IMA4StreamTests {
             channelsPerFrame: 2, bitsPerChannel: 0)
         let bytes = caf([.description(description), data(68 * 3 + 5)])
         let file = try CAFFile(reading: MemoryByteSource(bytes))
-        #expect(file.frames == 192)
+        #expect(file.validFrames == 192)
         let stream = try IMA4Stream(file)
         #expect(stream.validFrames == 192 && stream.strayBytes == 5 && stream.packets == 3)
         #expect(try stream.decodeAll(from: MemoryByteSource(bytes)).count == 384)
@@ -483,15 +483,15 @@ struct IMA4LayoutTests {
         for (name, info) in cases {
             let apple = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
             let file = try CAFFile(reading: MemoryByteSource(apple))
-            let frames = try #require(file.frames)
+            let frames = try #require(file.validFrames)
             let ours = CAFWriter.ima4Header(
-                sampleRate: file.description.sampleRate, channels: Int(file.description.channelsPerFrame), frames: frames,
+                sampleRate: file.audioDescription.sampleRate, channels: Int(file.audioDescription.channelsPerFrame), frames: frames,
                 info: info)
             #expect(ours.count == 4096)
             #expect(ours == Array(apple.prefix(4096)), "\(name): header differs from Apple's")
             // And the whole file is as long as Apple's: same packet count.
             let packets = IMA4.packets(forFrames: frames)
-            #expect(UInt64(apple.count) == 4096 + packets * UInt64(file.description.bytesPerPacket))
+            #expect(UInt64(apple.count) == 4096 + packets * UInt64(file.audioDescription.bytesPerPacket))
         }
     }
 
@@ -530,7 +530,7 @@ struct IMA4LayoutTests {
                 ))
         #expect(pakt.entries.isEmpty)
         #expect(document.file.audioOffset == 4096 && document.file.editCount == 1)
-        #expect(document.file.frames == UInt64(length.frames))
+        #expect(document.file.validFrames == UInt64(length.frames))
         #expect(CAFValidator.validate(document).isEmpty, "\(CAFValidator.validate(document))")
         let decoded = try IMA4Stream(document.file).decodeAll(from: MemoryByteSource(bytes))
         #expect(decoded.count == length.frames * channels)

@@ -36,7 +36,7 @@ struct ReaderTests {
         // Declare 16 (the audio alone) instead of 20: 4 audio bytes now follow the chunk.
         bytes.replaceSubrange(52 + 4..<52 + 12, with: [0, 0, 0, 0, 0, 0, 0, 16])
         let document = try read(bytes)
-        #expect(document.file.audioBytes == 12 && document.file.frames == 3)
+        #expect(document.file.audioBytes == 12 && document.file.validFrames == 3)
         #expect(document.warnings.contains { $0.message.contains("leave out the 4-byte edit count") })
         #expect(document.contents.trailing.count == 4)
         #expect(try CAFWriter.bytes(of: document.contents) == bytes)
@@ -45,7 +45,7 @@ struct ReaderTests {
     @Test("a desc longer than 32 bytes is read, with a warning; stray bytes after the last chunk too")
     func longDescAndStrayBytes() throws {
         let document = try read(caf([.description(basePCM, trailing: [9, 9]), data(16)], trailing: [1, 2, 3, 4, 5]))
-        #expect(document.file.description == basePCM)
+        #expect(document.file.audioDescription == basePCM)
         #expect(document.warnings.map(\.offset) == [86, 8])
         #expect(document.warnings.contains { $0.message.contains("longer than 32") })
         #expect(document.warnings.contains { $0.message.contains("5 stray bytes") })
@@ -100,7 +100,7 @@ struct ReaderTests {
         let header: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0]
         let bytes = caf([.description(ValidatorTests.aac), .unknown(.pakt, header + [0x81]), data(16)])
         let document = try read(bytes)
-        #expect(document.file.frames == 9)
+        #expect(document.file.validFrames == 9)
         #expect(document.file.linearPCMFrames == nil)
         #expect(document.contents.chunks[1] == .unknown(.pakt, header + [0x81]))
         #expect(document.warnings.count == 1 && document.warnings[0].offset == 52)
@@ -108,9 +108,9 @@ struct ReaderTests {
         // The same bytes with constant packets are a header and one trailing byte.
         let constant = try read(caf([desc(), .unknown(.pakt, header + [0x81]), data(16)]))
         #expect(constant.contents.packetTable?.trailing == [0x81])
-        #expect(constant.file.frames == 9 && constant.file.linearPCMFrames == 4)
+        #expect(constant.file.validFrames == 9 && constant.file.linearPCMFrames == 4)
         let short = try CAFFile(reading: MemoryByteSource(caf([desc(), .unknown(.pakt, [1, 2]), data(16)])))
-        #expect(short.packetTableHeader == nil && short.frames == 4 && short.warnings.count == 1)
+        #expect(short.packetTableHeader == nil && short.validFrames == 4 && short.warnings.count == 1)
     }
 
     @Test("parsed chunks line up with the chunk table and the accessors find them")

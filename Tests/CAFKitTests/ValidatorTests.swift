@@ -105,10 +105,11 @@ struct ValidatorTests {
                 rule: "sample-rate", bytes: caf([desc(), data(16)]), expecting: CAFExpectations(sampleRate: 48_000), chunk: .desc,
                 offset: 8),
             Case(
-                rule: "frames", bytes: caf([desc(), data(16)]), expecting: CAFExpectations(frames: 5), chunk: .data, offset: 52),
+                rule: "frames", bytes: caf([desc(), data(16)]), expecting: CAFExpectations(validFrames: 5), chunk: .data,
+                offset: 52),
             Case(
                 rule: "frames", bytes: caf([.description(aac), pakt(valid: 2048, sizes: [8, 8]), data(16)]),
-                expecting: CAFExpectations(frames: 2047), chunk: .data, offset: 90),
+                expecting: CAFExpectations(validFrames: 2047), chunk: .data, offset: 90),
         ]
     }()
 
@@ -138,15 +139,15 @@ struct ValidatorTests {
             ]))
         let everything = CAFExpectations(
             formatID: .lpcm, byteOrder: .little, bitsPerChannel: 16, isFloat: false,
-            channels: 2, sampleRate: 44_100, frames: 4)
+            channels: 2, sampleRate: 44_100, validFrames: 4)
         #expect(CAFValidator.validate(pcm, expecting: everything) == [])
         #expect(CAFValidator.validate(pcm.file, expecting: everything) == [])
         let aac = try read(caf([.description(Self.aac), Self.pakt(valid: 2000, sizes: [8, 8]).withPriming(48), data(16)]))
-        #expect(CAFValidator.validate(aac, expecting: CAFExpectations(frames: 2000)) == [])
+        #expect(CAFValidator.validate(aac, expecting: CAFExpectations(validFrames: 2000)) == [])
         let unknownSize = try read(
             caf([desc(), .audioData(AudioDataChunk(audio: .bytes([UInt8](repeating: 1, count: 8)), sizeIsUnknown: true))]))
         #expect(CAFValidator.validate(unknownSize) == [])
-        #expect(unknownSize.file.frames == 2)
+        #expect(unknownSize.file.validFrames == 2)
     }
 
     @Test("constant-size packets with 0 packets in the table are counted from the audio")
@@ -157,7 +158,7 @@ struct ValidatorTests {
         let header = PacketTableHeader(numberPackets: 0, numberValidFrames: 3 * 64 - 10, primingFrames: 0, remainderFrames: 10)
         let good = try read(caf([.description(ima4), .packetTable(PacketTable(header: header)), data(3 * 34)]))
         #expect(CAFValidator.validate(good) == [])
-        #expect(good.file.frames == 182)
+        #expect(good.file.validFrames == 182)
         let bad = try read(caf([.description(ima4), .packetTable(PacketTable(header: header)), data(4 * 34)]))
         #expect(CAFValidator.validate(bad).map(\.rule) == ["pakt-frames"])
     }

@@ -45,7 +45,7 @@ struct DirectPayloadTests {
                     encoding == .unsigned8 ? .signFlipped : (order == .little ? .copied : .byteSwapped)
                 let converted = try expectSameBothWays(
                     fixture.bytes, options: ConversionOptions(endian: order, jobs: 1), transfer: transfer)
-                let flag = converted.file.description.formatFlags & AudioDescription.flagIsLittleEndian
+                let flag = converted.file.audioDescription.formatFlags & AudioDescription.flagIsLittleEndian
                 #expect(flag == (order == .little ? 2 : 0), "little-endian flag (libsndfile sets it for 8-bit samples too)")
                 #expect(converted.file.linearPCMFrames == UInt64(frames))
                 try expectSameSamples(converted, fixture)

@@ -75,7 +75,7 @@ struct FormatTests {
         fixture.integers = fixture.integers.map { $0 / 8 }
         let converted = try convert(
             fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: "alac"), jobs: 1))
-        #expect(converted.file.description.formatID == .alac)
+        #expect(converted.file.audioDescription.formatID == .alac)
         #expect(converted.file.chunks.first?.type == .desc)
         #expect(converted.file.chunks.filter { $0.type == .data }.count == 1)
         #expect(converted.file.chunks.contains { $0.type == .pakt })
@@ -120,8 +120,8 @@ struct FormatTests {
     func companded(name: String) throws {
         let fixture = WAVFixture.signal(.int16, channels: 1, frames: 801)
         let converted = try convert(fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: name), jobs: 1))
-        #expect(converted.file.description.formatID.description == name)
-        #expect(converted.file.description.bytesPerPacket == 1)
+        #expect(converted.file.audioDescription.formatID.description == name)
+        #expect(converted.file.audioDescription.bytesPerPacket == 1)
         #expect(converted.file.audioBytes == 801)
         #expect(converted.file.chunks.last?.end == converted.file.fileLength)
         #expect(converted.result.formatOut == name)

@@ -95,8 +95,8 @@ struct G711ConversionTests {
         for order in Self.orders {
             let converted = try convert(fixture.bytes(order: order), options: try dataFormat(law))
             expectCleanLayout(converted.file)
-            #expect(converted.file.description.formatID == law.formatID)
-            #expect(converted.file.description.bytesPerPacket == UInt32(fixture.channels))
+            #expect(converted.file.audioDescription.formatID == law.formatID)
+            #expect(converted.file.audioDescription.bytesPerPacket == UInt32(fixture.channels))
             #expect(converted.result.samples == .g711Encoded)
             #expect(converted.result.frames == Int64(values.count / fixture.channels))
             let codes = Array(audio(converted))
@@ -118,7 +118,7 @@ struct G711ConversionTests {
                 for options in [ConversionOptions(jobs: 1), try dataFormat(law)] {
                     let converted = try convert(wave, options: options)
                     expectCleanLayout(converted.file)
-                    #expect(converted.file.description.formatID == law.formatID)
+                    #expect(converted.file.audioDescription.formatID == law.formatID)
                     #expect(converted.result.samples == .copied)
                     expectSameSamples(Array(audio(converted)), G711Fixtures.everyCode, "\(law) \(order) \(channels) ch")
                 }

@@ -47,13 +47,13 @@ func audio(_ converted: Converted) -> ArraySlice<UInt8> {
 
 /// Integer samples decoded by CAFKit (not libsndfile).
 func decodedIntegers(_ converted: Converted) throws -> [Int32] {
-    let layout = try #require(PCMLayout(converted.file.description))
+    let layout = try #require(PCMLayout(converted.file.audioDescription))
     return layout.decodeIntegers(audio(converted))
 }
 
 /// Float samples decoded by CAFKit (not libsndfile).
 func decodedFloats(_ converted: Converted) throws -> [Double] {
-    let layout = try #require(PCMLayout(converted.file.description))
+    let layout = try #require(PCMLayout(converted.file.audioDescription))
     return layout.decodeFloats(audio(converted))
 }
 

@@ -61,9 +61,9 @@ struct RealCorpusTests {
         let caf = try CAFFile(reading: MemoryByteSource(bytes))
         expectCleanLayout(caf)
         #expect(caf.linearPCMFrames == UInt64(frames))
-        #expect(caf.description.sampleRate == (oracle["sample_rate"] as? Double))
-        #expect(caf.description.channelsPerFrame == UInt32(oracle["channels"] as? Int ?? 0))
-        #expect(caf.description.byteOrder == .little || caf.description.bitsPerChannel == 8)
+        #expect(caf.audioDescription.sampleRate == (oracle["sample_rate"] as? Double))
+        #expect(caf.audioDescription.channelsPerFrame == UInt32(oracle["channels"] as? Int ?? 0))
+        #expect(caf.audioDescription.byteOrder == .little || caf.audioDescription.bitsPerChannel == 8)
 
         // Sample-exact: the source's samples, decoded by WAVEKit + PCMLayout, equal the CAF's.
         let wave = try WAVEFile(reading: MemoryByteSource(before))
@@ -73,7 +73,7 @@ struct RealCorpusTests {
             isUnsigned8Bit: wave.format.bitsPerSample == 8)
         let start = Int(wave.audioOffset)
         let sourceAudio = before[start..<start + frames * Int(wave.format.blockAlign)]
-        let outLayout = try #require(PCMLayout(caf.description))
+        let outLayout = try #require(PCMLayout(caf.audioDescription))
         let outAudio = bytes[Int(caf.audioOffset)..<Int(caf.audioOffset + caf.audioBytes)]
         if wave.format.isFloat {
             expectSameSamples(outLayout.decodeFloats(outAudio), sourceLayout.decodeFloats(sourceAudio))

@@ -17,7 +17,7 @@ struct SampleExactTests {
             let fixture = WAVFixture.signal(encoding, channels: channels, frames: 1001, sampleRate: 48000)
             let options = ConversionOptions(endian: order, jobs: 1, directPayload: direct)
             let converted = try convert(fixture.bytes, options: options)
-            let desc = converted.file.description
+            let desc = converted.file.audioDescription
             expectCleanLayout(converted.file)
             #expect(desc.formatID == .lpcm)
             #expect(desc.sampleRate == 48000)
@@ -41,7 +41,7 @@ struct SampleExactTests {
         let fixture = WAVFixture.signal(encoding, channels: 2, frames: 301)
         let converted = try convert(fixture.bytes, options: ConversionOptions(dataFormat: try DataFormat(parsing: "I8"), jobs: 1))
         expectCleanLayout(converted.file)
-        #expect(converted.file.description.bitsPerChannel == 8)
+        #expect(converted.file.audioDescription.bitsPerChannel == 8)
         let shift = Int32(encoding.bits - 8)
         expectSameSamples(try decodedIntegers(converted), fixture.integers.map { $0 >> shift })
     }
@@ -92,7 +92,7 @@ struct SampleExactTests {
     func extensible() throws {
         let fixture = WAVFixture.signal(.int24, channels: 6, frames: 333, extensible: true)
         let converted = try convert(fixture.bytes)
-        #expect(converted.file.description.bitsPerChannel == 24)
+        #expect(converted.file.audioDescription.bitsPerChannel == 24)
         expectSameSamples(try decodedIntegers(converted), fixture.integers)
         #expect(converted.file.chunks.first?.type == .desc)
         #expect(converted.file.chunks.last?.end == converted.file.fileLength)

@@ -54,12 +54,12 @@ struct VerifyAgainstTests {
         let table = PacketTable(
             header: PacketTableHeader(numberPackets: 4410, numberValidFrames: 3410, primingFrames: 1000, remainderFrames: 0))
         let contents = CAFContents(chunks: [
-            .description(file.description), .packetTable(table), .audioData(AudioDataChunk(audio: .bytes(audio))),
+            .description(file.audioDescription), .packetTable(table), .audioData(AudioDataChunk(audio: .bytes(audio))),
         ])
         let caf = folder.write("primed.caf", try CAFWriter.bytes(of: contents))
         let document = try CAFDocument(reading: try FileByteSource(path: caf))
         #expect(CAFValidator.validate(document).isEmpty, "the file is consistent: \(CAFValidator.validate(document))")
-        #expect(document.file.frames == 3410)
+        #expect(document.file.validFrames == 3410)
         let result = try #require(verify(caf, against: wav))
         #expect(result.failures.map(\.rule) == ["against-frames"], "\(result.failures)")
         #expect(result.failures.first?.expected.hasPrefix("4410 frames") == true)
@@ -79,7 +79,7 @@ struct VerifyAgainstTests {
             let table = PacketTable(
                 header: PacketTableHeader(numberPackets: 5410, numberValidFrames: 4410, primingFrames: 1000, remainderFrames: 0))
             let contents = CAFContents(chunks: [
-                .description(file.description), .packetTable(table), .audioData(AudioDataChunk(audio: .bytes(priming + audio))),
+                .description(file.audioDescription), .packetTable(table), .audioData(AudioDataChunk(audio: .bytes(priming + audio))),
             ])
             return folder.write("primed.caf", try CAFWriter.bytes(of: contents))
         }

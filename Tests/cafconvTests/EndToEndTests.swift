@@ -28,7 +28,7 @@ struct EndToEndTests {
         for good in ["out/ok/a.caf", "out/ok/deeper/b.caf"] {
             let bytes = try #require(readFile(folder.file(good)), "\(good) missing")
             let file = try CAFFile(reading: MemoryByteSource(bytes))
-            #expect(file.description.byteOrder == .little)
+            #expect(file.audioDescription.byteOrder == .little)
             #expect(file.chunks.last?.end == file.fileLength)
         }
         #expect(!exists(folder.file("out/readme.caf")))
@@ -43,7 +43,7 @@ struct EndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         let bytes = try #require(readFile(folder.file("kick.caf")))
         let file = try CAFFile(reading: MemoryByteSource(bytes))
-        #expect(file.description.formatFlags == AudioDescription.flagIsLittleEndian)
+        #expect(file.audioDescription.formatFlags == AudioDescription.flagIsLittleEndian)
         #expect(readFile(input) == Self.good)
     }
 
@@ -54,10 +54,10 @@ struct EndToEndTests {
         #expect(
             try run(RepositoryPaths.executable, ["convert", "--endian", "big", input, "-o", folder.file("b.caf")]).status == 0)
         let big = try CAFFile(reading: MemoryByteSource(try #require(readFile(folder.file("b.caf")))))
-        #expect(big.description.byteOrder == .big)
+        #expect(big.audioDescription.byteOrder == .big)
         #expect(try run(RepositoryPaths.executable, ["convert", "-d", "BEF32", input, "-o", folder.file("f.caf")]).status == 0)
         let float = try CAFFile(reading: MemoryByteSource(try #require(readFile(folder.file("f.caf")))))
-        #expect(float.description.isFloat && float.description.byteOrder == .big)
+        #expect(float.audioDescription.isFloat && float.audioDescription.byteOrder == .big)
     }
 
     @Test(

@@ -32,8 +32,8 @@ public struct IMA4Stream: Sendable {
     /// channel per packet, when `pakt` declares negative counts, or when the packets in the file
     /// hold fewer frames than the priming and valid frames `pakt` declares (a truncated file).
     public init(_ file: CAFFile) throws(CAFError) {
-        let description = file.description
-        let descOffset = file.descriptionOffset
+        let description = file.audioDescription
+        let descOffset = file.audioDescriptionOffset
         guard description.formatID == .ima4 else {
             throw CAFError(.malformedChunk(.desc), at: descOffset, "the audio is '\(description.formatID)', not 'ima4'")
         }

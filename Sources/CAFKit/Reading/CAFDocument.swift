@@ -177,7 +177,7 @@ extension CAFFile {
             do {
                 let chunk = try CAFChunk.parse(
                     type: header.type, body: body, at: header.bodyOffset,
-                    description: description, sizeIsUnknown: sizeIsUnknown)
+                    description: audioDescription, sizeIsUnknown: sizeIsUnknown)
                 if case .channelLayout(let layout) = chunk, layout.isAppleZeroedSlot {
                     warnings.append(
                         CAFWarning(

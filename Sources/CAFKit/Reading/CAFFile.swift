@@ -30,7 +30,7 @@ public struct CAFFile: Sendable {
     /// Every chunk in file order.
     public var chunks: [ChunkHeader]
     /// The audio description from the first `desc` chunk.
-    public var description: AudioDescription
+    public var audioDescription: AudioDescription
     /// The edit count from the start of the `data` chunk.
     public var editCount: UInt32
     /// The absolute offset of the first audio byte (after the edit count).
@@ -48,11 +48,11 @@ public struct CAFFile: Sendable {
     public var dataChunk: ChunkHeader? { chunks.first { $0.type == .data } }
 
     /// Where the (first) `desc` chunk starts, or where it should: right after the file header.
-    public var descriptionOffset: UInt64 { chunks.first { $0.type == .desc }?.offset ?? CAFFile.headerSize }
+    public var audioDescriptionOffset: UInt64 { chunks.first { $0.type == .desc }?.offset ?? CAFFile.headerSize }
 
     /// The number of whole frames of linear PCM audio, or `nil` for other formats.
     public var linearPCMFrames: UInt64? {
-        guard let bytesPerFrame = description.bytesPerFrame else { return nil }
+        guard let bytesPerFrame = audioDescription.bytesPerFrame else { return nil }
         return audioBytes / UInt64(bytesPerFrame)
     }
 
@@ -61,16 +61,16 @@ public struct CAFFile: Sendable {
     /// 34 bytes per channel...); `nil` when packets vary in size or duration.
     public var constantPacketFrames: UInt64? {
         if let linear = linearPCMFrames { return linear }
-        guard description.bytesPerPacket > 0, description.framesPerPacket > 0 else { return nil }
-        let packets = audioBytes / UInt64(description.bytesPerPacket)
-        let (frames, overflow) = packets.multipliedReportingOverflow(by: UInt64(description.framesPerPacket))
+        guard audioDescription.bytesPerPacket > 0, audioDescription.framesPerPacket > 0 else { return nil }
+        let packets = audioBytes / UInt64(audioDescription.bytesPerPacket)
+        let (frames, overflow) = packets.multipliedReportingOverflow(by: UInt64(audioDescription.framesPerPacket))
         return overflow ? nil : frames
     }
 
     /// The number of valid frames: the `pakt` valid-frame count when there is a packet table,
     /// else the frames in the whole constant-size packets of the audio bytes (clamped to the
     /// file: linear PCM, G.711, and IMA4 without `pakt` as ffmpeg writes it); `nil` when unknown.
-    public var frames: UInt64? {
+    public var validFrames: UInt64? {
         if let header = packetTableHeader, header.numberValidFrames >= 0 { return UInt64(header.numberValidFrames) }
         return constantPacketFrames
     }
@@ -175,7 +175,7 @@ public struct CAFFile: Sendable {
         }
         do {
             var body = try source.cursor(at: descChunk.bodyOffset, count: AudioDescription.size)
-            description = try AudioDescription(parsing: &body)
+            audioDescription = try AudioDescription(parsing: &body)
         } catch {
             throw CAFError.from(error, reading: "'desc' chunk")
         }

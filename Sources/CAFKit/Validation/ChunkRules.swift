@@ -10,8 +10,8 @@ extension CAFValidator {
     /// `pakt-required` and `pakt-frames`: rules that need only the packet table header.
     static func packetProblems(_ file: CAFFile) -> [CAFDiagnostic] {
         var problems: [CAFDiagnostic] = []
-        let desc = file.description
-        let descOffset = file.descriptionOffset
+        let desc = file.audioDescription
+        let descOffset = file.audioDescriptionOffset
         let variable = desc.bytesPerPacket == 0 || desc.framesPerPacket == 0
         guard let pakt = file.packetTableChunk, let header = file.packetTableHeader else {
             if variable {
@@ -52,8 +52,8 @@ extension CAFValidator {
     static func bodyProblems(_ document: CAFDocument) -> [CAFDiagnostic] {
         var problems: [CAFDiagnostic] = []
         let file = document.file
-        let desc = file.description
-        let frames = file.frames
+        let desc = file.audioDescription
+        let frames = file.validFrames
         for (header, chunk) in zip(file.chunks, document.contents.chunks) {
             switch chunk {
             case .unknown(let type, _) where specTypes.contains(type):

@@ -44,12 +44,12 @@ public struct CAFExpectations: Equatable, Sendable {
     /// Frames per second.
     public var sampleRate: Double?
     /// The number of valid frames.
-    public var frames: UInt64?
+    public var validFrames: UInt64?
 
     /// Expectations with every field given or left out.
     public init(
         formatID: FourCC? = nil, byteOrder: ByteOrder? = nil, bitsPerChannel: UInt32? = nil,
-        isFloat: Bool? = nil, channels: UInt32? = nil, sampleRate: Double? = nil, frames: UInt64? = nil
+        isFloat: Bool? = nil, channels: UInt32? = nil, sampleRate: Double? = nil, validFrames: UInt64? = nil
     ) {
         self.formatID = formatID
         self.byteOrder = byteOrder
@@ -57,7 +57,7 @@ public struct CAFExpectations: Equatable, Sendable {
         self.isFloat = isFloat
         self.channels = channels
         self.sampleRate = sampleRate
-        self.frames = frames
+        self.validFrames = validFrames
     }
 }
 
@@ -139,8 +139,8 @@ public enum CAFValidator {
                     expected: "the file to end at byte \(last.end), where its last chunk ends",
                     found: "\(file.fileLength - last.end) more bytes"))
         }
-        let desc = file.description
-        let descOffset = file.descriptionOffset
+        let desc = file.audioDescription
+        let descOffset = file.audioDescriptionOffset
         if !(desc.sampleRate.isFinite && desc.sampleRate > 0) {
             problems.append(
                 CAFDiagnostic(
@@ -202,8 +202,8 @@ public enum CAFValidator {
 
     static func expectationProblems(_ file: CAFFile, _ expected: CAFExpectations) -> [CAFDiagnostic] {
         var problems: [CAFDiagnostic] = []
-        let desc = file.description
-        let at = file.descriptionOffset
+        let desc = file.audioDescription
+        let at = file.audioDescriptionOffset
         func check(_ rule: String, _ want: String?, _ have: String) {
             if let want, want != have {
                 problems.append(CAFDiagnostic(rule: rule, chunk: .desc, offset: at, expected: want, found: have))
@@ -217,7 +217,7 @@ public enum CAFValidator {
         check("float", expected.isFloat.map { $0 ? "float" : "integer" }, desc.isFloat ? "float" : "integer")
         check("channels", expected.channels.map(String.init), String(desc.channelsPerFrame))
         check("sample-rate", expected.sampleRate.map { "\($0)" }, "\(desc.sampleRate)")
-        if let frames = expected.frames, let found = file.frames, frames != found {
+        if let frames = expected.validFrames, let found = file.validFrames, frames != found {
             problems.append(
                 CAFDiagnostic(
                     rule: "frames", chunk: .data, offset: file.dataChunk?.offset ?? 0,

@@ -25,8 +25,8 @@ func check(_ source: some ByteSource, named name: String) -> Bool {
         return false
     }
     let file = document.file
-    let format = file.description
-    let frames = file.frames.map { "\($0) valid frames" } ?? "an unknown number of frames"
+    let format = file.audioDescription
+    let frames = file.validFrames.map { "\($0) valid frames" } ?? "an unknown number of frames"
     print("\(name): \(format.formatName), \(format.channelsPerFrame) ch, \(format.sampleRate) Hz, \(frames)")
     for warning in document.warnings {
         print("  warning: \(warning)")
