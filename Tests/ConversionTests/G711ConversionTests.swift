@@ -138,7 +138,7 @@ struct G711ConversionTests {
 
     /// Runs `convert`'s proof on the µ-law CAF at `path` against the WAV at `source`.
     func prove(_ path: String, source: String, codesCopied: Bool = false) throws -> Proof {
-        try Converter.prove(
+        try ProofStage.prove(
             path, document: try CAFDocument(reading: try FileByteSource(path: path)),
             target: TargetFormat(encoding: .ulaw, byteOrder: .little), source: try SourceAudio.open(source),
             codesCopied: codesCopied, blockSamples: 1 << 16, isCancelled: { false })

@@ -232,7 +232,7 @@ struct IndependentProofTests {
         var samples = try #require(WAVESamples(wave: wave))
         let reader = try SoundFile.open(readingFrom: path)
         try reader.setNormalisation(false)
-        guard case .agree = try Converter.crossCheck(samples, wave: wave, reader: reader, input: source) else {
+        guard case .agree = try SourceStage.crossCheck(samples, wave: wave, reader: reader, input: source) else {
             Issue.record("the readers should agree on a plain file")
             return
         }
@@ -240,7 +240,7 @@ struct IndependentProofTests {
         samples.byteOrder = .big
         try reader.seek(toFrame: 0)
         #expect {
-            _ = try Converter.crossCheck(samples, wave: wave, reader: reader, input: source)
+            _ = try SourceStage.crossCheck(samples, wave: wave, reader: reader, input: source)
         } throws: { error in
             let message = (error as? ConversionError)?.message ?? ""
             return message.contains("disagree") && message.contains("frame 0, channel 1")
@@ -262,7 +262,7 @@ struct IndependentProofTests {
             let input = try FileByteSource(path: wavePath)
             let samples = try #require(WAVESamples(wave: try WAVEFile(reading: input)))
             let source = SourceAudio(samples: samples, source: input, sampleRate: 44100)
-            return try Converter.prove(
+            return try ProofStage.prove(
                 path, document: document, target: target, source: source, blockSamples: 4096, isCancelled: { false })
         }
         #expect(try prove(converted.bytes).rule == "24-to-16-bit")

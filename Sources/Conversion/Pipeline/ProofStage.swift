@@ -1,0 +1,124 @@
+import BinaryIO
+import CAFKit
+import SndFile
+
+/// Stage 4 of a conversion, the **Proof**: the temporary file read back with CAFKit (libsndfile
+/// for ALAC), decoded and compared with the independent decoding of the source under the rule
+/// that applies (exact, or exact after a named conversion rule). The direct payload's proof
+/// compares the output's ends with libsndfile's probe of the source.
+enum ProofStage {
+    /// Proves the output at `temporary` (already checked by the container as `document`) holds
+    /// the source's audio as `encoder` put it there.
+    static func run(
+        _ temporary: String, document: CAFDocument, encoder: EncoderStage, source: SourceStage, target: TargetFormat,
+        blockSamples: Int, isCancelled: () -> Bool
+    ) throws(ConversionError) -> Proof {
+        if case .directPayload(_, let probe) = encoder {
+            try checkOutput(temporary, document: document, against: probe)
+            return Proof(comparison: "exact", sourceDecoder: "cafconv", outputDecoder: "cafkit", extent: "ends")
+        }
+        var codesCopied = false
+        if case .g711Copy = encoder { codesCopied = true }
+        return try prove(
+            temporary, document: document, target: target, source: try source.proofAudio(), codesCopied: codesCopied,
+            blockSamples: blockSamples, isCancelled: isCancelled)
+    }
+
+    /// Decodes the written output (CAFKit for linear PCM, µ-law and A-law, libsndfile for ALAC)
+    /// and compares every frame with `source`, after the conversion rule; throws at the first
+    /// difference. G.711 codes `codesCopied` from a source of the same law are compared byte for
+    /// byte with the source's codes.
+    static func prove(
+        _ path: String, document: CAFDocument, target: TargetFormat, source: SourceAudio, codesCopied: Bool = false,
+        blockSamples: Int, isCancelled: () -> Bool
+    ) throws(ConversionError) -> Proof {
+        let outputBits = target.encoding.bits ?? 16
+        var rule = Proof.rule(
+            sourceIsFloat: source.isFloat, sourceBits: source.bits, outputIsFloat: target.encoding.isFloat,
+            outputBits: outputBits)
+        let decoder: OutputProof.OutputDecoder
+        var outputDecoder = "cafkit"
+        switch target.encoding {
+        case .ulaw, .alaw:
+            let law: G711Law = target.encoding == .ulaw ? .muLaw : .aLaw
+            let desc = document.file.audioDescription
+            guard Int(desc.bytesPerPacket) == source.channels, desc.framesPerPacket == 1 else {
+                throw ConversionError(
+                    "the written CAF failed verification: it does not hold one \(law) code per channel and frame")
+            }
+            let bytes: FileByteSource
+            do { bytes = try FileByteSource(path: path) } catch {
+                throw ConversionError("the written CAF cannot be read back: \(error)")
+            }
+            rule = Proof.rule(sourceLaw: source.law, outputLaw: law)
+            decoder = .g711(
+                law, bytes, offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0),
+                check: OutputProof.G711Check(law: law, sourceLaw: source.law, copied: codesCopied))
+        case .alac16, .alac20, .alac24, .alac32:
+            do {
+                let written = try SoundFile.open(readingFrom: path)
+                try written.setNormalisation(false)
+                decoder = .libsndfile(written, bits: outputBits)
+                outputDecoder = "libsndfile"
+            } catch {
+                throw ConversionError("cannot check the written \(target): \(error.message)")
+            }
+        default:
+            guard let layout = PCMLayout(document.file.audioDescription) else {
+                throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
+            }
+            let bytes: FileByteSource
+            do { bytes = try FileByteSource(path: path) } catch {
+                throw ConversionError("the written CAF cannot be read back: \(error)")
+            }
+            decoder = .cafkit(
+                layout, bytes, offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0))
+        }
+        let mismatch: OutputProof.Mismatch?
+        do {
+            mismatch = try OutputProof.firstMismatch(
+                source: source, output: decoder, blockSamples: blockSamples, isCancelled: isCancelled)
+        } catch {
+            throw ConversionError(error.message)
+        }
+        if let mismatch {
+            if let frames = mismatch.frames {
+                throw ConversionError(
+                    "the written CAF failed verification: it holds \(frames.found) frames, the source \(frames.expected) (as \(source.decoderName) decodes it)"
+                )
+            }
+            if case .libsndfile = decoder {
+                throw ConversionError(
+                    "libsndfile's \(target) encoder did not reproduce the audio (frame \(mismatch.frame), channel \(mismatch.channel)); this audio cannot be stored as ALAC by libsndfile \(SoundFile.libraryVersion), use a PCM format"
+                )
+            }
+            throw ConversionError(
+                "the written CAF failed verification: frame \(mismatch.frame), channel \(mismatch.channel) holds \(mismatch.found), the source \(mismatch.expected) (as \(source.decoderName) decodes it\(rule.map { ", after rule \($0)" } ?? ""))"
+            )
+        }
+        return Proof(
+            comparison: rule == nil ? "exact" : "exact-after-rule", rule: rule, sourceDecoder: source.decoderName,
+            outputDecoder: outputDecoder, extent: "every-frame")
+    }
+
+    /// Compares the first and last frames of the written CAF, as CAFKit decodes them, with what
+    /// libsndfile read from the source.
+    static func checkOutput(_ path: String, document: CAFDocument, against probe: SampleProbe) throws(ConversionError) {
+        guard let layout = PCMLayout(document.file.audioDescription) else {
+            throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
+        }
+        let difference: (frame: Int64, channel: Int, expected: String, found: String)?
+        do {
+            difference = try probe.firstDifference(
+                in: try FileByteSource(path: path), at: document.file.audioOffset, layout: layout)
+        } catch {
+            throw ConversionError("the written CAF cannot be read back: \(error)")
+        }
+        if let difference {
+            throw ConversionError(
+                "the written CAF failed verification: frame \(difference.frame), channel \(difference.channel) holds \(difference.found), the source \(difference.expected)"
+            )
+        }
+    }
+
+}

@@ -1,0 +1,180 @@
+import BinaryIO
+import SndFile
+import WAVEKit
+
+/// Stage 1 of a conversion, the **Source**: the input opened by cafconv's WAV reader and by
+/// libsndfile, the two readings cross-checked, and what the source is (encoding, channels, rate,
+/// the header's frame count). Later stages take their samples from here: `pumpAudio` for the
+/// encoder, `proofAudio` for the proof's independent decoding.
+struct SourceStage {
+    /// The input's path.
+    let path: String
+    /// The input's bytes, read at offsets.
+    let input: FileByteSource
+    /// The input as cafconv's WAV reader parses it.
+    let wave: WAVEFile
+    /// The input as libsndfile opened it (normalisation off).
+    let reader: SoundFile
+    /// What libsndfile says the input is.
+    let info: SoundInfo
+    /// cafconv's own decoding of the input's samples (linear PCM, µ-law, A-law), if it has one.
+    let samples: WAVESamples?
+    /// libsndfile's first and last frames, when its reading agreed with cafconv's.
+    let probe: SampleProbe?
+    /// The source's encoding: cafconv's reading where it has one, else libsndfile's.
+    let encoding: Encoding
+    /// The header's frame count (`nil` when the header does not say).
+    let headerFrames: Int64?
+
+    /// Opens `path` with both readers and cross-checks them; throws when they disagree or
+    /// either cannot read it. What the report should say about the source (the WAV reader's
+    /// warnings, cross-check notes) is appended to `warnings` as it is found, so that it is kept
+    /// when a later step fails.
+    static func open(_ path: String, warnings: inout [String]) throws -> SourceStage {
+        let input: FileByteSource
+        let wave: WAVEFile
+        do {
+            input = try FileByteSource(path: path)
+            wave = try WAVEFile(reading: input)
+        } catch let error as WAVEError {
+            throw ConversionError(error.message)
+        } catch let error as ByteError {
+            throw ConversionError(error.description)
+        }
+        warnings = wave.warnings.map(\.message)
+
+        let reader: SoundFile
+        do { reader = try SoundFile.open(readingFrom: path) } catch {
+            throw ConversionError("libsndfile cannot read it: \(error.message)")
+        }
+        do { try reader.setNormalisation(false) } catch {
+            throw ConversionError("libsndfile cannot read it: \(error.message)")
+        }
+        let source = reader.info
+        // cafconv's own reader decodes linear PCM; libsndfile must read the same samples, or
+        // the file is not converted (wide slots, which libsndfile cannot read, excepted).
+        var samples = WAVESamples(wave: wave)
+        if samples == nil, wave.format.isLinearPCM {
+            throw ConversionError(
+                "cafconv's WAV reader cannot decode \(wave.format.bitsPerSample)-bit \(wave.format.isFloat ? "float" : "integer") samples in \(wave.bytesPerFrame)-byte frames of \(wave.format.channels) channels, and the file is not converted on libsndfile's reading alone"
+            )
+        }
+        do { try samples?.settleSlots(in: input) } catch { throw ConversionError(error.message) }
+        var probe: SampleProbe?
+        if let samples {
+            switch try crossCheck(samples, wave: wave, reader: reader, input: input) {
+            case .agree(let agreed): probe = agreed
+            case .ownReader(let note): warnings.append(note)
+            }
+        }
+        // The header's frame count: compressed formats decode to whole blocks, `fact` says how
+        // many of those frames are audio.
+        // An empty 'data' chunk holds no frames, whatever a decoder makes of the bytes after it.
+        let headerFrames: Int64? =
+            wave.audioBytes == 0 ? 0 : samples?.frames ?? wave.frames.map { Int64(clamping: $0) }
+        if wave.audioBytes == 0, source.frames > 0 {
+            warnings.append(
+                "the 'data' chunk is empty, but libsndfile reads \(source.frames) frames from the bytes after it; they are not audio: nothing is converted from them"
+            )
+        }
+        return SourceStage(
+            path: path, input: input, wave: wave, reader: reader, info: source, samples: samples, probe: probe,
+            encoding: samples.map(\.encoding) ?? source.encoding, headerFrames: headerFrames)
+    }
+
+    /// The report's `formatIn`: the afconvert-style code, or the WAV format tag's name.
+    var formatCode: String {
+        if case .other = encoding { return wave.formatID }
+        return Conversion.formatCode(encoding, wave.byteOrder)
+    }
+
+    /// The samples the encoder reads: cafconv's decoding when libsndfile cannot read the layout,
+    /// else libsndfile's (rewound after the cross-check's probe), cut to the header's frames.
+    func pumpAudio() throws -> SourceAudio {
+        if probe == nil, let samples {
+            return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
+        }
+        if probe != nil { try reader.seek(toFrame: 0) }
+        return SourceAudio(reader: reader, limit: headerFrames)
+    }
+
+    /// The proof's independent decoding of the source: cafconv's WAV reader where it applies,
+    /// else a second libsndfile reading.
+    func proofAudio() throws(ConversionError) -> SourceAudio {
+        if let samples {
+            return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
+        }
+        do {
+            let again = try SoundFile.open(readingFrom: path)
+            try again.setNormalisation(false)
+            return SourceAudio(reader: again, limit: headerFrames)
+        } catch {
+            throw ConversionError("libsndfile cannot read it again to check the output: \(error.message)")
+        }
+    }
+
+    /// The result of comparing libsndfile's reading of a linear PCM source with cafconv's.
+    enum CrossCheck {
+        /// Same layout, frames and first and last frames: libsndfile's probe of both ends.
+        case agree(SampleProbe)
+        /// libsndfile cannot read this layout (wide slots); cafconv's reader is the source, and
+        /// the note says so.
+        case ownReader(String)
+    }
+
+    /// Compares libsndfile's reading of the source with cafconv's own (layout, frames, the first
+    /// and last 2048 frames) and throws, naming the disagreement, when they differ.
+    static func crossCheck(
+        _ samples: WAVESamples, wave: WAVEFile, reader: SoundFile, input: some ByteSource
+    ) throws(ConversionError) -> CrossCheck {
+        let info = reader.info
+        let what = "libsndfile and cafconv's WAV reader disagree about this file"
+        if samples.hasWideSlots {
+            let place =
+                samples.isHighJustified
+                ? "in its top bytes, the low bytes being 0" : "in its low bytes, as ALSA writes them"
+            return .ownReader(
+                "each \(samples.bits)-bit sample sits in a \(samples.slotBytes)-byte slot (block align \(samples.bytesPerFrame)); libsndfile reads packed \(samples.bits)-bit samples here, so cafconv's own WAV reader decoded the slots (each sample \(place))"
+            )
+        }
+        if info.channels != samples.channels {
+            throw ConversionError(
+                "\(what): libsndfile reads \(info.channels) channels, the 'fmt ' chunk says \(samples.channels); not converted")
+        }
+        if info.encoding != samples.encoding {
+            throw ConversionError(
+                "\(what): libsndfile reads \(info.encoding), the 'fmt ' chunk says \(samples.encoding); not converted")
+        }
+        if info.frames != samples.frames {
+            let header =
+                wave.audioBytes == 0
+                ? "the 'data' chunk is empty (0 bytes)"
+                : "the 'data' chunk holds \(samples.frames) frames (\(wave.audioBytes) bytes of \(samples.bytesPerFrame))"
+            throw ConversionError("\(what): libsndfile reads \(info.frames) frames, \(header); not converted")
+        }
+        let probe: SampleProbe?
+        do {
+            probe = try SampleProbe.read(reader, frames: samples.frames, channels: samples.channels, isFloat: samples.isFloat)
+        } catch {
+            throw ConversionError("reading failed: \(error.message)")
+        }
+        guard let probe else {
+            throw ConversionError("\(what): libsndfile reads fewer than the \(samples.frames) frames it announces; not converted")
+        }
+        do {
+            if let difference = try probe.firstDifference(from: samples, in: input) {
+                throw ConversionError(
+                    "\(what): at frame \(difference.frame), channel \(difference.channel) libsndfile decodes \(difference.expected), cafconv \(difference.found); not converted"
+                )
+            }
+        } catch let error as SourceError {
+            throw ConversionError(error.message)
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw ConversionError("\(error)")
+        }
+        return .agree(probe)
+    }
+
+}
