@@ -485,7 +485,8 @@ struct IMA4LayoutTests {
             let file = try CAFFile(reading: MemoryByteSource(apple))
             let frames = try #require(file.validFrames)
             let ours = CAFWriter.ima4Header(
-                sampleRate: file.audioDescription.sampleRate, channels: Int(file.audioDescription.channelsPerFrame), frames: frames,
+                sampleRate: file.audioDescription.sampleRate, channels: Int(file.audioDescription.channelsPerFrame),
+                frames: frames,
                 info: info)
             #expect(ours.count == 4096)
             #expect(ours == Array(apple.prefix(4096)), "\(name): header differs from Apple's")

@@ -79,7 +79,8 @@ struct VerifyAgainstTests {
             let table = PacketTable(
                 header: PacketTableHeader(numberPackets: 5410, numberValidFrames: 4410, primingFrames: 1000, remainderFrames: 0))
             let contents = CAFContents(chunks: [
-                .description(file.audioDescription), .packetTable(table), .audioData(AudioDataChunk(audio: .bytes(priming + audio))),
+                .description(file.audioDescription), .packetTable(table),
+                .audioData(AudioDataChunk(audio: .bytes(priming + audio))),
             ])
             return folder.write("primed.caf", try CAFWriter.bytes(of: contents))
         }

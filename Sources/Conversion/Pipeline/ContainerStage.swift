@@ -60,7 +60,6 @@ enum ContainerStage {
         }
     }
 
-
     /// What the written file must say, derived from the target (not from libsndfile).
     static func expectations(for target: TargetFormat, channels: Int, sampleRate: Int, frames: UInt64) -> CAFExpectations {
         var expected = CAFExpectations(channels: UInt32(channels), sampleRate: Double(sampleRate))
