@@ -31,10 +31,13 @@ let package = Package(
         // copy_file_range(2), renameat2(2) and fallocate(2), which the Glibc module does not export,
         // and the SIGINT/SIGTERM handler (async-signal-safe code belongs in C).
         .target(name: "CSystemCalls"),
+        // The one target that imports the C library (Glibc, Musl or Darwin) and CSystemCalls, and
+        // re-exports them: the platform choice, the clashing names and the EINTR loop live here.
+        .target(name: "SystemLayer", dependencies: ["CSystemCalls"], swiftSettings: strict),
         // The only target that sees C types from libsndfile.
-        .target(name: "SndFile", dependencies: ["CSndFile", "BinaryIO"], swiftSettings: strict),
+        .target(name: "SndFile", dependencies: ["CSndFile", "BinaryIO", "SystemLayer"], swiftSettings: strict),
         // Byte cursor, byte sources and FourCC shared by the pure-Swift parsers.
-        .target(name: "BinaryIO", swiftSettings: strict),
+        .target(name: "BinaryIO", dependencies: ["SystemLayer"], swiftSettings: strict),
         // Core Audio Format model, parser, writer and validator (standard library only).
         .target(name: "CAFKit", dependencies: ["BinaryIO"], swiftSettings: strict),
         // RIFF/WAVE, RF64 and AIFF chunk reader for inspection (standard library only).
@@ -42,18 +45,18 @@ let package = Package(
         // The conversion engine: plan, convert, verify, report. No terminal output.
         .target(
             name: "Conversion",
-            dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO", "CSystemCalls"],
+            dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO", "SystemLayer"],
             swiftSettings: strict
         ),
         // Declarative command-line parsing, help, manual page and completion scripts (standard
         // library only: no reflection, no Foundation, so the executable starts fast).
-        .target(name: "CommandLineKit", swiftSettings: strict),
+        .target(name: "CommandLineKit", dependencies: ["SystemLayer"], swiftSettings: strict),
         // An `Encoder` to a JSON tree and its text, laid out like JSONEncoder (standard library only).
         .target(name: "JSONKit", swiftSettings: strict),
         // The command-line front end.
         .executableTarget(
             name: "cafconv",
-            dependencies: ["Conversion", "BinaryIO", "CommandLineKit", "JSONKit", "CSystemCalls"],
+            dependencies: ["Conversion", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer"],
             swiftSettings: strict
         ),
 
@@ -62,6 +65,7 @@ let package = Package(
 
         // Fixture builders and output checks shared by the test targets (WAV writer, sample generators).
         .target(name: "TestSupport", dependencies: ["BinaryIO", "CAFKit"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "SystemLayerTests", dependencies: ["SystemLayer"], swiftSettings: strict),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"], swiftSettings: strict),
         .testTarget(name: "CAFKitTests", dependencies: ["CAFKit", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WAVEKitTests", dependencies: ["WAVEKit", "TestSupport"], swiftSettings: strict),

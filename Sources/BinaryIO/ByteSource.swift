@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 /// Random access to the bytes of a file or a buffer, without loading all of it.
 ///
@@ -100,11 +94,12 @@ public final class FileByteSource: ByteSource {
         var result = [UInt8](repeating: 0, count: wanted)
         var filled = 0
         while filled < wanted {
-            let got = result.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
+            let got = Syscall.retryOnInterrupt {
+                result.withUnsafeMutableBytes { buffer in
+                    pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
+                }
             }
             if got < 0 {
-                if errno == EINTR { continue }
                 throw FileByteSource.error(path: path)
             }
             if got == 0 { break }

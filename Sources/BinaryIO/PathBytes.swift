@@ -6,13 +6,7 @@
 /// whenever the path is handed to the system. To keep the mapping one-to-one, valid UTF-8 that
 /// spells a scalar of the reserved range is escaped byte by byte too. Names that are valid UTF-8
 /// (every other name) are the same `String` as before.
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 public enum PathBytes {
     /// The first scalar of the reserved range; byte `b` (0x80...0xFF) is `base + (b - 0x80)`.

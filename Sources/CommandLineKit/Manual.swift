@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 /// The manual page in mdoc(7), from the same command tree as help: NAME, SYNOPSIS (one line per
 /// subcommand), DESCRIPTION (the root's texts and options), COMMANDS (one subsection per

@@ -1,12 +1,5 @@
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 /// A command-line program: its command tree and version, and what to do with the arguments.
 public struct Program: Sendable {
@@ -180,8 +173,7 @@ public enum Console {
             guard let base = raw.baseAddress else { return }
             var done = 0
             while done < raw.count {
-                let wrote = write(descriptor, base + done, raw.count - done)
-                if wrote < 0 && errno == EINTR { continue }
+                let wrote = Syscall.retryOnInterrupt { write(descriptor, base + done, raw.count - done) }
                 if wrote <= 0 { return }
                 done += wrote
             }

@@ -1,16 +1,8 @@
 import BinaryIO
 import CAFKit
-internal import CSystemCalls
 import SndFile
+import SystemLayer
 import WAVEKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// How the source's sample bytes become the output's when decoding and encoding them would not
 /// change a single sample value, only (at most) the byte order or the sign convention of 8-bit
@@ -200,10 +192,11 @@ enum PayloadMover {
         var first = true
         while left > 0 {
             if isCancelled() { return false }
-            let copied = cafconv_copy_file_range(input, &inOffset, output, &outOffset, Int(min(left, UInt64(copyStep))))
+            let copied = Syscall.retryOnInterrupt {
+                cafconv_copy_file_range(input, &inOffset, output, &outOffset, Int(min(left, UInt64(copyStep))))
+            }
             if copied < 0 {
                 let code = errno
-                if code == EINTR { continue }
                 if first && [ENOSYS, EXDEV, EOPNOTSUPP, EINVAL, EBADF, EPERM].contains(code) { return nil }
                 throw ConversionError("copying the audio failed: \(FileSystem.errorText(code))")
             }

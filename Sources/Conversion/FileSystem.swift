@@ -1,13 +1,5 @@
 import BinaryIO
-internal import CSystemCalls
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 /// Thin wrappers over the POSIX calls the engine needs. Every failure carries `errno`'s text.
 enum FileSystem {
@@ -34,17 +26,17 @@ enum FileSystem {
     }
 
     /// stat(2) of `path` (following symlinks).
-    static func status(_ path: String, _ info: inout Glibc.stat) -> Int32 {
+    static func status(_ path: String, _ info: inout FileStatus) -> Int32 {
         withPath(path) { cPath -> Int32 in stat(cPath, &info) }
     }
 
     /// lstat(2) of `path` (a symlink itself).
-    static func linkStatus(_ path: String, _ info: inout Glibc.stat) -> Int32 {
+    static func linkStatus(_ path: String, _ info: inout FileStatus) -> Int32 {
         withPath(path) { cPath -> Int32 in lstat(cPath, &info) }
     }
 
     static func kind(of path: String) -> Kind {
-        var info = Glibc.stat()
+        var info = FileStatus()
         guard status(path, &info) == 0 else { return .missing }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return .file
@@ -54,7 +46,7 @@ enum FileSystem {
     }
 
     static func identity(of path: String) -> Identity? {
-        var info = Glibc.stat()
+        var info = FileStatus()
         guard status(path, &info) == 0 else { return nil }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
@@ -122,7 +114,7 @@ enum FileSystem {
     static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
         let fd = withPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw ConversionError("cannot open \(PathBytes.display(path)): \(errorText())") }
-        var info = Glibc.stat()
+        var info = FileStatus()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
             close(fd)
             throw ConversionError("cannot open \(PathBytes.display(path)): it was replaced by something else")
@@ -144,7 +136,7 @@ enum FileSystem {
     static func openForReading(_ path: String) throws(ConversionError) -> Int32 {
         let fd = withPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw ConversionError("cannot open it: \(errorText())") }
-        var info = Glibc.stat()
+        var info = FileStatus()
         guard fstat(fd, &info) == 0 else {
             let code = errno
             close(fd)
@@ -166,7 +158,7 @@ enum FileSystem {
 
     /// The current length of an open file.
     static func length(of fd: Int32) throws(ConversionError) -> UInt64 {
-        var info = Glibc.stat()
+        var info = FileStatus()
         guard fstat(fd, &info) == 0 else { throw ConversionError("cannot read the output's size: \(errorText())") }
         return UInt64(max(0, info.st_size))
     }
@@ -175,8 +167,9 @@ enum FileSystem {
     static func readExactly(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(ConversionError) {
         var done = 0
         while done < buffer.count {
-            let got = pread(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
-            if got < 0 && errno == EINTR { continue }
+            let got = Syscall.retryOnInterrupt {
+                pread(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
+            }
             if got < 0 { throw ConversionError("reading failed: \(errorText())") }
             if got == 0 { throw ConversionError("the file ended early: it changed while it was being read") }
             done += got
@@ -187,8 +180,9 @@ enum FileSystem {
     static func writeAll(_ fd: Int32, from buffer: UnsafeRawBufferPointer, at offset: UInt64) throws(ConversionError) {
         var done = 0
         while done < buffer.count {
-            let wrote = pwrite(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
-            if wrote < 0 && errno == EINTR { continue }
+            let wrote = Syscall.retryOnInterrupt {
+                pwrite(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
+            }
             if wrote <= 0 {
                 if wrote == 0 { errno = ENOSPC }
                 throw ConversionError("writing failed: \(errorText())")
@@ -227,21 +221,21 @@ enum FileSystem {
             self.modified = modified
         }
 
-        init(_ info: Glibc.stat) {
+        init(_ info: FileStatus) {
             size = UInt64(max(0, info.st_size))
             modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         }
     }
 
     static func stamp(of path: String) -> Stamp? {
-        var info = Glibc.stat()
+        var info = FileStatus()
         guard status(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Stamp(info)
     }
 
     /// Whether something (even a broken symlink) exists at `path`.
     static func linkExists(_ path: String) -> Bool {
-        var info = Glibc.stat()
+        var info = FileStatus()
         return linkStatus(path, &info) == 0
     }
 

@@ -1,13 +1,6 @@
 import BinaryIO
-internal import CSystemCalls
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 /// Writes and deletes inside an output folder that someone else may write too.
 ///
@@ -34,7 +27,7 @@ extension FileSystem {
 
         /// Opens the folder at `path`, following symlinks (the root the user named).
         static func open(_ path: String) throws(ConversionError) -> Folder {
-            let fd = withPath(path.isEmpty ? "." : path) { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+            let fd = withPath(path.isEmpty ? "." : path) { Syscall.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
             guard fd >= 0 else {
                 throw ConversionError("cannot open folder \(PathBytes.display(path)): \(errorText())")
             }
@@ -56,7 +49,7 @@ extension FileSystem {
             }
             guard fd >= 0 else {
                 let code = errno
-                var info = Glibc.stat()
+                var info = FileStatus()
                 if withPath(name, { fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 {
                     if (info.st_mode & S_IFMT) == S_IFLNK {
                         throw ConversionError(
@@ -82,8 +75,8 @@ extension FileSystem {
         }
 
         /// What `name` in this folder is, without following a symlink.
-        func info(_ name: String) -> Glibc.stat? {
-            var info = Glibc.stat()
+        func info(_ name: String) -> FileStatus? {
+            var info = FileStatus()
             guard withPath(name, { fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else { return nil }
             return info
         }
@@ -131,7 +124,7 @@ extension FileSystem {
         var modified: Int64
         var changed: Int64
 
-        init(_ info: Glibc.stat) {
+        init(_ info: FileStatus) {
             device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)
             size = Int64(info.st_size)
@@ -194,7 +187,7 @@ extension FileSystem {
             guard fd >= 0 else {
                 throw ConversionError("cannot create a file in \(PathBytes.display(folder.path)): \(errorText())")
             }
-            var info = Glibc.stat()
+            var info = FileStatus()
             _ = fstat(fd, &info)
             self.folder = folder
             self.name = name
@@ -272,7 +265,7 @@ extension FileSystem {
             }
             guard fd >= 0 else { continue }
             defer { close(fd) }
-            var info = Glibc.stat()
+            var info = FileStatus()
             guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 if errno == EWOULDBLOCK || errno == EINTR { continue }

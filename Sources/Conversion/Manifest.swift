@@ -1,12 +1,5 @@
 import BinaryIO
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 /// A path compared byte by byte. Swift's `String` equality is Unicode canonical equivalence, so
 /// `"é"` (NFC) and `"e\u{301}"` (NFD) would be one key; on Linux they are two files.
@@ -146,8 +139,8 @@ struct Manifest {
         // The first read is small: the header decides whether to read on.
         var wanted = 64
         while !parser.isDone {
-            let got = block.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
-            if got < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            let got = Syscall.retryOnInterrupt { block.withUnsafeMutableBytes { Syscall.read(fd, $0.baseAddress, wanted) } }
+            if got < 0 && errno == EAGAIN { continue }
             if got <= 0 { break }
             parser.feed(block[0..<got])
             if wanted < block.count, let seal = parser.seal, seal != .foreign {

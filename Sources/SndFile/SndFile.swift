@@ -2,13 +2,7 @@ import BinaryIO
 internal import CSndFile
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 /// An error from libsndfile, with its message and the path it concerns.
 public struct SndFileError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -248,19 +242,19 @@ public final class SoundFile {
 
     deinit {
         if let handle { sf_close(handle) }
-        if let ownedDescriptor { Glibc.close(ownedDescriptor) }
+        if let ownedDescriptor { Syscall.close(ownedDescriptor) }
     }
 
     /// Opens `path` for reading. Only a regular file is opened: a FIFO, socket or device fails
     /// at once instead of blocking (the file is opened with `O_NONBLOCK`, then checked with
     /// `fstat`). `path` may hold bytes that are not UTF-8 (see `PathBytes`).
     public static func open(readingFrom path: String) throws(SndFileError) -> SoundFile {
-        let opened = PathBytes.withCString(path) { Glibc.open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        let opened = PathBytes.withCString(path) { Syscall.open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard let fd = opened else { throw SndFileError(path: path, message: "the path holds a NUL byte") }
         guard fd >= 0 else { throw SndFileError(path: path, message: String(cString: strerror(errno))) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            Glibc.close(fd)
+            Syscall.close(fd)
             throw SndFileError(path: path, message: "not a regular file (a FIFO, socket, device or folder)")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
@@ -283,7 +277,7 @@ public final class SoundFile {
         case .success(let handle):
             return SoundFile(path: path, handle: handle, info: SoundInfo(raw), ownedDescriptor: descriptor)
         case .failure(let error):
-            Glibc.close(descriptor)
+            Syscall.close(descriptor)
             throw error
         }
     }
@@ -293,7 +287,7 @@ public final class SoundFile {
     public static func create(descriptor: Int32, path: String, info: SoundInfo) throws(SndFileError) -> SoundFile {
         var raw = info.raw
         guard sf_format_check(&raw) != 0 else {
-            Glibc.close(descriptor)
+            Syscall.close(descriptor)
             throw SndFileError(
                 path: path, message: "libsndfile cannot write \(info.encoding) (\(info.endianness)) in this container")
         }
@@ -304,7 +298,7 @@ public final class SoundFile {
         switch result {
         case .success(let handle): return SoundFile(path: path, handle: handle, info: SoundInfo(raw))
         case .failure(let error):
-            Glibc.close(descriptor)
+            Syscall.close(descriptor)
             throw error
         }
     }
@@ -432,7 +426,7 @@ public final class SoundFile {
         guard let handle else { return }
         self.handle = nil
         let status = sf_close(handle)
-        if let ownedDescriptor { Glibc.close(ownedDescriptor) }
+        if let ownedDescriptor { Syscall.close(ownedDescriptor) }
         ownedDescriptor = nil
         if status != 0 {
             throw SndFileError(path: path, message: String(cString: sf_error_number(status)))

@@ -1,13 +1,7 @@
 import BinaryIO
 import CommandLineKit
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 /// The `cafconv` command: subcommands only. Arguments are parsed by `CommandLineKit` from the
 /// declarative tables of each subcommand (not swift-argument-parser, whose reflection doubled the

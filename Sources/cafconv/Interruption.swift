@@ -1,5 +1,5 @@
-import CSystemCalls
 import Conversion
+import SystemLayer
 
 /// Turns SIGINT and SIGTERM into a cancellation of the run: no new file is started, files in
 /// flight stop at their next block and delete their temporary files, and `convert` exits 130.

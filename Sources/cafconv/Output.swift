@@ -3,13 +3,7 @@ import Conversion
 import JSONKit
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemLayer
 
 /// Renders reports: results on stdout, diagnostics and the summary on stderr. Every line goes
 /// through `Console`, which writes each line whole and stdout before stderr.

@@ -1,0 +1,52 @@
+@_exported import CSystemCalls
+
+// The one place that imports the C library: every other target imports SystemLayer, which
+// re-exports the platform's C module (Glibc, Musl or Darwin) and CSystemCalls (the Linux calls the
+// Glibc module does not export, and the signal handler), so the platform choice is made once.
+#if canImport(Glibc)
+    @_exported import Glibc
+#elseif canImport(Musl)
+    @_exported import Musl
+#elseif canImport(Darwin)
+    @_exported import Darwin
+#else
+    #error("SystemLayer: no C library module for this platform")
+#endif
+
+/// The C library's file status record (`struct stat`), named so that it is not confused with the
+/// `stat(2)` function of the same name.
+public typealias FileStatus = stat
+
+/// The system calls whose plain names clash with cafconv's own methods (`close`, `open`, `read`)
+/// and the one EINTR loop every caller shares.
+public enum Syscall {
+    /// Calls `call` again for as long as it fails with `EINTR` (a signal arrived before it did any
+    /// work), and returns its first other result: the call's value, or -1 with `errno` set.
+    @inlinable
+    public static func retryOnInterrupt<Result: SignedInteger>(_ call: () -> Result) -> Result {
+        while true {
+            let result = call()
+            if result < 0 && errno == EINTR { continue }
+            return result
+        }
+    }
+
+    /// `close(2)`.
+    @discardableResult
+    public static func close(_ descriptor: Int32) -> Int32 { platformClose(descriptor) }
+
+    /// `open(2)` without a creation mode.
+    public static func open(_ path: UnsafePointer<CChar>, _ flags: Int32) -> Int32 { platformOpen(path, flags) }
+
+    /// `read(2)`.
+    public static func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        platformRead(descriptor, buffer, count)
+    }
+}
+
+// At file scope the plain names are the C library's.
+private func platformClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+private func platformOpen(_ path: UnsafePointer<CChar>, _ flags: Int32) -> Int32 { open(path, flags) }
+private func platformRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}

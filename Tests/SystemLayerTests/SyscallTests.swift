@@ -1,0 +1,45 @@
+import SystemLayer
+import Testing
+
+@Suite("System layer")
+struct SyscallTests {
+    @Test("retryOnInterrupt calls again after EINTR and returns the first other result")
+    func retriesInterruptedCalls() {
+        var calls = 0
+        let result = Syscall.retryOnInterrupt { () -> Int in
+            calls += 1
+            if calls < 3 {
+                errno = EINTR
+                return -1
+            }
+            return 5
+        }
+        #expect(result == 5)
+        #expect(calls == 3)
+    }
+
+    @Test("retryOnInterrupt returns any other failure at once, errno kept")
+    func returnsOtherFailures() {
+        var calls = 0
+        let result = Syscall.retryOnInterrupt { () -> Int32 in
+            calls += 1
+            errno = EBADF
+            return -1
+        }
+        #expect(result == -1)
+        #expect(errno == EBADF)
+        #expect(calls == 1)
+    }
+
+    @Test("the funnel's open, read and close are the C library's")
+    func openReadClose() throws {
+        let descriptor = Syscall.open("/dev/zero", O_RDONLY)
+        try #require(descriptor >= 0)
+        var bytes = [UInt8](repeating: 0xFF, count: 8)
+        let got = bytes.withUnsafeMutableBytes { Syscall.read(descriptor, $0.baseAddress, 8) }
+        #expect(got == 8)
+        #expect(bytes == [UInt8](repeating: 0, count: 8))
+        #expect(Syscall.close(descriptor) == 0)
+        #expect(Syscall.close(descriptor) == -1, "a closed descriptor cannot be closed again")
+    }
+}
