@@ -69,7 +69,7 @@ struct Manual {
         }
         #if os(Linux)
             var info = stat()
-            if stat("/proc/self/exe", &info) == 0 { return Int(info.st_mtim.tv_sec) }
+            if stat("/proc/self/exe", &info) == 0 { return Int(info.modificationTime.tv_sec) }
         #endif
         return Int(time(nil))
     }

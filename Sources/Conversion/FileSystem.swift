@@ -223,7 +223,7 @@ enum FileSystem {
 
         init(_ info: FileStatus) {
             size = UInt64(max(0, info.st_size))
-            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            modified = Int64(info.modificationTime.tv_sec) * 1_000_000_000 + Int64(info.modificationTime.tv_nsec)
         }
     }
 

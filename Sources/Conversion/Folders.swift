@@ -128,8 +128,8 @@ extension FileSystem {
             device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)
             size = Int64(info.st_size)
-            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+            modified = Int64(info.modificationTime.tv_sec) * 1_000_000_000 + Int64(info.modificationTime.tv_nsec)
+            changed = Int64(info.changeTime.tv_sec) * 1_000_000_000 + Int64(info.changeTime.tv_nsec)
         }
     }
 
@@ -269,7 +269,7 @@ extension FileSystem {
             guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 if errno == EWOULDBLOCK || errno == EINTR { continue }
-                let age = Int64(time(nil)) - Int64(info.st_mtim.tv_sec)
+                let age = Int64(time(nil)) - Int64(info.modificationTime.tv_sec)
                 guard age > 24 * 3600 else { continue }
             }
             // Still the same file under that name (it may have been renamed into place meanwhile).

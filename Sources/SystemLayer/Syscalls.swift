@@ -50,3 +50,23 @@ private func platformOpen(_ path: UnsafePointer<CChar>, _ flags: Int32) -> Int32
 private func platformRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(descriptor, buffer, count)
 }
+
+extension FileStatus {
+    /// The last modification time (`st_mtim` on Linux, `st_mtimespec` on Darwin).
+    public var modificationTime: timespec {
+        #if canImport(Darwin)
+            st_mtimespec
+        #else
+            st_mtim
+        #endif
+    }
+
+    /// The last status change time (`st_ctim` on Linux, `st_ctimespec` on Darwin).
+    public var changeTime: timespec {
+        #if canImport(Darwin)
+            st_ctimespec
+        #else
+            st_ctim
+        #endif
+    }
+}

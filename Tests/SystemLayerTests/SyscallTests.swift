@@ -43,3 +43,24 @@ struct SyscallTests {
         #expect(Syscall.close(descriptor) == -1, "a closed descriptor cannot be closed again")
     }
 }
+
+@Suite("System layer: file status")
+struct FileStatusTests {
+    @Test("modificationTime is the time utimensat set")
+    func modificationTime() throws {
+        let path = "/tmp/cafconv-systemlayer-\(getpid())"
+        let descriptor = Syscall.retryOnInterrupt { creat(path, 0o600) }
+        try #require(descriptor >= 0)
+        defer {
+            Syscall.close(descriptor)
+            unlink(path)
+        }
+        var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 123), timespec(tv_sec: 1_500_000_000, tv_nsec: 456)]
+        try #require(futimens(descriptor, &times) == 0)
+        var info = FileStatus()
+        try #require(fstat(descriptor, &info) == 0)
+        #expect(info.modificationTime.tv_sec == 1_500_000_000)
+        #expect(info.modificationTime.tv_nsec == 456)
+        #expect(info.changeTime.tv_sec > 1_500_000_000, "the change time is now")
+    }
+}
