@@ -137,7 +137,7 @@ enum Converter {
             let pumped = try encoder.run(
                 source: source, writer: writer, temporary: temporary, blockSamples: options.blockSamples,
                 isCancelled: isCancelled)
-            guard let frames = pumped else { throw ConversionError(Cancellation.reason) }
+            guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
             if let headerFrames = source.headerFrames, frames < headerFrames {
                 result.warnings.append(
                     "the header declares \(headerFrames) frames but only \(frames) could be read; converted \(frames)")
@@ -145,21 +145,23 @@ enum Converter {
             if frames == 0 {
                 result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
             }
-            if cancellation.isCancelled { throw ConversionError(Cancellation.reason) }
+            if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
             let document = try ContainerStage.finish(
                 temporary, target: target, channels: source.info.channels,
                 sampleRate: source.info.sampleRate, frames: UInt64(frames))
             result.proof = try ProofStage.run(
                 temporary, document: document, encoder: encoder, source: source, target: target,
                 blockSamples: options.blockSamples, isCancelled: isCancelled)
-            if cancellation.isCancelled { throw ConversionError(Cancellation.reason) }
+            if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
             result.bytes = document.file.fileLength
             result.frames = frames
             result.samples = encoder.transfer(from: source)
             try temporaryOutput.commit()
             result.status = .converted
         } catch {
-            result.reason = (error as? ConversionError)?.message ?? "\(error)"
+            let failure = error as? ConversionError
+            result.reason = failure?.message ?? "\(error)"
+            result.code = failure?.code ?? .io
         }
         // Deletes the temporary file unless it was committed (its lock goes when it is freed).
         if result.status != .converted { temporaryFile?.discard() }

@@ -198,9 +198,11 @@ enum PayloadMover {
             if copied < 0 {
                 let code = errno
                 if first && [ENOSYS, EXDEV, EOPNOTSUPP, EINVAL, EBADF, EPERM].contains(code) { return nil }
-                throw ConversionError("copying the audio failed: \(FileSystem.errorText(code))")
+                throw ConversionError(.io, "copying the audio failed: \(FileSystem.errorText(code))")
             }
-            if copied == 0 { throw ConversionError("the source ended early: it changed while it was being converted") }
+            if copied == 0 {
+                throw ConversionError(.sourceChanged, "the source ended early: it changed while it was being converted")
+            }
             first = false
             left -= UInt64(copied)
         }

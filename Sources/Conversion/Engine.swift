@@ -111,6 +111,7 @@ public enum Engine {
                 var result: FileResult
                 if cancellation.isCancelled {
                     result = FileResult(input: job.input, output: job.output, status: .skipped, reason: Cancellation.reason)
+                    result.code = .interrupted
                 } else {
                     result = Converter.convert(job, options: options, sequence: index, cancellation: cancellation)
                     if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
@@ -150,7 +151,8 @@ public enum Engine {
             for folder in state.dirty.sorted() {
                 guard let path = state.manifests[folder]?.path else { continue }
                 do throws(ConversionError) { try state.manifests[folder]?.save() } catch {
-                    saveFailures.append(.failed(path, reason: "cannot record what was converted: \(error.message)"))
+                    saveFailures.append(
+                        .failed(path, code: .manifest, reason: "cannot record what was converted: \(error.message)"))
                 }
             }
             state.dirty.removeAll()

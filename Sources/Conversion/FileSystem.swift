@@ -54,7 +54,7 @@ enum FileSystem {
     /// The entries of a directory (not `.` and `..`), sorted by name bytes for a stable order.
     static func entries(of path: String) throws(ConversionError) -> [String] {
         guard let dir = PathBytes.withCString(path, { opendir($0) }) ?? nil else {
-            throw ConversionError("cannot read folder: \(errorText())")
+            throw ConversionError(.io, "cannot read folder: \(errorText())")
         }
         defer { closedir(dir) }
         var names: [String] = []
@@ -74,10 +74,10 @@ enum FileSystem {
         let parent = directoryName(path)
         if parent != path { try makeDirectories(parent) }
         if withPath(path, { mkdir($0, 0o777) }) != 0 && errno != EEXIST {
-            throw ConversionError("cannot create folder \(path): \(errorText())")
+            throw ConversionError(.output, "cannot create folder \(path): \(errorText())")
         }
         guard kind(of: path) == .directory else {
-            throw ConversionError("cannot create folder \(path): a file is in the way")
+            throw ConversionError(.output, "cannot create folder \(path): a file is in the way")
         }
     }
 
@@ -113,11 +113,11 @@ enum FileSystem {
     /// must not be able to turn this write onto another file.
     static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
         let fd = withPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw ConversionError("cannot open \(PathBytes.display(path)): \(errorText())") }
+        guard fd >= 0 else { throw ConversionError(.io, "cannot open \(PathBytes.display(path)): \(errorText())") }
         var info = FileStatus()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
             close(fd)
-            throw ConversionError("cannot open \(PathBytes.display(path)): it was replaced by something else")
+            throw ConversionError(.output, "cannot open \(PathBytes.display(path)): it was replaced by something else")
         }
         return fd
     }
@@ -127,7 +127,7 @@ enum FileSystem {
         let fd = try openForUpdate(path)
         defer { close(fd) }
         guard ftruncate(fd, off_t(length)) == 0 else {
-            throw ConversionError("cannot trim the output: \(errorText())")
+            throw ConversionError(.io, "cannot trim the output: \(errorText())")
         }
     }
 
@@ -135,16 +135,16 @@ enum FileSystem {
     /// refused at once (`O_NONBLOCK`, then `fstat`), with a sentence saying why.
     static func openForReading(_ path: String) throws(ConversionError) -> Int32 {
         let fd = withPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw ConversionError("cannot open it: \(errorText())") }
+        guard fd >= 0 else { throw ConversionError(.io, "cannot open it: \(errorText())") }
         var info = FileStatus()
         guard fstat(fd, &info) == 0 else {
             let code = errno
             close(fd)
-            throw ConversionError("cannot open it: \(errorText(code))")
+            throw ConversionError(.io, "cannot open it: \(errorText(code))")
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw ConversionError("not a regular file (a FIFO, socket, device or folder); not read")
+            throw ConversionError(.input, "not a regular file (a FIFO, socket, device or folder); not read")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd
@@ -159,7 +159,7 @@ enum FileSystem {
     /// The current length of an open file.
     static func length(of fd: Int32) throws(ConversionError) -> UInt64 {
         var info = FileStatus()
-        guard fstat(fd, &info) == 0 else { throw ConversionError("cannot read the output's size: \(errorText())") }
+        guard fstat(fd, &info) == 0 else { throw ConversionError(.io, "cannot read the output's size: \(errorText())") }
         return UInt64(max(0, info.st_size))
     }
 
@@ -170,8 +170,8 @@ enum FileSystem {
             let got = Syscall.retryOnInterrupt {
                 pread(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
             }
-            if got < 0 { throw ConversionError("reading failed: \(errorText())") }
-            if got == 0 { throw ConversionError("the file ended early: it changed while it was being read") }
+            if got < 0 { throw ConversionError(.io, "reading failed: \(errorText())") }
+            if got == 0 { throw ConversionError(.sourceChanged, "the file ended early: it changed while it was being read") }
             done += got
         }
     }
@@ -185,7 +185,7 @@ enum FileSystem {
             }
             if wrote <= 0 {
                 if wrote == 0 { errno = ENOSPC }
-                throw ConversionError("writing failed: \(errorText())")
+                throw ConversionError(.io, "writing failed: \(errorText())")
             }
             done += wrote
         }
@@ -259,11 +259,60 @@ enum FileSystem {
     static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 }
 
-/// Why one file could not be converted: one sentence, without the file name (the report adds it).
+/// Why one file could not be converted: a stable `code` (the JSON report's `files[].code`) and one
+/// sentence, without the file name (the report adds it).
 public struct ConversionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The kind of failure, stable across releases: scripts may switch on its raw value.
+    public enum Code: String, Sendable, Codable, CaseIterable {
+        /// The input is missing, or is not a regular file or folder.
+        case input
+        /// The input is not a sound file cafconv can read.
+        case notAudio = "not-audio"
+        /// The audio cannot be converted to the asked format.
+        case unsupported
+        /// libsndfile and cafconv's WAV reader decode the input differently.
+        case readersDisagree = "readers-disagree"
+        /// libsndfile failed while reading or writing the samples.
+        case libsndfile
+        /// A system call failed (open, read, write, copy, rename...).
+        case io
+        /// The input changed or ended early while it was being converted.
+        case sourceChanged = "source-changed"
+        /// The output cannot be put in place (a file or folder in the way, a folder replaced).
+        case output
+        /// The written CAF failed verification against its source.
+        case proof
+        /// What was converted cannot be recorded in the folder's manifest.
+        case manifest
+        /// The run was interrupted (SIGINT or SIGTERM) before the file was done.
+        case interrupted
+
+        /// What the code means, in one sentence (the README's table of codes).
+        public var summary: String {
+            switch self {
+            case .input: "the input is missing, or is not a regular file or folder"
+            case .notAudio: "the input is not a sound file cafconv can read"
+            case .unsupported: "the audio cannot be converted to the asked format"
+            case .readersDisagree: "libsndfile and cafconv's WAV reader decode the input differently"
+            case .libsndfile: "libsndfile failed while reading or writing the samples"
+            case .io: "a system call failed (open, read, write, copy, rename)"
+            case .sourceChanged: "the input changed or ended early while it was being converted"
+            case .output: "the output cannot be put in place (a file or folder in the way, a folder replaced)"
+            case .proof: "the written CAF failed verification against its source"
+            case .manifest: "what was converted cannot be recorded in the folder's manifest"
+            case .interrupted: "the run was interrupted before the file was done"
+            }
+        }
+    }
+
+    /// The kind of failure.
+    public var code: Code
     /// The reason.
     public var message: String
     /// Creates an error.
-    public init(_ message: String) { self.message = message }
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
     public var description: String { message }
 }

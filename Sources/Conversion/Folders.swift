@@ -1,5 +1,4 @@
 import BinaryIO
-
 import SystemLayer
 
 /// Writes and deletes inside an output folder that someone else may write too.
@@ -29,7 +28,7 @@ extension FileSystem {
         static func open(_ path: String) throws(ConversionError) -> Folder {
             let fd = withPath(path.isEmpty ? "." : path) { Syscall.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
             guard fd >= 0 else {
-                throw ConversionError("cannot open folder \(PathBytes.display(path)): \(errorText())")
+                throw ConversionError(.output, "cannot open folder \(PathBytes.display(path)): \(errorText())")
             }
             return Folder(descriptor: fd, path: path)
         }
@@ -43,7 +42,7 @@ extension FileSystem {
             var fd = openIt()
             if fd < 0 && errno == ENOENT && create {
                 if withPath(name, { mkdirat(descriptor, $0, 0o777) }) != 0 && errno != EEXIST {
-                    throw ConversionError("cannot create folder \(PathBytes.display(childPath)): \(errorText())")
+                    throw ConversionError(.output, "cannot create folder \(PathBytes.display(childPath)): \(errorText())")
                 }
                 fd = openIt()
             }
@@ -53,14 +52,16 @@ extension FileSystem {
                 if withPath(name, { fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 {
                     if (info.st_mode & S_IFMT) == S_IFLNK {
                         throw ConversionError(
+                            .output,
                             "\(PathBytes.display(childPath)) is a symbolic link; cafconv never follows links inside an output folder"
                         )
                     }
                     if (info.st_mode & S_IFMT) != S_IFDIR {
-                        throw ConversionError("cannot create folder \(PathBytes.display(childPath)): a file is in the way")
+                        throw ConversionError(
+                            .output, "cannot create folder \(PathBytes.display(childPath)): a file is in the way")
                     }
                 }
-                throw ConversionError("cannot open folder \(PathBytes.display(childPath)): \(errorText(code))")
+                throw ConversionError(.output, "cannot open folder \(PathBytes.display(childPath)): \(errorText(code))")
             }
             return Folder(descriptor: fd, path: childPath)
         }
@@ -185,7 +186,7 @@ extension FileSystem {
                 if fd >= 0 || errno != EEXIST { break }
             }
             guard fd >= 0 else {
-                throw ConversionError("cannot create a file in \(PathBytes.display(folder.path)): \(errorText())")
+                throw ConversionError(.output, "cannot create a file in \(PathBytes.display(folder.path)): \(errorText())")
             }
             var info = FileStatus()
             _ = fstat(fd, &info)
@@ -204,7 +205,7 @@ extension FileSystem {
         /// A new descriptor of the file (sharing its lock), for a writer that closes it.
         func descriptor() throws(ConversionError) -> Int32 {
             let fd = fcntl(lockDescriptor, F_DUPFD_CLOEXEC, 0)
-            guard fd >= 0 else { throw ConversionError("cannot open the temporary file: \(errorText())") }
+            guard fd >= 0 else { throw ConversionError(.output, "cannot open the temporary file: \(errorText())") }
             return fd
         }
 
@@ -222,11 +223,11 @@ extension FileSystem {
         /// an error; a symlink at the target is replaced, never followed.
         func commit() throws(ConversionError) {
             guard isStillOurs else {
-                throw ConversionError("the temporary file \(PathBytes.display(path)) was replaced by someone else")
+                throw ConversionError(.output, "the temporary file \(PathBytes.display(path)) was replaced by someone else")
             }
             let existing = folder.info(target)
             if let existing, (existing.st_mode & S_IFMT) == S_IFDIR {
-                throw ConversionError("cannot move the finished file into place: a folder is in the way")
+                throw ConversionError(.output, "cannot move the finished file into place: a folder is in the way")
             }
             let exchanged =
                 existing != nil
@@ -241,7 +242,7 @@ extension FileSystem {
                 withPath(target) { to in renameat(folder.descriptor, from, folder.descriptor, to) }
             }
             guard moved == 0 else {
-                throw ConversionError("cannot move the finished file into place: \(errorText())")
+                throw ConversionError(.output, "cannot move the finished file into place: \(errorText())")
             }
             committed = true
         }

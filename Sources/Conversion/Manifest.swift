@@ -212,7 +212,7 @@ struct Manifest {
     /// remove is kept, and of two records for one output the one that matches the output file
     /// now wins, so the manifest agrees with the files whichever run saves last.
     mutating func save() throws(ConversionError) {
-        if let foreign { throw ConversionError("it \(foreign); it is left alone (move it away to record again)") }
+        if let foreign { throw ConversionError(.manifest, "it \(foreign); it is left alone (move it away to record again)") }
         if entries.isEmpty && removed.isEmpty && known == nil && !FileSystem.linkExists(path) { return }
         try FileSystem.makeDirectories(folder)
         let directory = try FileSystem.Folder.open(folder)
@@ -222,14 +222,14 @@ struct Manifest {
         if let current = directory.info(Self.fileName) {
             let kind = current.st_mode & S_IFMT
             guard kind == S_IFREG || kind == S_IFLNK else {
-                throw ConversionError("it is not a regular file; it is left alone (move it away to record again)")
+                throw ConversionError(.manifest, "it is not a regular file; it is left alone (move it away to record again)")
             }
             if kind == S_IFLNK || FileSystem.FileState(current) != known {
                 var theirs: [PathKey: Entry] = [:]
                 switch Self.read(path, each: { theirs[PathKey($0.output)] = Entry($0) }) {
                 case .missing: onDisk = nil
                 case .foreign(let why):
-                    throw ConversionError("it \(why); it is left alone (move it away to record again)")
+                    throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
                 case .manifest(let seal, _):
                     onDisk = seal
                     if kind == S_IFREG && seal != .damaged { merge(theirs, in: directory) }
@@ -299,15 +299,15 @@ struct Manifest {
         // A file system without locks (ENOLCK, EOPNOTSUPP) goes ahead: a mix fails the reader's check.
         if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { return nil }
         if FileSystem.reserve(fd, bytes.count) != 0, errno == ENOSPC || errno == EDQUOT {
-            throw ConversionError("cannot write it: \(FileSystem.errorText())")
+            throw ConversionError(.manifest, "cannot write it: \(FileSystem.errorText())")
         }
         do {
             try FileSystem.writeAll(fd, bytes, at: 0)
         } catch {
-            throw ConversionError("cannot write it: \(error.message)")
+            throw ConversionError(.manifest, "cannot write it: \(error.message)")
         }
         guard ftruncate(fd, off_t(bytes.count)) == 0, fstat(fd, &info) == 0 else {
-            throw ConversionError("cannot write it: \(FileSystem.errorText())")
+            throw ConversionError(.manifest, "cannot write it: \(FileSystem.errorText())")
         }
         return FileSystem.FileState(info)
     }
@@ -319,7 +319,7 @@ struct Manifest {
     {
         let temporary: FileSystem.TemporaryFile
         do { temporary = try FileSystem.TemporaryFile(in: directory, for: Self.fileName) } catch {
-            throw ConversionError("cannot write it: \(error.message)")
+            throw ConversionError(.manifest, "cannot write it: \(error.message)")
         }
         do {
             let fd = try temporary.descriptor()
@@ -327,10 +327,10 @@ struct Manifest {
             try FileSystem.writeAll(fd, bytes, at: 0)
             try temporary.commit()
         } catch {
-            throw ConversionError("cannot write it: \(error.message)")
+            throw ConversionError(.manifest, "cannot write it: \(error.message)")
         }
         guard let info = directory.info(Self.fileName) else {
-            throw ConversionError("cannot write it: it vanished")
+            throw ConversionError(.manifest, "cannot write it: it vanished")
         }
         return FileSystem.FileState(info)
     }

@@ -100,9 +100,9 @@ public enum Planner {
         for input in inputs {
             switch FileSystem.kind(of: input) {
             case .missing:
-                failures.append(.failed(input, reason: "no such file or folder"))
+                failures.append(.failed(input, code: .input, reason: "no such file or folder"))
             case .other:
-                failures.append(.failed(input, reason: "not a regular file or folder"))
+                failures.append(.failed(input, code: .input, reason: "not a regular file or folder"))
             case .file:
                 let name = FileSystem.stem(FileSystem.baseName(input)) + ".caf"
                 let target: String
@@ -126,7 +126,7 @@ public enum Planner {
                     visited: &visited, jobs: &jobs, failures: &failures, warnings: &warnings)
                 // A build step that converted nothing must not pass as a success.
                 if (jobs.count, failures.count) == found {
-                    failures.append(.failed(input, reason: Self.nothingFound))
+                    failures.append(.failed(input, code: .input, reason: Self.nothingFound))
                 }
             }
         }
@@ -144,7 +144,7 @@ public enum Planner {
         guard let identity = FileSystem.identity(of: folder), visited.insert(identity).inserted else { return }
         let names: [String]
         do { names = try FileSystem.entries(of: folder) } catch {
-            failures.append(.failed(folder, reason: error.message))
+            failures.append(.failed(folder, code: error.code, reason: error.message))
             return
         }
         for name in names {
@@ -168,9 +168,10 @@ public enum Planner {
                 jobs.append(Job(input: path, output: target, stateFolder: state, root: output))
             case .other where isWAVName(name):
                 // Never opened (a FIFO would block the run): a clear per-file error instead.
-                failures.append(.failed(path, reason: "not a regular file (a FIFO, socket or device); not read"))
+                failures.append(.failed(path, code: .input, reason: "not a regular file (a FIFO, socket or device); not read"))
             case .missing where isWAVName(name) && FileSystem.linkExists(path):
-                failures.append(.failed(path, reason: "broken symbolic link: its target is missing or the link loops"))
+                failures.append(
+                    .failed(path, code: .input, reason: "broken symbolic link: its target is missing or the link loops"))
             default:
                 continue
             }
@@ -193,7 +194,7 @@ public enum Planner {
             {
                 failures.append(
                     .failed(
-                        job.input, output: job.output,
+                        job.input, output: job.output, code: .output,
                         reason: "the output path \(job.output) is an input; refusing to overwrite it"))
                 continue
             }
@@ -201,7 +202,7 @@ public enum Planner {
             if let earlier = outputs[key] {
                 failures.append(
                     .failed(
-                        job.input, output: job.output,
+                        job.input, output: job.output, code: .output,
                         reason: "\(earlier) is also converted to \(job.output); rename one of them"))
                 continue
             }

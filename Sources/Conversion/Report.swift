@@ -40,6 +40,8 @@ public struct FileResult: Equatable, Sendable, Codable {
     public var status: Status
     /// Why it failed or was skipped, why it was (or would be) converted, or why it is orphaned.
     public var reason: String?
+    /// The kind of failure (`failed`, and `skipped` by an interruption): stable across releases.
+    public var code: ConversionError.Code?
     /// Recoverable problems found in the input and what was done about them.
     public var warnings: [String]
     /// The input's format, afconvert-style (`LEI24`, `UI8`, `ima-adpcm`...).
@@ -81,9 +83,13 @@ public struct FileResult: Equatable, Sendable, Codable {
         self.milliseconds = milliseconds
     }
 
-    /// A failure with its reason.
-    public static func failed(_ input: String, output: String? = nil, reason: String) -> FileResult {
-        FileResult(input: input, output: output, status: .failed, reason: reason)
+    /// A failure with its code and reason.
+    public static func failed(
+        _ input: String, output: String? = nil, code: ConversionError.Code, reason: String
+    ) -> FileResult {
+        var result = FileResult(input: input, output: output, status: .failed, reason: reason)
+        result.code = code
+        return result
     }
 }
 

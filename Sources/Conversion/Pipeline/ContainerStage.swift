@@ -24,7 +24,7 @@ enum ContainerStage {
             if let map = try source.reader.channelMap() { try? writer.setChannelMap(map) }
             return writer
         } catch {
-            throw ConversionError("libsndfile cannot write \(target) CAF: \(error.message)")
+            throw ConversionError(.unsupported, "libsndfile cannot write \(target) CAF: \(error.message)")
         }
     }
 
@@ -47,7 +47,7 @@ enum ContainerStage {
                 for: target, channels: channels,
                 sampleRate: sampleRate, frames: frames))
         if let first = problems.first {
-            throw ConversionError("the written CAF failed verification: \(first)")
+            throw ConversionError(.proof, "the written CAF failed verification: \(first)")
         }
         return document
     }
@@ -56,7 +56,7 @@ enum ContainerStage {
         do {
             return try Checks.read(try FileByteSource(path: path))
         } catch {
-            throw ConversionError("the written CAF cannot be read back: \(error)")
+            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
         }
     }
 

@@ -63,9 +63,9 @@ enum EncoderStage {
                 return pumped
             }
         } catch let error as SndFileError {
-            throw ConversionError("\(error.path == source.path ? "reading" : "writing") failed: \(error.message)")
+            throw ConversionError(.libsndfile, "\(error.path == source.path ? "reading" : "writing") failed: \(error.message)")
         } catch let error as ByteError {
-            throw ConversionError("reading failed: \(error.description)")
+            throw ConversionError(.io, "reading failed: \(error.description)")
         }
     }
 
@@ -96,7 +96,7 @@ enum EncoderStage {
             if isCancelled() { return nil }
             let got: Int
             do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                throw ConversionError(error.message)
+                throw ConversionError(.io, error.message)
             }
             if got == 0 { break }
             switch route {
@@ -138,11 +138,12 @@ enum EncoderStage {
         // An empty CAF ends with its 'data' chunk: type, size 4 (the edit count alone), edit count.
         let headerLength = try FileSystem.length(of: output)
         guard headerLength >= 16 + CAFFile.headerSize else {
-            throw ConversionError("libsndfile wrote a CAF header of \(headerLength) bytes, too short to hold a 'data' chunk")
+            throw ConversionError(
+                .proof, "libsndfile wrote a CAF header of \(headerLength) bytes, too short to hold a 'data' chunk")
         }
         var cursor = ByteCursor(try FileSystem.readExactly(output, count: 16, at: headerLength - 16))
         guard (try? cursor.readFourCC()) == .data, (try? cursor.readUInt64(.big)) == 4 else {
-            throw ConversionError("libsndfile's empty CAF does not end with an empty 'data' chunk")
+            throw ConversionError(.proof, "libsndfile's empty CAF does not end with an empty 'data' chunk")
         }
         guard try PayloadMover.move(payload, from: input.fileDescriptor, to: output, at: headerLength, isCancelled: isCancelled)
         else { return false }

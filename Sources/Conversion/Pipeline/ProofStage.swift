@@ -44,11 +44,12 @@ enum ProofStage {
             let desc = document.file.audioDescription
             guard Int(desc.bytesPerPacket) == source.channels, desc.framesPerPacket == 1 else {
                 throw ConversionError(
+                    .proof,
                     "the written CAF failed verification: it does not hold one \(law) code per channel and frame")
             }
             let bytes: FileByteSource
             do { bytes = try FileByteSource(path: path) } catch {
-                throw ConversionError("the written CAF cannot be read back: \(error)")
+                throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
             }
             rule = Proof.rule(sourceLaw: source.law, outputLaw: law)
             decoder = .g711(
@@ -61,15 +62,15 @@ enum ProofStage {
                 decoder = .libsndfile(written, bits: outputBits)
                 outputDecoder = "libsndfile"
             } catch {
-                throw ConversionError("cannot check the written \(target): \(error.message)")
+                throw ConversionError(.unsupported, "cannot check the written \(target): \(error.message)")
             }
         default:
             guard let layout = PCMLayout(document.file.audioDescription) else {
-                throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
+                throw ConversionError(.proof, "the written CAF failed verification: its samples are not packed linear PCM")
             }
             let bytes: FileByteSource
             do { bytes = try FileByteSource(path: path) } catch {
-                throw ConversionError("the written CAF cannot be read back: \(error)")
+                throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
             }
             decoder = .cafkit(
                 layout, bytes, offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0))
@@ -79,20 +80,23 @@ enum ProofStage {
             mismatch = try OutputProof.firstMismatch(
                 source: source, output: decoder, blockSamples: blockSamples, isCancelled: isCancelled)
         } catch {
-            throw ConversionError(error.message)
+            throw ConversionError(.proof, error.message)
         }
         if let mismatch {
             if let frames = mismatch.frames {
                 throw ConversionError(
+                    .proof,
                     "the written CAF failed verification: it holds \(frames.found) frames, the source \(frames.expected) (as \(source.decoderName) decodes it)"
                 )
             }
             if case .libsndfile = decoder {
                 throw ConversionError(
+                    .unsupported,
                     "libsndfile's \(target) encoder did not reproduce the audio (frame \(mismatch.frame), channel \(mismatch.channel)); this audio cannot be stored as ALAC by libsndfile \(SoundFile.libraryVersion), use a PCM format"
                 )
             }
             throw ConversionError(
+                .proof,
                 "the written CAF failed verification: frame \(mismatch.frame), channel \(mismatch.channel) holds \(mismatch.found), the source \(mismatch.expected) (as \(source.decoderName) decodes it\(rule.map { ", after rule \($0)" } ?? ""))"
             )
         }
@@ -105,17 +109,18 @@ enum ProofStage {
     /// libsndfile read from the source.
     static func checkOutput(_ path: String, document: CAFDocument, against probe: SampleProbe) throws(ConversionError) {
         guard let layout = PCMLayout(document.file.audioDescription) else {
-            throw ConversionError("the written CAF failed verification: its samples are not packed linear PCM")
+            throw ConversionError(.proof, "the written CAF failed verification: its samples are not packed linear PCM")
         }
         let difference: (frame: Int64, channel: Int, expected: String, found: String)?
         do {
             difference = try probe.firstDifference(
                 in: try FileByteSource(path: path), at: document.file.audioOffset, layout: layout)
         } catch {
-            throw ConversionError("the written CAF cannot be read back: \(error)")
+            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
         }
         if let difference {
             throw ConversionError(
+                .proof,
                 "the written CAF failed verification: frame \(difference.frame), channel \(difference.channel) holds \(difference.found), the source \(difference.expected)"
             )
         }

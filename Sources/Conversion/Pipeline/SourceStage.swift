@@ -37,18 +37,18 @@ struct SourceStage {
             input = try FileByteSource(path: path)
             wave = try WAVEFile(reading: input)
         } catch let error as WAVEError {
-            throw ConversionError(error.message)
+            throw ConversionError(.notAudio, error.message)
         } catch let error as ByteError {
-            throw ConversionError(error.description)
+            throw ConversionError(.notAudio, error.description)
         }
         warnings = wave.warnings.map(\.message)
 
         let reader: SoundFile
         do { reader = try SoundFile.open(readingFrom: path) } catch {
-            throw ConversionError("libsndfile cannot read it: \(error.message)")
+            throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
         }
         do { try reader.setNormalisation(false) } catch {
-            throw ConversionError("libsndfile cannot read it: \(error.message)")
+            throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
         }
         let source = reader.info
         // cafconv's own reader decodes linear PCM; libsndfile must read the same samples, or
@@ -56,10 +56,11 @@ struct SourceStage {
         var samples = WAVESamples(wave: wave)
         if samples == nil, wave.format.isLinearPCM {
             throw ConversionError(
+                .unsupported,
                 "cafconv's WAV reader cannot decode \(wave.format.bitsPerSample)-bit \(wave.format.isFloat ? "float" : "integer") samples in \(wave.bytesPerFrame)-byte frames of \(wave.format.channels) channels, and the file is not converted on libsndfile's reading alone"
             )
         }
-        do { try samples?.settleSlots(in: input) } catch { throw ConversionError(error.message) }
+        do { try samples?.settleSlots(in: input) } catch { throw ConversionError(.io, error.message) }
         var probe: SampleProbe?
         if let samples {
             switch try crossCheck(samples, wave: wave, reader: reader, input: input) {
@@ -109,7 +110,7 @@ struct SourceStage {
             try again.setNormalisation(false)
             return SourceAudio(reader: again, limit: headerFrames)
         } catch {
-            throw ConversionError("libsndfile cannot read it again to check the output: \(error.message)")
+            throw ConversionError(.libsndfile, "libsndfile cannot read it again to check the output: \(error.message)")
         }
     }
 
@@ -139,10 +140,12 @@ struct SourceStage {
         }
         if info.channels != samples.channels {
             throw ConversionError(
+                .readersDisagree,
                 "\(what): libsndfile reads \(info.channels) channels, the 'fmt ' chunk says \(samples.channels); not converted")
         }
         if info.encoding != samples.encoding {
             throw ConversionError(
+                .readersDisagree,
                 "\(what): libsndfile reads \(info.encoding), the 'fmt ' chunk says \(samples.encoding); not converted")
         }
         if info.frames != samples.frames {
@@ -150,29 +153,31 @@ struct SourceStage {
                 wave.audioBytes == 0
                 ? "the 'data' chunk is empty (0 bytes)"
                 : "the 'data' chunk holds \(samples.frames) frames (\(wave.audioBytes) bytes of \(samples.bytesPerFrame))"
-            throw ConversionError("\(what): libsndfile reads \(info.frames) frames, \(header); not converted")
+            throw ConversionError(.readersDisagree, "\(what): libsndfile reads \(info.frames) frames, \(header); not converted")
         }
         let probe: SampleProbe?
         do {
             probe = try SampleProbe.read(reader, frames: samples.frames, channels: samples.channels, isFloat: samples.isFloat)
         } catch {
-            throw ConversionError("reading failed: \(error.message)")
+            throw ConversionError(.libsndfile, "reading failed: \(error.message)")
         }
         guard let probe else {
-            throw ConversionError("\(what): libsndfile reads fewer than the \(samples.frames) frames it announces; not converted")
+            throw ConversionError(
+                .readersDisagree, "\(what): libsndfile reads fewer than the \(samples.frames) frames it announces; not converted")
         }
         do {
             if let difference = try probe.firstDifference(from: samples, in: input) {
                 throw ConversionError(
+                    .readersDisagree,
                     "\(what): at frame \(difference.frame), channel \(difference.channel) libsndfile decodes \(difference.expected), cafconv \(difference.found); not converted"
                 )
             }
         } catch let error as SourceError {
-            throw ConversionError(error.message)
+            throw ConversionError(.notAudio, error.message)
         } catch let error as ConversionError {
             throw error
         } catch {
-            throw ConversionError("\(error)")
+            throw ConversionError(.io, "\(error)")
         }
         return .agree(probe)
     }
