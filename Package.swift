@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CAFKit", targets: ["CAFKit"]),
         .library(name: "WAVEKit", targets: ["WAVEKit"]),
         .library(name: "Conversion", targets: ["Conversion"]),
+        .library(name: "Inspection", targets: ["Inspection"]),
         // What CAFKit and WAVEKit read from: FileByteSource (a file read at offsets),
         // MemoryByteSource, ByteOrder, FourCC. Depend on it beside CAFKit or WAVEKit.
         .library(name: "BinaryIO", targets: ["BinaryIO"]),
@@ -48,6 +49,9 @@ let package = Package(
             dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO", "SystemLayer"],
             swiftSettings: strict
         ),
+        // `info`: one description over CAF, WAV and AIFF, from the pure-Swift readers alone (no
+        // libsndfile), so a program that only inspects files does not link it.
+        .target(name: "Inspection", dependencies: ["CAFKit", "WAVEKit", "BinaryIO"], swiftSettings: strict),
         // Declarative command-line parsing, help, manual page and completion scripts (standard
         // library only: no reflection, no Foundation, so the executable starts fast).
         .target(name: "CommandLineKit", dependencies: ["SystemLayer"], swiftSettings: strict),
@@ -56,7 +60,7 @@ let package = Package(
         // The command-line front end.
         .executableTarget(
             name: "cafconv",
-            dependencies: ["Conversion", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer"],
+            dependencies: ["Conversion", "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer"],
             swiftSettings: strict
         ),
 
@@ -72,11 +76,12 @@ let package = Package(
         .testTarget(name: "SndFileTests", dependencies: ["SndFile", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ConversionTests",
-            dependencies: ["Conversion", "CAFKit", "WAVEKit", "TestSupport"],
+            dependencies: ["Conversion", "Inspection", "CAFKit", "WAVEKit", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
-        .testTarget(name: "JSONKitTests", dependencies: ["JSONKit", "Conversion", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "JSONKitTests", dependencies: ["JSONKit", "Conversion", "Inspection", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "cafconvTests",
             dependencies: ["cafconv", "CAFKit", "TestSupport"],

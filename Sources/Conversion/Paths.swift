@@ -39,15 +39,6 @@ extension Planner {
     }
 }
 
-extension Inspector {
-    /// Whether `info` picks a file name up from a folder: `*.caf`, `*.wav`, `*.wave`, `*.aif`,
-    /// `*.aiff` and `*.aifc` in any case, hidden files excepted.
-    public static func isAudioName(_ name: String) -> Bool {
-        guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
-        return ["caf", "wav", "wave", "aif", "aiff", "aifc"].contains(name[name.index(after: dot)...].lowercased())
-    }
-}
-
 extension FileSystem {
     /// After `relative` (a path inside `root`) was deleted, removes the folders between it and
     /// `root` that are now empty, deepest first; stops at the first that is not empty (or cannot

@@ -244,7 +244,7 @@ public enum Verifier {
         let document: CAFDocument
         do {
             byteSource = try FileByteSource(path: path)
-            document = try Checks.read(byteSource)
+            document = try CAFDocument(reading: byteSource)
         } catch let error as CAFError {
             let found: String
             if case .notCAF(let type) = error.kind {
@@ -267,7 +267,7 @@ public enum Verifier {
         result.frames = frames
         if let frames, desc.sampleRate > 0 { result.durationSeconds = Double(frames) / desc.sampleRate }
 
-        var failures = Checks.problems(document, expecting: options.expectations).map(VerifyFailure.init)
+        var failures = CAFValidator.validate(document, expecting: options.expectations).map(VerifyFailure.init)
         if let profile = options.profile, !profile.formats.contains(desc.formatID) {
             failures.append(
                 VerifyFailure(
@@ -472,20 +472,5 @@ public enum Verifier {
             return Difference(index: index, expected: "\(mapped[index] >> shift)", found: "\(found[index])")
         }
         return nil
-    }
-}
-
-/// The checks shared by `convert` (after writing) and `verify`: CAFKit's reader, then the spec
-/// rules of `CAFValidator` (chunk bodies included) and the caller's expectations. One
-/// implementation for both commands.
-enum Checks {
-    /// Reads the chunk table and the (bounded) chunk bodies; audio is not loaded.
-    static func read(_ source: some ByteSource) throws(CAFError) -> CAFDocument {
-        try CAFDocument(reading: source)
-    }
-
-    /// Every broken rule and unmet expectation.
-    static func problems(_ document: CAFDocument, expecting expected: CAFExpectations) -> [CAFDiagnostic] {
-        CAFValidator.validate(document, expecting: expected)
     }
 }

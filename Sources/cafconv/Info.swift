@@ -1,5 +1,6 @@
 import CommandLineKit
 import Conversion
+import Inspection
 
 /// `cafconv info`: what is inside CAF, WAV and AIFF files.
 struct Info {

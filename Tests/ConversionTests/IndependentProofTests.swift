@@ -1,5 +1,6 @@
 import BinaryIO
 import CAFKit
+import Inspection
 import SndFile
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Conversion
+import Inspection
 import TestSupport
 import Testing
 

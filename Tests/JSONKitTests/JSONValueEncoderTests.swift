@@ -1,5 +1,6 @@
 import Conversion
 import Foundation
+import Inspection
 import JSONKit
 import TestSupport
 import Testing

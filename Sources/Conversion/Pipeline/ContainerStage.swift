@@ -41,7 +41,7 @@ enum ContainerStage {
             try FileSystem.truncate(path, to: data.end)
             document = try readBack(path)
         }
-        let problems = Checks.problems(
+        let problems = CAFValidator.validate(
             document,
             expecting: expectations(
                 for: target, channels: channels,
@@ -54,7 +54,7 @@ enum ContainerStage {
 
     static func readBack(_ path: String) throws(ConversionError) -> CAFDocument {
         do {
-            return try Checks.read(try FileByteSource(path: path))
+            return try CAFDocument(reading: try FileByteSource(path: path))
         } catch {
             throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
         }

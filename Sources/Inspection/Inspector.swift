@@ -174,7 +174,7 @@ public enum Inspector {
     static func describeCAF(_ source: FileByteSource, into info: inout AudioFileInfo) {
         info.container = "caf"
         let document: CAFDocument
-        do { document = try Checks.read(source) } catch {
+        do { document = try CAFDocument(reading: source) } catch {
             info.error = "\(error)"
             return
         }
@@ -209,7 +209,7 @@ public enum Inspector {
             AudioFileInfo.Marker(frame: $0.framePosition, name: "'\($0.type)' #\($0.markerID)")
         }
         info.warnings = document.warnings.map(\.description)
-        if let first = Checks.problems(document, expecting: CAFExpectations()).first {
+        if let first = CAFValidator.validate(document, expecting: CAFExpectations()).first {
             info.error = "\(first)"
         }
         setDuration(&info)
@@ -311,5 +311,14 @@ public enum Inspector {
         if tag == 0 { return "channel descriptions" }
         if tag == 1 << 16 { return "bitmap 0x\(String(bitmap, radix: 16))" }
         return names[tag] ?? "tag 0x\(String(tag, radix: 16)) (\(tag >> 16), \(tag & 0xFFFF) channels)"
+    }
+}
+
+extension Inspector {
+    /// Whether `info` picks a file name up from a folder: `*.caf`, `*.wav`, `*.wave`, `*.aif`,
+    /// `*.aiff` and `*.aifc` in any case, hidden files excepted.
+    public static func isAudioName(_ name: String) -> Bool {
+        guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
+        return ["caf", "wav", "wave", "aif", "aiff", "aifc"].contains(name[name.index(after: dot)...].lowercased())
     }
 }
