@@ -70,21 +70,21 @@ public enum Engine {
 
         let jobs = plan.jobs
         let work = decision.work
-        let bytesTotal = work.reduce(UInt64(0)) { $0 + (decision.sourceStamps[$1]?.size ?? 0) }
+        let bytesTotal = work.reduce(UInt64(0)) { $0 + (decision.jobs[$1].sourceStamp?.size ?? 0) }
         func announce(_ result: FileResult) {
             progress?(Progress(result: result, filesDone: 0, filesTotal: work.count, bytesDone: 0, bytesTotal: bytesTotal))
         }
         for failure in plan.failures { announce(failure) }
-        for case let record? in decision.records { announce(record) }
+        for case let record? in decision.jobs.map(\.record) { announce(record) }
         for orphan in orphans { announce(orphan) }
 
         if options.dryRun {
             for index in work {
-                decision.records[index] = FileResult(
+                decision.jobs[index].record = FileResult(
                     input: jobs[index].input, output: jobs[index].output, status: .outOfDate,
-                    reason: decision.reasons[index])
+                    reason: decision.jobs[index].reason)
             }
-            report = plan.failures + decision.records.compactMap { $0 } + orphans
+            report = plan.failures + decision.jobs.compactMap(\.record) + orphans
             return displayed(
                 ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000),
                 warnings: plan.warnings + decision.warnings)
@@ -96,8 +96,7 @@ public enum Engine {
         let results = Mutex([FileResult?](repeating: nil, count: work.count))
         let next = Mutex(0)
         let workers = min(options.jobs, work.count)
-        let stamps = decision.sourceStamps
-        let sources = decision.sources
+        let decided = decision.jobs
         let fingerprint = options.fingerprint
         @Sendable func worker(_: Int) {
             while true {
@@ -118,7 +117,7 @@ public enum Engine {
                 }
                 let outputStamp = result.status == .converted ? FileSystem.stamp(of: job.output) : nil
                 let counts = state.withLock { state -> (Int, UInt64) in
-                    if let outputStamp, let source = sources[index], let sourceStamp = stamps[index] {
+                    if let outputStamp, let source = decided[index].source, let sourceStamp = decided[index].sourceStamp {
                         state.record(
                             job: job,
                             entry: Manifest.Entry(
@@ -128,7 +127,7 @@ public enum Engine {
                         state.saveIfDue()
                     }
                     state.done += 1
-                    state.bytesDone += stamps[index]?.size ?? 0
+                    state.bytesDone += decided[index].sourceStamp?.size ?? 0
                     return (state.done, state.bytesDone)
                 }
                 results.withLock { $0[slot] = result }
@@ -145,7 +144,7 @@ public enum Engine {
             DispatchQueue.concurrentPerform(iterations: workers, execute: worker)
         }
         let finished = results.withLock { $0 }
-        for (slot, index) in work.enumerated() { decision.records[index] = finished[slot] }
+        for (slot, index) in work.enumerated() { decision.jobs[index].record = finished[slot] }
         var saveFailures: [FileResult] = []
         state.withLock { state in
             for folder in state.dirty.sorted() {
@@ -157,7 +156,7 @@ public enum Engine {
             }
             state.dirty.removeAll()
         }
-        report = plan.failures + decision.records.compactMap { $0 } + orphans + saveFailures
+        report = plan.failures + decision.jobs.compactMap(\.record) + orphans + saveFailures
         var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
         result.interrupted = cancellation.isCancelled
         return displayed(result, warnings: plan.warnings)
@@ -182,15 +181,26 @@ public enum Engine {
         return report
     }
 
-    /// What the decision step found: records of up-to-date files, the jobs to run and why.
+    /// What the decision step found about one job.
+    struct JobDecision: Sendable {
+        /// The source's canonical path, as the manifest records it.
+        var source: String?
+        /// The source's size and times when the decision was made.
+        var sourceStamp: FileSystem.Stamp?
+        /// The job's report record once it has one (up to date, or after the run).
+        var record: FileResult?
+        /// Why the job is converted (`nil`: it is up to date).
+        var reason: String?
+    }
+
+    /// What the decision step found: one record per job, the manifests, and the jobs to run.
     struct Decision {
         var manifests: [String: Manifest] = [:]
         var dirty: Set<String> = []
-        var records: [FileResult?]
+        /// One per planned job, in plan order.
+        var jobs: [JobDecision]
+        /// The indices of the jobs to convert, in plan order.
         var work: [Int] = []
-        var reasons: [String?]
-        var sourceStamps: [FileSystem.Stamp?]
-        var sources: [String?]
         /// Warnings for the report (a manifest that cannot be used, when nothing will be saved).
         var warnings: [String] = []
     }
@@ -198,9 +208,7 @@ public enum Engine {
     /// Compares every job with its manifest record: up to date, or to convert with a reason.
     static func decide(plan: Planner.Plan, options: ConversionOptions) -> Decision {
         let count = plan.jobs.count
-        var decision = Decision(
-            records: Array(repeating: nil, count: count), reasons: Array(repeating: nil, count: count),
-            sourceStamps: Array(repeating: nil, count: count), sources: Array(repeating: nil, count: count))
+        var decision = Decision(jobs: Array(repeating: JobDecision(), count: count))
         let fingerprint = options.fingerprint
         // Every state folder, even one no job writes to: with all inputs gone, --check and
         // --prune must still see the orphans its manifest records.
@@ -215,8 +223,8 @@ public enum Engine {
         for (index, job) in plan.jobs.enumerated() {
             let source = FileSystem.canonical(job.input)
             let sourceStamp = FileSystem.stamp(of: job.input)
-            decision.sources[index] = source
-            decision.sourceStamps[index] = sourceStamp
+            decision.jobs[index].source = source
+            decision.jobs[index].sourceStamp = sourceStamp
             let manifest = decision.manifests[job.stateFolder]
             let entry = manifest?.relative(job.output).flatMap { manifest?.entries[PathKey($0)] }
             let outputStamp = FileSystem.stamp(of: job.output)
@@ -238,7 +246,7 @@ public enum Engine {
                     reason = "the output was changed after cafconv wrote it"
                 } else {
                     reason = nil
-                    decision.records[index] = FileResult(
+                    decision.jobs[index].record = FileResult(
                         input: job.input, output: job.output, status: .upToDate, formatIn: entry.formatIn,
                         formatOut: entry.formatOut, frames: entry.frames, bytes: outputStamp?.size)
                 }
@@ -246,7 +254,7 @@ public enum Engine {
                 reason = "the output has no record in \(Manifest.fileName)"
             }
             if let reason {
-                decision.reasons[index] = reason
+                decision.jobs[index].reason = reason
                 decision.work.append(index)
             }
         }

@@ -185,14 +185,18 @@ public enum Verifier {
                             warnings: []))
                 }
                 for relative in found {
-                    let source = options.against.map { sources.mirrored(in: $0, for: relative) }
+                    let source =
+                        options.against.map { AgainstSource(searched: sources.mirrored(in: $0, for: relative)) }
+                        ?? .notAsked
                     results.append(verify(file: FileSystem.joined(path, relative), options: options, source: source))
                 }
             case .file:
-                let source: String?? = options.against.map { against in
-                    FileSystem.kind(of: against) == .directory
-                        ? sources.mirrored(in: against, for: FileSystem.baseName(path)) : against
-                }
+                let source =
+                    options.against.map { against in
+                        AgainstSource(
+                            searched: FileSystem.kind(of: against) == .directory
+                                ? sources.mirrored(in: against, for: FileSystem.baseName(path)) : against)
+                    } ?? .notAsked
                 results.append(verify(file: path, options: options, source: source))
             case .missing:
                 results.append(
@@ -237,8 +241,21 @@ public enum Verifier {
         }
     }
 
-    /// Checks one file. `source` is `nil` without `--against`, `.some(nil)` when no source was found.
-    static func verify(file path: String, options: VerifyOptions, source: String??) -> VerifyResult {
+    /// What `verify` compares one CAF with.
+    enum AgainstSource: Equatable, Sendable {
+        /// No `--against`: nothing.
+        case notAsked
+        /// `--against` was given, but no source mirrors this file.
+        case missing
+        /// The source to compare with.
+        case file(String)
+
+        /// The source found by a search (`nil`: none).
+        init(searched found: String?) { self = found.map(AgainstSource.file) ?? .missing }
+    }
+
+    /// Checks one file, and compares it with `source` when `--against` asked for it.
+    static func verify(file path: String, options: VerifyOptions, source: AgainstSource) -> VerifyResult {
         var result = VerifyResult(path: path, status: "failed", failures: [], warnings: [])
         let byteSource: FileByteSource
         let document: CAFDocument
@@ -279,15 +296,15 @@ public enum Verifier {
         if let limit, let duration = result.durationSeconds, duration > limit {
             failures.append(VerifyFailure(rule: "max-duration", expected: "at most \(limit) s", found: "\(rounded(duration)) s"))
         }
-        if let source {
-            result.against = source ?? nil
-            if let source {
-                let (found, comparison) = compare(file, byteSource: byteSource, path: path, with: source)
-                failures += found
-                result.comparison = comparison
-            } else {
-                failures.append(VerifyFailure(rule: "against", expected: "a source WAV mirroring this file", found: "none"))
-            }
+        switch source {
+        case .notAsked: break
+        case .missing:
+            failures.append(VerifyFailure(rule: "against", expected: "a source WAV mirroring this file", found: "none"))
+        case .file(let source):
+            result.against = source
+            let (found, comparison) = compare(file, byteSource: byteSource, path: path, with: source)
+            failures += found
+            result.comparison = comparison
         }
         result.failures = failures
         result.status = failures.isEmpty ? "passed" : "failed"
