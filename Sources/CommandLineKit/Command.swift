@@ -143,6 +143,26 @@ public struct Option<Value: Sendable>: OptionDeclaration {
             check: { Value(argument: $0) == nil ? "expected \(Value.expectation)" : nil })
     }
 
+    /// An option whose value `parse` makes from the text (a custom type such as a data format).
+    /// A value `parse` throws on is a usage error like any other option's: "The value 'X' is
+    /// invalid for '-d <format>': " and the error's description.
+    public init(
+        _ long: String, short: Character? = nil, valueName: String? = nil, help: String, completion: Completion = .none,
+        parse: @escaping @Sendable (String) throws -> Value
+    ) {
+        convert = { try? parse($0) }
+        spec = OptionSpec(
+            long: long, short: short, kind: .value(name: valueName ?? long), help: help, completion: completion,
+            check: { text in
+                do {
+                    _ = try parse(text)
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            })
+    }
+
     /// An option whose value is one of an enumeration's raw values; help and the completion
     /// scripts list them, and any other value is an error naming them.
     public init(

@@ -1,6 +1,5 @@
 import BinaryIO
 import CommandLineKit
-
 import SystemLayer
 
 /// The `cafconv` command: subcommands only. Arguments are parsed by `CommandLineKit` from the

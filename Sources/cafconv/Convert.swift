@@ -9,10 +9,11 @@ struct Convert {
         "output", short: "o", help: "Output file, or folder when converting folders or several inputs.",
         completion: .files)
     static let endian = Option<EndianChoice>("endian", help: "Byte order of the output samples (default: little).")
-    static let dataFormat = Option<String>(
+    static let dataFormat = Option<DataFormat>(
         "data-format", short: "d", valueName: "format",
         help: "Output data format: \(DataFormat.examples). Default: the source's format.",
-        completion: .values(DataFormat.examples.split(separator: " ").map(String.init)))
+        completion: .values(DataFormat.examples.split(separator: " ").map(String.init)),
+        parse: { text in try DataFormat(parsing: text) })
     static let jobs = Option<Int>("jobs", short: "j", help: "Convert this many files at once (default: all cores).")
     static let force = Flag("force", help: "Convert every input, even when its output is up to date.")
     static let dryRun = Flag(
@@ -98,7 +99,7 @@ struct Convert {
                     : "-o \(output): \(blocker) is a file, not a folder; remove it or choose another -o")
         }
         do throws(UsageError) {
-            let format = try invocation[Self.dataFormat].map { text throws(UsageError) in try DataFormat(parsing: text) }
+            let format = invocation[Self.dataFormat]
             let options = ConversionOptions(
                 dataFormat: format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
                 dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune])

@@ -2,7 +2,6 @@ import CommandLineKit
 import Conversion
 import JSONKit
 import Synchronization
-
 import SystemLayer
 
 /// Renders reports: results on stdout, diagnostics and the summary on stderr. Every line goes

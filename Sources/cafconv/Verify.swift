@@ -10,10 +10,10 @@ struct Verify {
 
     static let paths = Positionals("paths", help: "CAF files or folders to check.", completion: .fileTypes(["caf"]))
     static let endian = Option<Order>("endian", help: "Require this byte order of linear PCM samples.")
-    static let dataFormat = Option<String>(
+    static let dataFormat = Option<DataFormat>(
         "data-format", short: "d", valueName: "format",
         help: "Require this data format (same grammar as convert: LEI16, BEF32, I8, ulaw, alac...).",
-        completion: Convert.dataFormat.spec.completion)
+        completion: Convert.dataFormat.spec.completion, parse: { text in try DataFormat(parsing: text) })
     static let rate = Option<Double>("rate", help: "Require this sample rate in Hz.")
     static let channels = Option<Int>("channels", help: "Require this many channels.")
     static let maxDuration = Option<Double>(
@@ -74,10 +74,7 @@ struct Verify {
         if let maxDuration, !(maxDuration.isFinite && maxDuration > 0) {
             throw CommandLineError("--max-duration must be a positive number of seconds")
         }
-        var format: DataFormat?
-        if let text = invocation[Self.dataFormat] {
-            do throws(UsageError) { format = try DataFormat(parsing: text) } catch { throw CommandLineError(error.message) }
-        }
+        let format = invocation[Self.dataFormat]
         if let format, let endian, let problem = format.disagreement(withEndian: endian.rawValue) {
             throw CommandLineError(problem.message)
         }
