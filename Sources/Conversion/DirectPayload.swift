@@ -73,7 +73,7 @@ struct DirectPayload: Equatable, Sendable {
 }
 
 /// The first and last frames of a payload as libsndfile decodes them, to check bytes against with
-/// the comparison `verify --against` uses (``Verifier/firstDifference(layout:bytes:sourceIsFloat:ints:doubles:samples:)``).
+/// the comparison `verify --against` uses (`SampleComparison.firstDifference`).
 struct SampleProbe {
     /// Frames in each end.
     static let frames = 2048
@@ -148,7 +148,7 @@ struct SampleProbe {
         for block in blocks {
             let bytes = try source.readExactly(
                 at: offset + UInt64(block.start) * UInt64(layout.bytesPerFrame), count: block.frames * layout.bytesPerFrame)
-            if let difference = Verifier.firstDifference(
+            if let difference = SampleComparison.firstDifference(
                 layout: layout, bytes: bytes[...], sourceIsFloat: isFloat, ints: block.ints, doubles: block.doubles,
                 samples: block.frames * channels)
             {

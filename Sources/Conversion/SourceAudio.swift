@@ -527,10 +527,10 @@ enum OutputProof {
     private static func firstDifference(
         _ output: OutputDecoder, slice: [UInt8], source: SourceAudio, from start: Int64, ints: [Int32], doubles: [Double],
         samples: Int
-    ) throws(SourceError) -> Verifier.Difference? {
+    ) throws(SourceError) -> SampleComparison.Difference? {
         switch output {
         case .cafkit(let layout, _, _, _):
-            return Verifier.firstDifference(
+            return SampleComparison.firstDifference(
                 layout: layout, bytes: slice[...], sourceIsFloat: source.isFloat, ints: ints, doubles: doubles,
                 samples: samples)
         case .g711(let law, _, _, _, let check):
@@ -542,19 +542,19 @@ enum OutputProof {
                 let value = source.isFloat ? doubles[index] * 32768 : Double(ints[index]) / 65536
                 if let sourceCodes {
                     if sourceCodes[index] == code { continue }
-                    return Verifier.Difference(
+                    return SampleComparison.Difference(
                         index: index, expected: law.describe(sourceCodes[index]), found: law.describe(code))
                 }
                 if check == .rule {
                     if law.follows(code, for: value) { continue }
-                    return Verifier.Difference(
+                    return SampleComparison.Difference(
                         index: index,
                         expected:
                             "\(G711Law.level(value)), whose nearest \(law) level of the same sign (the G.711 rule) is \(law.describe(law.encode(float: value / 32768)))",
                         found: law.describe(code))
                 }
                 if Double(law.decode(code)) == value { continue }
-                return Verifier.Difference(index: index, expected: G711Law.level(value), found: law.describe(code))
+                return SampleComparison.Difference(index: index, expected: G711Law.level(value), found: law.describe(code))
             }
             return nil
         case .libsndfile:

@@ -456,38 +456,4 @@ public enum Verifier {
                 outputDecoder: outputDecoder, extent: "every-frame")
         )
     }
-
-    struct Difference {
-        var index: Int
-        var expected: String
-        var found: String
-    }
-
-    /// The first sample where the CAF's bytes differ from the source's samples mapped as `convert` maps them.
-    static func firstDifference(
-        layout: PCMLayout, bytes: ArraySlice<UInt8>, sourceIsFloat: Bool, ints: [Int32],
-        doubles: [Double], samples: Int
-    ) -> Difference? {
-        if layout.isFloat {
-            let found = layout.decodeFloats(bytes)
-            for index in 0..<samples {
-                var expected = sourceIsFloat ? doubles[index] : SampleScaling.float(ints[index])
-                if layout.bits == 32 { expected = Double(Float(expected)) }
-                if found[index] != expected && !(found[index].isNaN && expected.isNaN) {
-                    return Difference(index: index, expected: "\(expected)", found: "\(found[index])")
-                }
-            }
-            return nil
-        }
-        let found = layout.decodeIntegers(bytes)
-        let shift = Int32(32 - layout.bits)
-        var mapped = ints
-        if sourceIsFloat {
-            SampleScaling.floatsToIntegers(doubles, into: &mapped, count: samples, bits: layout.bits)
-        }
-        for index in 0..<samples where mapped[index] >> shift != found[index] {
-            return Difference(index: index, expected: "\(mapped[index] >> shift)", found: "\(found[index])")
-        }
-        return nil
-    }
 }
