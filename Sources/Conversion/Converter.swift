@@ -62,14 +62,14 @@ public struct ConversionOptions: Sendable, Equatable {
     }
 
     /// Checks that the options agree with each other.
-    public func validate() throws(UsageError) {
+    public func validate() throws(DataFormatError) {
         if let endian, endian == .little || endian == .big,
             let problem = dataFormat?.disagreement(withEndian: endian.rawValue)
         {
             throw problem
         }
         if dataFormat?.byteOrder != nil, let endian, endian == .native || endian == .source {
-            throw UsageError("-d \(dataFormat?.text ?? "") already names a byte order; drop --endian \(endian.rawValue)")
+            throw DataFormatError("-d \(dataFormat?.text ?? "") already names a byte order; drop --endian \(endian.rawValue)")
         }
     }
 }

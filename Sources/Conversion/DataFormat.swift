@@ -1,8 +1,9 @@
 import BinaryIO
 import SndFile
 
-/// A usage mistake in options (exit status 64), with a sentence saying what is wrong.
-public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+/// A `-d` text that is not a data format, or a data format that contradicts `--endian`, with a
+/// sentence saying what is wrong (the command line reports it as a usage error).
+public struct DataFormatError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What is wrong and how to fix it.
     public var message: String
     /// Creates an error.
@@ -56,9 +57,9 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
 
     /// The usage error when `--endian <order>` (`little` or `big`) contradicts the byte order this
     /// format names; `nil` when they agree or the format names none.
-    public func disagreement(withEndian order: String) -> UsageError? {
+    public func disagreement(withEndian order: String) -> DataFormatError? {
         guard let own = byteOrder, own.rawValue != order else { return nil }
-        return UsageError("-d \(text) asks for \(own.rawValue)-endian samples but --endian asks for \(order)")
+        return DataFormatError("-d \(text) asks for \(own.rawValue)-endian samples but --endian asks for \(order)")
     }
 
     public var description: String { text }
@@ -67,16 +68,16 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
     public static let examples = "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac"
 
     /// Parses a `-d` value, or throws a usage error that says what is wrong.
-    public init(parsing text: String) throws(UsageError) {
+    public init(parsing text: String) throws(DataFormatError) {
         self.text = text
         var rest = Substring(text)
         if let at = rest.firstIndex(of: "@") {
             let rate = rest[rest.index(after: at)...]
-            throw UsageError(
+            throw DataFormatError(
                 "'\(text)': resampling (@\(rate)) is not supported; cafconv keeps the source's sample rate, so drop '@\(rate)'")
         }
         if rest.contains("/") || rest.contains("#") {
-            throw UsageError(
+            throw DataFormatError(
                 "'\(text)': format flags ('/') and frames per packet ('#') are not supported; use one of \(Self.examples)")
         }
         switch rest.lowercased() {
@@ -93,7 +94,7 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
             byteOrder = nil
             return
         case "aac", "aacl", "aach", "ima4", "opus", "flac", "mp3", "ilbc", "ac-3":
-            throw UsageError(
+            throw DataFormatError(
                 "'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(Self.examples)"
             )
         default:
@@ -109,23 +110,23 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         }
         let isFloat: Bool
         if rest.hasPrefix("UI") {
-            throw UsageError(
+            throw DataFormatError(
                 "'\(text)': CAF linear PCM is signed; use I8 (unsigned 8-bit sources become signed with the same waveform)")
         } else if rest.hasPrefix("I") {
             isFloat = false
         } else if rest.hasPrefix("F") {
             isFloat = true
         } else {
-            throw UsageError("'\(text)' is not a data format; use one of \(Self.examples)")
+            throw DataFormatError("'\(text)' is not a data format; use one of \(Self.examples)")
         }
         rest = rest.dropFirst()
         guard let bits = Int(rest) else {
-            throw UsageError("'\(text)': expected a bit depth after '\(isFloat ? "F" : "I")'; use one of \(Self.examples)")
+            throw DataFormatError("'\(text)': expected a bit depth after '\(isFloat ? "F" : "I")'; use one of \(Self.examples)")
         }
         let allowed = isFloat ? [32, 64] : [8, 16, 24, 32]
         guard allowed.contains(bits) else {
             let list = allowed.map(String.init).joined(separator: ", ")
-            throw UsageError("'\(text)': \(isFloat ? "float" : "integer") samples can be \(list) bits, not \(bits)")
+            throw DataFormatError("'\(text)': \(isFloat ? "float" : "integer") samples can be \(list) bits, not \(bits)")
         }
         kind = .linearPCM(bits: bits, isFloat: isFloat)
         byteOrder = order

@@ -9,14 +9,6 @@ public enum Profile: String, Sendable, CaseIterable, Codable {
     /// Little-endian linear PCM, as afconvert -d LEI16/LEI24/LEF32 writes for iOS and macOS assets.
     case appleLPCM = "apple-lpcm"
 
-    /// One line for `--help`.
-    public var summary: String {
-        switch self {
-        case .iosNotification: return "linear PCM, IMA4, µ-law or A-law; at most 30 s (UNNotificationSound)"
-        case .appleLPCM: return "little-endian linear PCM"
-        }
-    }
-
     var formats: [FourCC] {
         switch self {
         case .iosNotification: return [.lpcm, .ima4, .ulaw, .alaw]

@@ -98,7 +98,7 @@ struct Convert {
                     ? "-o \(output) is a file, but a folder or several inputs are converted into a folder; remove it or choose another -o"
                     : "-o \(output): \(blocker) is a file, not a folder; remove it or choose another -o")
         }
-        do throws(UsageError) {
+        do throws(DataFormatError) {
             let format = invocation[Self.dataFormat]
             let options = ConversionOptions(
                 dataFormat: format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],

@@ -107,3 +107,13 @@ struct Verify {
         return report.succeeded ? ExitStatus.success : ExitStatus.failure
     }
 }
+
+extension Profile {
+    /// One line for `verify --help`.
+    var summary: String {
+        switch self {
+        case .iosNotification: return "linear PCM, IMA4, µ-law or A-law; at most 30 s (UNNotificationSound)"
+        case .appleLPCM: return "little-endian linear PCM"
+        }
+    }
+}

@@ -35,14 +35,14 @@ struct FormatTests {
         #expect {
             try DataFormat(parsing: text)
         } throws: { error in
-            (error as? UsageError)?.message.contains(phrase) == true
+            (error as? DataFormatError)?.message.contains(phrase) == true
         }
     }
 
     @Test("-d byte order contradicting --endian is a usage error")
     func contradiction() throws {
         let options = ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), endian: .big)
-        #expect(throws: UsageError.self) { try options.validate() }
+        #expect(throws: DataFormatError.self) { try options.validate() }
         #expect(throws: Never.self) {
             try ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), endian: .little).validate()
         }
