@@ -20,6 +20,14 @@ struct CommandLineEndToEndTests {
         ],
     ]
 
+    @Test("verify's help lists every profile with its one-line summary")
+    func profileHelp() throws {
+        let result = try run(RepositoryPaths.executable, ["verify", "--help"])
+        #expect(result.status == 0)
+        #expect(result.text.contains("  ios-notification: linear PCM, IMA4, µ-law or A-law; at most 30 s"))
+        #expect(result.text.contains("  apple-lpcm: little-endian linear PCM"))
+    }
+
     @Test("each subcommand's help lists every option, on stdout, exit 0", arguments: ["convert", "info", "verify"])
     func subcommandHelp(name: String) throws {
         for arguments in [[name, "--help"], [name, "-h"], ["help", name]] {
