@@ -25,6 +25,10 @@ public struct Invocation: Sendable, Equatable {
     public var values: [String: String]
     /// The long names of the flags given.
     public var flags: Set<String>
+    /// The long names of the options and flags the command declares, when the parser made this
+    /// invocation (`nil` for one built by hand). Reading an option the command does not declare is
+    /// a programming error: it traps in debug builds (in release builds it reads as not given).
+    public var declared: Set<String>?
 
     /// Creates an invocation (tests build them by hand).
     public init(path: [String], positionals: [String] = [], values: [String: String] = [:], flags: Set<String> = []) {
@@ -36,12 +40,26 @@ public struct Invocation: Sendable, Equatable {
 
     /// The option's value, `nil` when it was not given.
     public subscript<Value>(option: Option<Value>) -> Value? {
-        values[option.spec.long].flatMap(option.convert)
+        checkDeclared(option.spec.long)
+        return values[option.spec.long].flatMap(option.convert)
     }
 
     /// Whether the flag was given.
     public subscript(flag: Flag) -> Bool {
-        flags.contains(flag.spec.long)
+        checkDeclared(flag.spec.long)
+        return flags.contains(flag.spec.long)
+    }
+
+    /// Traps in debug builds when the command does not declare `long`.
+    private func checkDeclared(_ long: String) {
+        assert(
+            declared?.contains(long) ?? true,
+            "--\(long) is read, but the command '\(path.joined(separator: " "))' does not declare it")
+    }
+
+    /// Equal when the same command got the same arguments (`declared` follows from the command).
+    public static func == (lhs: Invocation, rhs: Invocation) -> Bool {
+        lhs.path == rhs.path && lhs.positionals == rhs.positionals && lhs.values == rhs.values && lhs.flags == rhs.flags
     }
 }
 
@@ -143,6 +161,7 @@ struct Parser {
     /// The options and positional arguments of a command without subcommands.
     private func parseLeaf(_ arguments: [String], command: Command, path: [String]) throws(CommandLineError) -> ParseResult {
         var invocation = Invocation(path: path)
+        invocation.declared = Set(command.options.map(\.long))
         var index = 0
         var optionsEnded = false
         while index < arguments.count {

@@ -48,3 +48,36 @@ struct TypedOptionTests {
         }
     }
 }
+
+@Suite("Parser: reading an option the command does not declare")
+struct UndeclaredOptionTests {
+    static let declared = Flag("json", help: "JSON.")
+    static let undeclared = Flag("quiet", help: "Quiet.")
+    static let program = Program(
+        root: Command(
+            "tool", abstract: "A tool.",
+            subcommands: [
+                Command("run", abstract: "Run.", options: [declared])
+            ]), version: "1", manualDate: "January 1, 2026")
+
+    @Test("a declared option reads normally; a hand-built invocation reads anything")
+    func declaredReads() throws {
+        guard case .run(let invocation) = try Self.program.parse(["run", "--json"]) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(invocation[Self.declared])
+        #expect(invocation.declared == ["json"])
+        #expect(Invocation(path: ["run"])[Self.undeclared] == false)
+    }
+
+    #if DEBUG
+        @Test("reading an undeclared option traps in a debug build")
+        func undeclaredTraps() async {
+            await #expect(processExitsWith: .failure) {
+                guard case .run(let invocation) = try? UndeclaredOptionTests.program.parse(["run"]) else { return }
+                _ = invocation[UndeclaredOptionTests.undeclared]
+            }
+        }
+    #endif
+}
