@@ -78,10 +78,28 @@ public struct CAFFile: Sendable {
     /// The `pakt` chunk entry, if any.
     public var packetTableChunk: ChunkHeader? { chunks.first { $0.type == .pakt } }
 
-    /// Reads the header and chunk table of the CAF file in `source`.
+    /// Reads the header and chunk table of the CAF file in `source`, in steps: the file header,
+    /// the chunk table, the `desc` chunk, the start of the `data` chunk, the `pakt` header.
     public init(reading source: some ByteSource) throws(CAFError) {
         let length = source.length
         fileLength = length
+        (version, flags) = try Self.readHeader(source)
+        var table = try Self.readChunkTable(source)
+        chunks = table.chunks
+        audioDescription = try Self.readDescription(source, chunks: table.chunks, warnings: &table.warnings)
+        guard let dataChunk = table.chunks.first(where: { $0.type == .data }) else {
+            throw CAFError(.missingData, at: table.end, "no 'data' chunk")
+        }
+        editCount = try Self.readEditCount(source, data: dataChunk)
+        audioOffset = dataChunk.bodyOffset + 4
+        audioBytes = dataChunk.size - 4
+        packetTableHeader = try Self.readPacketTableHeader(source, chunks: table.chunks, warnings: &table.warnings)
+        warnings = table.warnings
+    }
+
+    /// Step 1: the file header's type, version and flags.
+    static func readHeader(_ source: some ByteSource) throws(CAFError) -> (version: UInt16, flags: UInt16) {
+        let length = source.length
         var header: ByteCursor
         do { header = try source.cursor(at: 0, count: Int(Self.headerSize)) } catch {
             throw CAFError.from(error, reading: "the file header")
@@ -89,6 +107,8 @@ public struct CAFFile: Sendable {
         guard header.remaining >= 4 else {
             throw CAFError(.truncated, at: 0, "file is \(length) bytes long, too short for a CAF header")
         }
+        let version: UInt16
+        let flags: UInt16
         do {
             let type = try header.readFourCC()
             guard type == .caff else { throw CAFError(.notCAF(found: type), at: 0, "file type is '\(type)', not 'caff'") }
@@ -104,7 +124,15 @@ public struct CAFFile: Sendable {
         guard version == 1 else {
             throw CAFError(.unsupportedVersion(version), at: 4, "file version is \(version), expected 1")
         }
+        return (version, flags)
+    }
 
+    /// Step 2: every chunk header in file order, sizes clamped to the file, with the warnings
+    /// found on the way and the offset where the walk ended.
+    static func readChunkTable(
+        _ source: some ByteSource
+    ) throws(CAFError) -> (chunks: [ChunkHeader], warnings: [CAFWarning], end: UInt64) {
+        let length = source.length
         var warnings: [CAFWarning] = []
         var chunks: [ChunkHeader] = []
         var offset = Self.headerSize
@@ -163,8 +191,13 @@ public struct CAFFile: Sendable {
                         "4 bytes follow the last 'data' chunk: its size seems to leave out the 4-byte edit count"))
             }
         }
-        self.chunks = chunks
+        return (chunks, warnings, offset)
+    }
 
+    /// Step 3: the audio description of the first `desc` chunk.
+    static func readDescription(
+        _ source: some ByteSource, chunks: [ChunkHeader], warnings: inout [CAFWarning]
+    ) throws(CAFError) -> AudioDescription {
         guard let descChunk = chunks.first(where: { $0.type == .desc }) else {
             throw CAFError(.missingDescription, at: Self.headerSize, "no 'desc' chunk")
         }
@@ -173,9 +206,10 @@ public struct CAFFile: Sendable {
                 .malformedChunk(.desc), at: descChunk.offset,
                 "'desc' chunk is \(descChunk.size) bytes, expected \(AudioDescription.size)")
         }
+        let description: AudioDescription
         do {
             var body = try source.cursor(at: descChunk.bodyOffset, count: AudioDescription.size)
-            audioDescription = try AudioDescription(parsing: &body)
+            description = try AudioDescription(parsing: &body)
         } catch {
             throw CAFError.from(error, reading: "'desc' chunk")
         }
@@ -185,10 +219,11 @@ public struct CAFFile: Sendable {
                     at: descChunk.offset,
                     "'desc' chunk is \(descChunk.size) bytes, longer than \(AudioDescription.size); extra bytes ignored"))
         }
+        return description
+    }
 
-        guard let dataChunk = chunks.first(where: { $0.type == .data }) else {
-            throw CAFError(.missingData, at: offset, "no 'data' chunk")
-        }
+    /// Step 4: the edit count at the start of the `data` chunk.
+    static func readEditCount(_ source: some ByteSource, data dataChunk: ChunkHeader) throws(CAFError) -> UInt32 {
         guard dataChunk.size >= 4 else {
             throw CAFError(
                 .malformedChunk(.data), at: dataChunk.offset,
@@ -196,28 +231,29 @@ public struct CAFFile: Sendable {
         }
         do {
             var body = try source.cursor(at: dataChunk.bodyOffset, count: 4)
-            editCount = try body.readUInt32(.big)
+            return try body.readUInt32(.big)
         } catch {
             throw CAFError.from(error, reading: "'data' chunk")
         }
-        audioOffset = dataChunk.bodyOffset + 4
-        audioBytes = dataChunk.size - 4
-        packetTableHeader = nil
-        if let pakt = chunks.first(where: { $0.type == .pakt }) {
-            if pakt.size >= UInt64(PacketTableHeader.size) {
-                do {
-                    var body = try source.cursor(at: pakt.bodyOffset, count: PacketTableHeader.size)
-                    packetTableHeader = try PacketTableHeader(parsing: &body)
-                } catch {
-                    throw CAFError.from(error, reading: "'pakt' chunk")
-                }
-            } else {
-                warnings.append(
-                    CAFWarning(
-                        at: pakt.offset,
-                        "'pakt' chunk is \(pakt.size) bytes, too short for its \(PacketTableHeader.size)-byte header; ignored"))
-            }
+    }
+
+    /// Step 5: the fixed fields of the first `pakt` chunk, when it is long enough to hold them.
+    static func readPacketTableHeader(
+        _ source: some ByteSource, chunks: [ChunkHeader], warnings: inout [CAFWarning]
+    ) throws(CAFError) -> PacketTableHeader? {
+        guard let pakt = chunks.first(where: { $0.type == .pakt }) else { return nil }
+        guard pakt.size >= UInt64(PacketTableHeader.size) else {
+            warnings.append(
+                CAFWarning(
+                    at: pakt.offset,
+                    "'pakt' chunk is \(pakt.size) bytes, too short for its \(PacketTableHeader.size)-byte header; ignored"))
+            return nil
         }
-        self.warnings = warnings
+        do {
+            var body = try source.cursor(at: pakt.bodyOffset, count: PacketTableHeader.size)
+            return try PacketTableHeader(parsing: &body)
+        } catch {
+            throw CAFError.from(error, reading: "'pakt' chunk")
+        }
     }
 }
