@@ -91,6 +91,24 @@ public enum Engine {
         }
 
         removeStaleTemporaries(in: jobs)
+        let saveFailures = convertJobs(
+            jobs, decision: &decision, options: options, cancellation: cancellation, bytesTotal: bytesTotal,
+            progress: progress)
+        report = plan.failures + decision.jobs.compactMap(\.record) + orphans + saveFailures
+        var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
+        result.interrupted = cancellation.isCancelled
+        return displayed(result, warnings: plan.warnings)
+    }
+
+    /// The conversion step of a run: converts the jobs `decision.work` names on `options.jobs`
+    /// workers (one runs on this thread), records each converted output in its manifest (saved
+    /// now and then, and once at the end), and stores every job's record in `decision`. Returns
+    /// the manifests that could not be saved, as failures.
+    static func convertJobs(
+        _ jobs: [Job], decision: inout Decision, options: ConversionOptions, cancellation: Cancellation,
+        bytesTotal: UInt64, progress: (@Sendable (Progress) -> Void)?
+    ) -> [FileResult] {
+        let work = decision.work
         let state = Mutex(
             RunState(manifests: decision.manifests, dirty: decision.dirty, lastSave: FileSystem.now()))
         let results = Mutex([FileResult?](repeating: nil, count: work.count))
@@ -156,10 +174,7 @@ public enum Engine {
             }
             state.dirty.removeAll()
         }
-        report = plan.failures + decision.jobs.compactMap(\.record) + orphans + saveFailures
-        var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
-        result.interrupted = cancellation.isCancelled
-        return displayed(result, warnings: plan.warnings)
+        return saveFailures
     }
 
     /// The report as people read it: bytes of names that are not UTF-8 shown as `\xHH`
