@@ -417,6 +417,8 @@ struct IndependentProofTests {
         let info = Inspector.inspect(path: folder.write("a.aifc", file.bytes))
         #expect(info.frames == 320)
         #expect(info.framesPerPacket == 64 && info.packets == 5)
+        // Its compression name is empty: no "()" after the type.
+        #expect(info.formatDescription == "'ima4'", "\(info.formatDescription ?? "nil")")
         #expect(info.sampleRate == 44100)
     }
 }
