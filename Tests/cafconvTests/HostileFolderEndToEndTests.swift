@@ -274,6 +274,18 @@ struct HostileFolderEndToEndTests {
         #expect(exists(folder.file("out/a.caf")))
     }
 
+    @Test("an empty .cafconv-manifest (a new file cut short by a power cut) is replaced, and the run succeeds")
+    func emptyManifest() throws {
+        let folder = TempDirectory()
+        folder.write("in/a.wav", Self.wave)
+        let manifest = folder.write("out/.cafconv-manifest", [])
+        let result = try cafconv(["convert", folder.file("in"), "-o", folder.file("out")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(readFile(manifest).map { $0.starts(with: Array("cafconv-manifest 2\n".utf8)) } == true)
+        let again = try cafconv(["convert", "--check", folder.file("in"), "-o", folder.file("out")])
+        #expect(again.status == 0, "\(again.stderr)")
+    }
+
     @Test("item 10: the longest legal names convert (the temporary name never passes NAME_MAX)")
     func longNames() throws {
         let folder = TempDirectory()
