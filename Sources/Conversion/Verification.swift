@@ -331,7 +331,8 @@ public enum Verifier {
         if Int(desc.channelsPerFrame) != audio.channels {
             failures.append(
                 VerifyFailure(
-                    rule: "against-channels", expected: "\(audio.channels) channel\(audio.channels == 1 ? "" : "s") as in \(source)",
+                    rule: "against-channels",
+                    expected: "\(audio.channels) channel\(audio.channels == 1 ? "" : "s") as in \(source)",
                     found: "\(desc.channelsPerFrame)", chunk: "desc"))
             return (failures, nil)
         }

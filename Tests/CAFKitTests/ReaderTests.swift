@@ -35,12 +35,14 @@ struct ReaderTests {
         let header = CAFWriter.header()
         let free = rawChunk(.free, size: 0, body: [])
         let junk = Array([[UInt8]](repeating: free, count: CAFFile.maximumChunks + 10).joined())
-        let first = try CAFFile(reading: MemoryByteSource(header + CAFWriter.chunkBytes(desc()) + CAFWriter.chunkBytes(data(16)) + junk))
+        let first = try CAFFile(
+            reading: MemoryByteSource(header + CAFWriter.chunkBytes(desc()) + CAFWriter.chunkBytes(data(16)) + junk))
         #expect(first.chunks.count == CAFFile.maximumChunks)
         #expect(first.frames == 4)
         #expect(first.warnings.contains { $0.message.contains("more than \(CAFFile.maximumChunks) chunks") }, "\(first.warnings)")
         do {
-            _ = try CAFFile(reading: MemoryByteSource(header + CAFWriter.chunkBytes(desc()) + junk + CAFWriter.chunkBytes(data(16))))
+            _ = try CAFFile(
+                reading: MemoryByteSource(header + CAFWriter.chunkBytes(desc()) + junk + CAFWriter.chunkBytes(data(16))))
             Issue.record("read a file whose 'data' lies past the chunk limit")
         } catch {
             #expect(error.kind == .missingData)

@@ -23,7 +23,8 @@ enum ChunkWalker {
     /// ``maximumChunks``, it says so (the chunk may lie in the part not read).
     static func missing(_ type: String, among chunks: [RIFFChunk]) -> String {
         chunks.count < maximumChunks
-            ? "no '\(type)' chunk" : "no '\(type)' chunk among the first \(maximumChunks) chunks; the rest of the file is not read"
+            ? "no '\(type)' chunk"
+            : "no '\(type)' chunk among the first \(maximumChunks) chunks; the rest of the file is not read"
     }
 
     static func walk(_ source: some ByteSource, from start: UInt64, order: ByteOrder, rf64: Bool) throws(WAVEError) -> ChunkTable
