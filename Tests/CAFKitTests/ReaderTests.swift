@@ -40,6 +40,8 @@ struct ReaderTests {
         #expect(first.chunks.count == CAFFile.maximumChunks)
         #expect(first.frames == 4)
         #expect(first.warnings.contains { $0.message.contains("more than \(CAFFile.maximumChunks) chunks") }, "\(first.warnings)")
+        // verify names the limit, not bytes after "the last chunk".
+        #expect(CAFValidator.validate(first).map(\.rule) == ["chunk-count"])
         do {
             _ = try CAFFile(
                 reading: MemoryByteSource(header + CAFWriter.chunkBytes(desc()) + junk + CAFWriter.chunkBytes(data(16))))
