@@ -85,14 +85,16 @@ public enum PathBytes {
         }
     }
 
-    /// `text` for people: each byte that was not valid UTF-8 is shown as `\xHH`; everything else
-    /// is unchanged. For messages and reports, never for opening files.
+    /// `text` for people: each byte that was not valid UTF-8, and each control character (a
+    /// newline, tab, carriage return or escape in a name would break a log line or drive the
+    /// terminal), is shown as `\xHH`; everything else is unchanged. For messages and reports,
+    /// never for opening files.
     public static func display(_ text: String) -> String {
-        guard holds(text, 0xF4) else { return text }
+        guard holds(text, 0xF4) || text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
-            if scalar.value >= base {
-                let byte = UInt8(scalar.value - base + 0x80)
+            if scalar.value >= base || scalar.value < 0x20 || scalar.value == 0x7F {
+                let byte = scalar.value >= base ? UInt8(scalar.value - base + 0x80) : UInt8(scalar.value)
                 let digits = String(byte, radix: 16, uppercase: true)
                 result += "\\x" + (digits.count < 2 ? "0" : "") + digits
             } else {

@@ -177,17 +177,13 @@ public enum Engine {
         return saveFailures
     }
 
-    /// The report as people read it: bytes of names that are not UTF-8 shown as `\xHH`
-    /// (``PathBytes/display(_:)``), and the plan's warnings added.
+    /// The report as people read it: bytes of names that are not UTF-8, and control characters,
+    /// shown as `\xHH` (``PathBytes/display(_:)``), and the plan's warnings added.
     static func displayed(_ report: ConversionReport, warnings: [String]) -> ConversionReport {
         var report = report
         report.warnings = warnings.map(PathBytes.display)
         for index in report.files.indices {
             let file = report.files[index]
-            guard
-                PathBytes.hasRawBytes(file.input) || file.output.map(PathBytes.hasRawBytes) == true
-                    || file.reason.map(PathBytes.hasRawBytes) == true || file.warnings.contains(where: PathBytes.hasRawBytes)
-            else { continue }
             report.files[index].input = PathBytes.display(file.input)
             report.files[index].output = file.output.map(PathBytes.display)
             report.files[index].reason = file.reason.map(PathBytes.display)

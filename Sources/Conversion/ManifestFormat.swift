@@ -185,6 +185,11 @@ enum ManifestFormat {
 
         /// Ends the file: the seal and the records to keep.
         mutating func finish() -> (seal: Seal, records: [Record]) {
+            // A file cut short before its header line ended (empty, as a power cut can leave a
+            // new file) is a damaged manifest, not a foreign file: it holds nothing to protect.
+            if seal == nil, header.utf8.starts(with: line) || headerVersion1.utf8.starts(with: line) {
+                return (.damaged, [])
+            }
             guard let seal, seal != .foreign else { return (.foreign, []) }
             if isOverBudget { return (.damaged, records) }
             if seal == .version1 { return (.version1, records) }

@@ -277,7 +277,9 @@ public enum Inspector {
             let order = bits <= 8 ? "" : ", \(file.byteOrder == .little ? "little" : "big")-endian"
             info.formatDescription = "\(bits)-bit \(kind)\(order)"
         } else {
-            info.formatDescription = "'\(file.compressionType)'" + (file.common.compressionName.map { " (\($0))" } ?? "")
+            // An empty compression name (as ffmpeg writes) adds nothing, not "()".
+            info.formatDescription =
+                "'\(file.compressionType)'" + (file.common.compressionName.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? "")
             if file.framesPerPacket > 1 {
                 info.framesPerPacket = UInt32(file.framesPerPacket)
                 info.packets = Int64(file.common.sampleFrames)

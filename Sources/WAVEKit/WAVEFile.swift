@@ -233,7 +233,7 @@ public struct WAVEFile: Sendable {
         self.chunks = chunks
 
         guard let fmt = chunks.first(where: { $0.type == FourCC("fmt ") }) else {
-            throw WAVEError(at: 12, "no 'fmt ' chunk")
+            throw WAVEError(at: 12, ChunkWalker.missing("fmt ", among: chunks))
         }
         guard fmt.size >= 16 else {
             throw WAVEError(at: fmt.offset, "'fmt ' chunk is \(fmt.size) bytes, expected at least 16")
@@ -258,7 +258,7 @@ public struct WAVEFile: Sendable {
                     "WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk is \(fmt.size) bytes, too short for its 22-byte extension"))
         }
         guard let data = chunks.first(where: { $0.type == FourCC("data") }) else {
-            throw WAVEError(at: 12, "no 'data' chunk")
+            throw WAVEError(at: 12, ChunkWalker.missing("data", among: chunks))
         }
         audioOffset = data.bodyOffset
         audioBytes = data.size

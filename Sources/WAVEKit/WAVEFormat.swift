@@ -39,13 +39,24 @@ public struct WAVEFormat: Equatable, Sendable {
     /// `fmt ` extension, when it says.
     public var samplesPerBlock: UInt16?
 
-    /// The effective format tag: the sub-format's first two bytes for WAVE_FORMAT_EXTENSIBLE.
+    /// The effective format tag: the sub-format's first two bytes for WAVE_FORMAT_EXTENSIBLE,
+    /// when the rest of the GUID is the one tags are mapped into (or the ambisonic B-format
+    /// one); any other sub-format GUID is not a tag, and the tag stays 0xFFFE (unknown).
     public var effectiveTag: UInt16 {
         if formatTag == Self.extensible, let guid = subFormat, guid.count == 16 {
-            return UInt16(guid[0]) | UInt16(guid[1]) << 8
+            let tail = guid[2...]
+            if tail.elementsEqual(Self.tagGUIDTail) || tail.elementsEqual(Self.ambisonicGUIDTail) {
+                return UInt16(guid[0]) | UInt16(guid[1]) << 8
+            }
         }
         return formatTag
     }
+
+    /// Bytes 2...15 (canonical layout) of KSDATAFORMAT_SUBTYPE GUIDs made from a format tag:
+    /// `0000TTTT-0000-0010-8000-00AA00389B71`.
+    static let tagGUIDTail: [UInt8] = [0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xAA, 0, 0x38, 0x9B, 0x71]
+    /// The same for the ambisonic B-format sub-formats: `0000000T-0721-11D3-8644-C8C1CA000000`.
+    static let ambisonicGUIDTail: [UInt8] = [0, 0, 0x21, 0x07, 0xD3, 0x11, 0x86, 0x44, 0xC8, 0xC1, 0xCA, 0, 0, 0]
 
     /// Tags whose `fmt ` extension starts with the frames per block: Microsoft ADPCM, IMA ADPCM,
     /// GSM 6.10.
@@ -99,6 +110,7 @@ public struct WAVEFormat: Equatable, Sendable {
         0x0055: ("MPEG Layer 3", "mp3"), 0x0050: ("MPEG", "mpeg"), 0x0092: ("Dolby AC-3 SPDIF", "ac3"),
         0x0161: ("Windows Media Audio", "wma"), 0x0162: ("Windows Media Audio", "wma"),
         0x0163: ("Windows Media Audio", "wma"), 0xF1AC: ("FLAC", "flac"),
+        extensible: ("WAVE_FORMAT_EXTENSIBLE of an unknown sub-format", "0xfffe"),
     ]
 
     /// Four lowercase hex digits.

@@ -46,8 +46,10 @@ enum Output {
         guard !style.quiet else { return lines }
         for text in file.warnings { lines.append("\(warningPrefix(color: style.color)) \(file.input): \(text)") }
         if file.status == .orphaned && !style.json && !style.dryRun {
+            // The hint only where --prune would delete it: not for an output it refused.
+            let refused = file.reason?.contains("not pruned") == true
             lines.append(
-                "\(warningPrefix(color: style.color)) \(file.output ?? "?"): orphaned, \(file.reason ?? "its source is gone") (source was \(file.input); --prune deletes it)"
+                "\(warningPrefix(color: style.color)) \(file.output ?? "?"): orphaned, \(file.reason ?? "its source is gone") (source was \(file.input)\(refused ? "" : "; --prune deletes it"))"
             )
         }
         return lines

@@ -36,6 +36,12 @@ struct PathBytesTests {
         #expect(PathBytes.hasRawBytes(name))
     }
 
+    @Test("display shows control characters as \\xHH: a name never breaks a line or drives a terminal")
+    func displayControls() {
+        #expect(PathBytes.display("a\tb\nc\rd\u{1B}[2Je\u{7F}.wav") == "a\\x09b\\x0Ac\\x0Dd\\x1B[2Je\\x7F.wav")
+        #expect(PathBytes.display("plain é.wav") == "plain é.wav")
+    }
+
     @Test("a path with a NUL byte is never handed to the system")
     func nul() {
         #expect(PathBytes.withCString("keep.wav\u{0}.caf") { _ in 1 } == nil)

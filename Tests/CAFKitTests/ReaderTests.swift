@@ -30,6 +30,28 @@ struct ReaderTests {
         }
     }
 
+    @Test("a file of more chunks than the reader's limit: the rest is not read, with a warning; a 'data' past it is named")
+    func manyEmptyChunks() throws {
+        let header = CAFWriter.header()
+        let free = rawChunk(.free, size: 0, body: [])
+        let junk = Array([[UInt8]](repeating: free, count: CAFFile.maximumChunks + 10).joined())
+        let first = try CAFFile(
+            reading: MemoryByteSource(header + CAFWriter.chunkBytes(desc()) + CAFWriter.chunkBytes(data(16)) + junk))
+        #expect(first.chunks.count == CAFFile.maximumChunks)
+        #expect(first.validFrames == 4)
+        #expect(first.warnings.contains { $0.message.contains("more than \(CAFFile.maximumChunks) chunks") }, "\(first.warnings)")
+        // verify names the limit, not bytes after "the last chunk".
+        #expect(CAFValidator.validate(first).map(\.rule) == ["chunk-count"])
+        do {
+            _ = try CAFFile(
+                reading: MemoryByteSource(header + CAFWriter.chunkBytes(desc()) + junk + CAFWriter.chunkBytes(data(16))))
+            Issue.record("read a file whose 'data' lies past the chunk limit")
+        } catch {
+            #expect(error.kind == .missingData)
+            #expect(error.message.contains("among the first \(CAFFile.maximumChunks) chunks"), "\(error)")
+        }
+    }
+
     @Test("a data size that forgot its edit count is read by its declared size, with a warning")
     func forgottenEditCount() throws {
         var bytes = caf([desc(), data(16)])

@@ -124,6 +124,13 @@ struct ValidatorTests {
         #expect(diagnostic.description.hasPrefix(test.rule + ": expected "))
     }
 
+    @Test("a mono layout in a stereo file is '1 channel', not '1 channels'")
+    func oneChannelLayout() throws {
+        let document = try read(caf([desc(), .channelLayout(ChannelLayout(tag: 100 << 16 | 1)), data(16)]))
+        let diagnostic = try #require(CAFValidator.validate(document).first { $0.rule == "chan-channels" })
+        #expect(diagnostic.found.hasPrefix("1 channel (tag "), "\(diagnostic.found)")
+    }
+
     @Test("valid files have no diagnostics, expectations met included")
     func validFiles() throws {
         let pcm = try read(

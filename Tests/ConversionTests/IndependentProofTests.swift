@@ -64,6 +64,30 @@ enum OddWAV {
         return WAVFixture.riff(chunks: chunks)
     }
 
+    /// An MS ADPCM WAV: mono, 256-byte blocks of 500 frames, `blocks` whole blocks of
+    /// deterministic nibbles then `partial` bytes of one more block, and a `fact` of `fact` frames.
+    static func msADPCM(blocks: Int, partial: Int, fact: UInt32) -> [UInt8] {
+        var fmt = ByteWriter()
+        for value: UInt16 in [2, 1] { fmt.write(value, .little) }
+        fmt.write(UInt32(8000), .little)
+        fmt.write(UInt32(4096), .little)
+        for value: UInt16 in [256, 4, 32, 500, 7] { fmt.write(value, .little) }
+        let coefficients: [(Int16, Int16)] = [(256, 0), (512, -256), (0, 0), (192, 64), (240, 0), (460, -208), (392, -232)]
+        for (first, second) in coefficients {
+            fmt.write(UInt16(bitPattern: first), .little)
+            fmt.write(UInt16(bitPattern: second), .little)
+        }
+        var generator = SplitMix64(seed: 2)
+        var data: [UInt8] = []
+        for index in 0...blocks {
+            // Predictor 0, delta 16, two zero samples, then 249 bytes of nibbles.
+            var block: [UInt8] = [0, 16, 0, 0, 0, 0, 0]
+            block += (0..<249).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            data += index < blocks ? block : Array(block.prefix(partial))
+        }
+        return WAVFixture.riff(chunks: [("fmt ", fmt.bytes), ("fact", le32(fact)), ("data", data)])
+    }
+
     /// A GSM 6.10 WAV: mono, 65-byte blocks of 320 frames.
     static func gsm(blocks: Int, fact: UInt32?) -> [UInt8] {
         var fmt = ByteWriter()
@@ -339,6 +363,25 @@ struct IndependentProofTests {
         #expect(info.framesPerPacket == (codec == "ima" ? 505 : 320))
     }
 
+    @Test("a compressed source that decodes fewer frames than its header promises: verify accepts what convert wrote")
+    func shortCompressedSource() throws {
+        // Three whole MS ADPCM blocks and 100 bytes of a fourth, 'fact' 2000: the header counts
+        // 2000 frames, libsndfile decodes 1500. convert writes those (with a warning); verify --against must
+        // compare the same decoding, not the header's count.
+        let converted = try convert(OddWAV.msADPCM(blocks: 3, partial: 100, fact: 2000))
+        #expect(converted.result.status == .converted)
+        let frames = try #require(converted.result.frames)
+        #expect(frames > 0 && frames < 2000)
+        let report = Verifier.verify(paths: [converted.path], options: VerifyOptions(against: converted.folder.file("in.wav")))
+        #expect(report.succeeded, "\(report.files.flatMap(\.failures))")
+        // One frame too few is still caught, by the sample comparison.
+        var short = converted.bytes
+        short.removeLast(2)
+        let cut = converted.folder.write("short.caf", short)
+        let failed = Verifier.verify(paths: [cut], options: VerifyOptions(against: converted.folder.file("in.wav")))
+        #expect(!failed.succeeded)
+    }
+
     @Test("a RIFX WAVE_FORMAT_EXTENSIBLE file converts as big-endian PCM")
     func rifxExtensible() throws {
         let fixture = WAVFixture.signal(.int24, channels: 2, frames: 700, extensible: true)
@@ -375,6 +418,8 @@ struct IndependentProofTests {
         let info = Inspector.inspect(path: folder.write("a.aifc", file.bytes))
         #expect(info.frames == 320)
         #expect(info.framesPerPacket == 64 && info.packets == 5)
+        // Its compression name is empty: no "()" after the type.
+        #expect(info.formatDescription == "'ima4'", "\(info.formatDescription ?? "nil")")
         #expect(info.sampleRate == 44100)
     }
 }

@@ -55,6 +55,15 @@ struct ManifestFormatTests {
         #expect(ManifestFormat.parse(Array("cafconv-manifest 3\nx\n".utf8)).seal == .foreign)
     }
 
+    @Test("a manifest cut short inside its header line (or empty) is damaged, not foreign: the next run replaces it")
+    func cutInHeader() {
+        for text in ["", "caf", "cafconv-manifest", "cafconv-manifest 2", "cafconv-manifest 1"] {
+            #expect(ManifestFormat.parse(Array(text.utf8)).seal == .damaged, "\(text)")
+        }
+        #expect(ManifestFormat.parse(Array("cafconv-manifesto".utf8)).seal == .foreign)
+        #expect(ManifestFormat.parse(Array("hello".utf8)).seal == .foreign)
+    }
+
     @Test("item 8: a huge line is one damaged record, held within the line budget; the next line still counts")
     func hugeLine() {
         let huge = [UInt8](repeating: 0x61, count: 4 * ManifestFormat.maximumLineLength) + [0x0A]

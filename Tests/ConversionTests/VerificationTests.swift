@@ -116,6 +116,17 @@ struct VerificationTests {
         #expect(rules(caf, options).contains(rule), "\(rules(caf, options))")
     }
 
+    @Test("a stereo output against a mono source says '1 channel', not '1 channels'")
+    func oneChannel() throws {
+        let folder = TempDirectory()
+        let (caf, _) = try converted(folder)
+        let mono = folder.write("mono.wav", WAVFixture.signal(.int16, channels: 1, frames: 2000).bytes)
+        let failure = try #require(
+            Verifier.verify(paths: [caf], options: VerifyOptions(against: mono)).files.first?.failures.first)
+        #expect(failure.rule == "against-channels")
+        #expect(failure.expected.hasPrefix("1 channel as in "), "\(failure.expected)")
+    }
+
     @Test("not CAF, missing and malformed files fail with a reason, never crash")
     func unreadable() throws {
         let folder = TempDirectory()

@@ -112,4 +112,19 @@ struct HeaderFrameTests {
         // The canonical GUID bytes, whatever the file's byte order.
         #expect(file.format.subFormat?.prefix(8) == [UInt8(sub), 0, 0, 0, 0, 0, 0x10, 0])
     }
+
+    @Test("an EXTENSIBLE sub-format GUID that only starts like a tag is unknown, not PCM; the ambisonic PCM GUID is PCM")
+    func foreignGUID() throws {
+        var format = fmtBody(channels: 1, bits: 16, extensible: (16, 4, 1))
+        // GUID bytes 4... (the fields after the tag): not 0000-0010-8000-00AA00389B71.
+        format.replaceSubrange(28..<40, with: [0xAD, 0xDE, 0xEF, 0xBE] + [UInt8](repeating: 0x11, count: 8))
+        let unknown = try readWAVE(assemble("RIFF", "WAVE", [Piece("fmt ", format), Piece("data", [0, 0, 0, 0])]))
+        #expect(unknown.format.effectiveTag == 0xFFFE)
+        #expect(!unknown.format.isLinearPCM)
+        #expect(unknown.format.encodingName.contains("unknown sub-format"), "\(unknown.format.encodingName)")
+        // KSDATAFORMAT_SUBTYPE_AMBISONIC_B_FORMAT_PCM: 00000001-0721-11D3-8644-C8C1CA000000.
+        format.replaceSubrange(28..<40, with: [0x21, 0x07, 0xD3, 0x11, 0x86, 0x44, 0xC8, 0xC1, 0xCA, 0, 0, 0])
+        let ambisonic = try readWAVE(assemble("RIFF", "WAVE", [Piece("fmt ", format), Piece("data", [0, 0, 0, 0])]))
+        #expect(ambisonic.format.effectiveTag == 1 && ambisonic.format.isLinearPCM)
+    }
 }

@@ -32,4 +32,20 @@ struct MetadataBudgetTests {
         let file = try readAIFF(bytes)
         #expect(warns(file.warnings, "metadata chunks", "not read", "budget"), "\(file.warnings)")
     }
+
+    @Test("a WAV of more chunks than the reader's limit: the rest is not read, with a warning; a 'data' past it is named")
+    func manyEmptyChunks() throws {
+        let count = ChunkWalker.maximumChunks + 10
+        let junk = Array(repeating: Piece("junk", []), count: count)
+        // 'data' first: the file reads, and says what it left out.
+        let first = try readWAVE(assemble("RIFF", "WAVE", [Piece("fmt ", fmtBody()), Piece("data", [0, 0, 0, 0])] + junk))
+        #expect(first.chunks.count == ChunkWalker.maximumChunks)
+        #expect(warns(first.warnings, "more than \(ChunkWalker.maximumChunks) chunks", "not read"), "\(first.warnings)")
+        // 'data' after the limit: an error that says why it was not found.
+        #expect {
+            try readWAVE(wav(junk))
+        } throws: { error in
+            "\(error)".contains("no 'data' chunk among the first \(ChunkWalker.maximumChunks) chunks")
+        }
+    }
 }

@@ -223,6 +223,28 @@ struct HostileFolderEndToEndTests {
         #expect((verified.text + verified.stderr).contains("broken\\xFF.caf"), "\(verified.text) \(verified.stderr)")
     }
 
+    @Test("names with a newline, carriage return or escape print escaped: one line per file, whatever the name")
+    func controlCharacterNames() throws {
+        let folder = TempDirectory()
+        let name = "fake\n1 converted, 0 failed\r\u{1B}[1A"
+        folder.write("in/\(name).wav", Self.wave)
+        folder.write("in/good.wav", Self.wave)
+        let escaped = "fake\\x0A1 converted, 0 failed\\x0D\\x1B[1A"
+        let convert = try cafconv(["convert", folder.file("in"), "-o", folder.file("out")])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        #expect(exists(folder.file("out/\(name).caf")))
+        let lines = convert.text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
+        #expect(lines.count == 2, "\(convert.text)")
+        #expect(convert.text.contains("in/\(escaped).wav -> "), "\(convert.text)")
+        for output in [
+            try cafconv(["verify", folder.file("out")]).text, try cafconv(["info", "--brief", folder.file("out")]).text,
+        ] {
+            #expect(!output.contains("\r") && !output.contains("\u{1B}"), "\(output)")
+            #expect(output.contains(escaped), "\(output)")
+            #expect(output.split(separator: "\n").count == 2, "\(output)")
+        }
+    }
+
     @Test("item 6: --check and --prune read the output root's manifest when every input is gone")
     func emptyInputs() throws {
         let folder = TempDirectory()
@@ -250,6 +272,18 @@ struct HostileFolderEndToEndTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("not a cafconv manifest"), "\(result.stderr)")
         #expect(exists(folder.file("out/a.caf")))
+    }
+
+    @Test("an empty .cafconv-manifest (a new file cut short by a power cut) is replaced, and the run succeeds")
+    func emptyManifest() throws {
+        let folder = TempDirectory()
+        folder.write("in/a.wav", Self.wave)
+        let manifest = folder.write("out/.cafconv-manifest", [])
+        let result = try cafconv(["convert", folder.file("in"), "-o", folder.file("out")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(readFile(manifest).map { $0.starts(with: Array("cafconv-manifest 2\n".utf8)) } == true)
+        let again = try cafconv(["convert", "--check", folder.file("in"), "-o", folder.file("out")])
+        #expect(again.status == 0, "\(again.stderr)")
     }
 
     @Test("item 10: the longest legal names convert (the temporary name never passes NAME_MAX)")

@@ -271,6 +271,23 @@ struct LogsAndGatesEndToEndTests {
         #expect(exists(folder.file("out/.cafconv-manifest")))
     }
 
+    @Test("--prune that keeps a changed orphan says why, and never that --prune deletes it")
+    func pruneKeepsChangedOrphan() throws {
+        let folder = TempDirectory()
+        folder.write("in/a.wav", Self.small)
+        folder.write("in/b.wav", Self.small)
+        let paths = [folder.file("in"), "-o", folder.file("out")]
+        #expect(try run(RepositoryPaths.executable, ["convert", "-q"] + paths).status == 0)
+        unlink(folder.file("in/a.wav"))
+        folder.write("out/a.caf", Array("edited by hand".utf8))
+        let result = try run(RepositoryPaths.executable, ["convert", "--prune"] + paths)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(exists(folder.file("out/a.caf")))
+        let line = try #require(result.stderr.split(separator: "\n").first { $0.contains("a.caf: orphaned") })
+        #expect(line.contains("not pruned: changed since cafconv wrote it"), "\(line)")
+        #expect(!line.contains("--prune deletes it"), "\(line)")
+    }
+
     @Test("--prune beside the inputs removes a folder it left empty, never the input folder")
     func pruneBeside() throws {
         let folder = TempDirectory()

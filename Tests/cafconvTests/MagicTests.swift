@@ -185,9 +185,9 @@ struct MagicTests {
     }
 
     /// A `desc` body: 16-bit little-endian stereo 44100 Hz linear PCM unless told otherwise.
-    static func desc(format: String = "lpcm", flags: UInt32 = 2, channels: UInt32 = 2) -> [UInt8] {
+    static func desc(format: String = "lpcm", flags: UInt32 = 2, channels: UInt32 = 2, rate: Double = 44100) -> [UInt8] {
         var writer = ByteWriter()
-        writer.write(44100.0, .big)
+        writer.write(rate, .big)
         writer.write(bytes: Array(format.utf8))
         for value in [flags, 2 * channels, 1, channels, 16] { writer.write(value, .big) }
         return writer.bytes
@@ -214,6 +214,19 @@ struct MagicTests {
             (
                 "unknown-format", Self.caf([("desc", Self.desc(format: "zzzz", flags: 0, channels: 1)), data]),
                 named + ", 'zzzz', mono, 44100 Hz"
+            ),
+            // Rates of a million or more are printed whole, as cafconv info prints them, not as 2.8224e+06.
+            (
+                "rate-2822400", Self.caf([("desc", Self.desc(rate: 2_822_400)), data]),
+                named + ", 16-bit signed integer PCM, little-endian, stereo, 2822400 Hz"
+            ),
+            (
+                "rate-22050.5", Self.caf([("desc", Self.desc(rate: 22050.5)), data]),
+                named + ", 16-bit signed integer PCM, little-endian, stereo, 22050.5 Hz"
+            ),
+            (
+                "rate-1e300", Self.caf([("desc", Self.desc(rate: 1e300)), data]),
+                named + ", 16-bit signed integer PCM, little-endian, stereo, 1e+300 Hz"
             ),
         ]
         for (name, bytes, description) in cases {

@@ -22,6 +22,9 @@ public struct CAFWarning: Equatable, Sendable, CustomStringConvertible {
 public struct CAFFile: Sendable {
     /// The size of the file header (`caff`, version, flags).
     public static let headerSize: UInt64 = 8
+    /// The most chunks read from one file (real files hold a handful): past it the rest of the
+    /// file is not read, with a warning, so memory and time stay bounded.
+    public static let maximumChunks = 1 << 16
 
     /// The file version from the header (1 for every CAF file so far).
     public var version: UInt16
@@ -88,7 +91,11 @@ public struct CAFFile: Sendable {
         chunks = table.chunks
         audioDescription = try Self.readDescription(source, chunks: table.chunks, warnings: &table.warnings)
         guard let dataChunk = table.chunks.first(where: { $0.type == .data }) else {
-            throw CAFError(.missingData, at: table.end, "no 'data' chunk")
+            throw CAFError(
+                .missingData, at: table.end,
+                table.chunks.count < Self.maximumChunks
+                    ? "no 'data' chunk"
+                    : "no 'data' chunk among the first \(Self.maximumChunks) chunks; the rest of the file is not read")
         }
         editCount = try Self.readEditCount(source, data: dataChunk)
         audioOffset = dataChunk.bodyOffset + 4
@@ -138,6 +145,12 @@ public struct CAFFile: Sendable {
         var offset = Self.headerSize
         while offset < length {
             let left = length - offset
+            // Memory follows the chunk count: a file of millions of empty chunks is not read whole.
+            if chunks.count == Self.maximumChunks {
+                warnings.append(
+                    CAFWarning(at: offset, "more than \(Self.maximumChunks) chunks; the last \(left) bytes are not read"))
+                break
+            }
             if left < ChunkHeader.size {
                 warnings.append(CAFWarning(at: offset, "\(left) stray bytes after the last chunk"))
                 break

@@ -82,7 +82,7 @@ extension CAFValidator {
                         CAFDiagnostic(
                             rule: "chan-channels", chunk: .chan, offset: header.offset,
                             expected: "a layout of \(desc.channelsPerFrame) channels, as in 'desc'",
-                            found: "\(layout.channelCount) channels (tag \(layout.tag))"))
+                            found: "\(layout.channelCount) channel\(layout.channelCount == 1 ? "" : "s") (tag \(layout.tag))"))
                 }
             case .peak:
                 let expected = 4 + 12 * UInt64(desc.channelsPerFrame)

@@ -132,7 +132,14 @@ public enum CAFValidator {
                         found: "\(chunk.size) bytes before the end of the file"))
             }
         }
-        if let last = chunks.last, last.end < file.fileLength {
+        if chunks.count >= CAFFile.maximumChunks, let last = chunks.last, last.end < file.fileLength {
+            // The reader stopped listing chunks: the bytes after are unread, not stray.
+            problems.append(
+                CAFDiagnostic(
+                    rule: "chunk-count", chunk: nil, offset: last.end,
+                    expected: "at most \(CAFFile.maximumChunks) chunks",
+                    found: "more (the last \(file.fileLength - last.end) bytes are not read)"))
+        } else if let last = chunks.last, last.end < file.fileLength {
             problems.append(
                 CAFDiagnostic(
                     rule: "file-ends-with-chunk", chunk: nil, offset: last.end,

@@ -57,7 +57,7 @@ struct SourceStage {
         if samples == nil, wave.format.isLinearPCM {
             throw ConversionError(
                 .unsupported,
-                "cafconv's WAV reader cannot decode \(wave.format.bitsPerSample)-bit \(wave.format.isFloat ? "float" : "integer") samples in \(wave.bytesPerFrame)-byte frames of \(wave.format.channels) channels, and the file is not converted on libsndfile's reading alone"
+                "cafconv's WAV reader cannot decode \(wave.format.bitsPerSample)-bit \(wave.format.isFloat ? "float" : "integer") samples in \(wave.bytesPerFrame)-byte frames of \(wave.format.channels) channel\(wave.format.channels == 1 ? "" : "s"), and the file is not converted on libsndfile's reading alone"
             )
         }
         do { try samples?.settleSlots(in: input) } catch { throw ConversionError(.io, error.message) }

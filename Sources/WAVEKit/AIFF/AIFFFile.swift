@@ -122,7 +122,7 @@ public struct AIFFFile: Sendable {
         chunks = table.chunks
 
         guard let comm = chunks.first(where: { $0.type == FourCC("COMM") }) else {
-            throw WAVEError(at: 12, "no 'COMM' chunk")
+            throw WAVEError(at: 12, ChunkWalker.missing("COMM", among: chunks))
         }
         do {
             var body = try ChunkWalker.body(of: comm, in: source, cap: 4096)
@@ -167,7 +167,8 @@ public struct AIFFFile: Sendable {
                 audioBytes = space - UInt64(soundDataOffset)
             }
         } else if common.sampleFrames > 0 {
-            throw WAVEError(at: 12, "no 'SSND' chunk, but 'COMM' declares \(common.sampleFrames) frames")
+            throw WAVEError(
+                at: 12, ChunkWalker.missing("SSND", among: chunks) + ", but 'COMM' declares \(common.sampleFrames) frames")
         }
         self.warnings = warnings
         if let layout = sampleLayout, layout.bits > 0 {

@@ -15,6 +15,17 @@ enum ChunkWalker {
     /// Most metadata bytes read from one file, all chunks together: a file with thousands of
     /// large `LIST` chunks costs this much memory at most, not their sum.
     static let metadataBudget = 8 << 20
+    /// The most chunks read from one file (real files hold a handful): past it the rest of the
+    /// file is not read, with a warning, so memory and time stay bounded.
+    static let maximumChunks = 1 << 16
+
+    /// The error text for a chunk that was not found among `chunks`: when the walk stopped at
+    /// ``maximumChunks``, it says so (the chunk may lie in the part not read).
+    static func missing(_ type: String, among chunks: [RIFFChunk]) -> String {
+        chunks.count < maximumChunks
+            ? "no '\(type)' chunk"
+            : "no '\(type)' chunk among the first \(maximumChunks) chunks; the rest of the file is not read"
+    }
 
     static func walk(_ source: some ByteSource, from start: UInt64, order: ByteOrder, rf64: Bool) throws(WAVEError) -> ChunkTable
     {
@@ -22,6 +33,11 @@ enum ChunkWalker {
         var table = ChunkTable()
         var offset = start
         while offset + 8 <= length {
+            if table.chunks.count == maximumChunks {
+                table.warnings.append(
+                    WAVEWarning(at: offset, "more than \(maximumChunks) chunks; the last \(length - offset) bytes are not read"))
+                return table
+            }
             let type: FourCC
             var declared: UInt64
             do {
