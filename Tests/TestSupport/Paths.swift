@@ -46,11 +46,16 @@ public struct ProcessResult: Sendable {
     public var text: String { String(decoding: stdout, as: UTF8.self) }
 }
 
-/// Runs `program` with `arguments` and waits for it.
-public func run(_ program: String, _ arguments: [String], currentDirectory: String? = nil) throws -> ProcessResult {
+/// Runs `program` with `arguments` and waits for it; `environment` is added to the test's own.
+public func run(
+    _ program: String, _ arguments: [String], currentDirectory: String? = nil, environment: [String: String] = [:]
+) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
     let out = Pipe()
     let err = Pipe()

@@ -35,28 +35,6 @@ public func runMerged(
     return MergedResult(status: status, text: String(decoding: data, as: UTF8.self))
 }
 
-/// Runs `program` with `environment` added to the test's own, stdout and stderr apart.
-public func run(_ program: String, _ arguments: [String], environment: [String: String]) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let outData = ReadAll(out.fileHandleForReading)
-    let errData = ReadAll(err.fileHandleForReading)
-    outData.start()
-    errData.start()
-    process.waitUntilExit()
-    return ProcessResult(
-        status: process.terminationStatus, stdout: [UInt8](outData.wait()),
-        stderr: String(decoding: errData.wait(), as: UTF8.self))
-}
-
 /// A running program whose stdout and stderr are read on one pipe as they come, so a test can
 /// see what was written before the program ended.
 public final class WatchedProcess {
