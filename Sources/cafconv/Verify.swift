@@ -95,7 +95,7 @@ struct Verify {
                     Console.output("\(file.path): ok" + (file.comparison.map { " (\($0))" } ?? ""))
                 }
             }
-            let empty = report.files.filter { file in file.failures.contains { $0.rule == "caf-files" } }
+            let empty = report.files.filter { file in file.failures.contains { $0.code == VerifyRule.cafFiles.code } }
             if !quiet || !empty.isEmpty {
                 var summary = "\(report.totals.passed) passed, \(report.totals.failed) failed"
                 if !empty.isEmpty {
