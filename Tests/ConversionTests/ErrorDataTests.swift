@@ -59,4 +59,13 @@ struct ErrorDataTests {
             #expect(error.code == 1, "\(error.message)")
         }
     }
+
+    @Test("a record takes its reason and its code from the error, in one place")
+    func recordTakesBoth() throws {
+        let error = ConversionError.io(errno: EACCES, doing: "cannot open it", path: "/x")
+        let result = FileResult.failed("/x", error: error)
+        #expect(result.status == .failed && result.reason == error.message && result.code == .io)
+        let legacy = FileResult.failed("/x", code: .manifest, reason: "cannot record")
+        #expect(legacy.reason == "cannot record" && legacy.code == .manifest)
+    }
 }
