@@ -97,10 +97,42 @@ public struct OptionSpec: Sendable {
         isHidden: true)
 }
 
+/// An entry of a command's option list: one option (`Option<Value>`, `Flag`) or an
+/// ``OptionGroup`` of several.
+public protocol OptionListEntry: Sendable {
+    /// The options it declares, in the order help lists them.
+    var specs: [OptionSpec] { get }
+}
+
 /// Anything that declares an option: `Option<Value>` and `Flag`.
-public protocol OptionDeclaration: Sendable {
+public protocol OptionDeclaration: OptionListEntry {
     /// The option's description.
     var spec: OptionSpec { get }
+}
+
+extension OptionDeclaration {
+    /// The one option.
+    public var specs: [OptionSpec] { [spec] }
+}
+
+/// Options declared once and shared by several commands (as swift-argument-parser's
+/// `@OptionGroup`): declare the group once, put it in each command's option list where its
+/// options belong in help, and read its options from any of those commands' invocations.
+///
+/// ```swift
+/// static let json = Flag("json", help: "Print one JSON report on stdout instead of text.")
+/// static let quiet = Flag("quiet", short: "q", help: "Print only errors and failures.")
+/// static let report = OptionGroup(json, quiet)
+/// Command("convert", abstract: "...", options: [force, report, verbose])
+/// ```
+public struct OptionGroup: OptionListEntry {
+    /// The group's options, in order.
+    public let specs: [OptionSpec]
+
+    /// A group of options (and groups), in the order help lists them.
+    public init(_ entries: any OptionListEntry...) {
+        specs = entries.flatMap(\.specs)
+    }
 }
 
 /// A type an option's value can be: `String`, `Int`, `Double`.
@@ -222,13 +254,13 @@ public struct Command: Sendable {
     /// Creates a command.
     public init(
         _ name: String, abstract: String, discussion: String = "", positionals: Positionals? = nil,
-        options: [any OptionDeclaration] = [], subcommands: [Command] = []
+        options: [any OptionListEntry] = [], subcommands: [Command] = []
     ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.positionals = positionals
-        self.options = options.map { $0.spec }
+        self.options = options.flatMap(\.specs)
         self.subcommands = subcommands
     }
 

@@ -159,9 +159,7 @@ enum Converter {
             try temporaryOutput.commit()
             result.status = .converted
         } catch {
-            let failure = error as? ConversionError
-            result.reason = failure?.message ?? "\(error)"
-            result.code = failure?.code ?? .io
+            result.record(error as? ConversionError ?? ConversionError(.io, "\(error)"))
         }
         // Deletes the temporary file unless it was committed (its lock goes when it is freed).
         if result.status != .converted { temporaryFile?.discard() }

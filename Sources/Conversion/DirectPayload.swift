@@ -198,7 +198,7 @@ enum PayloadMover {
             if copied < 0 {
                 let code = errno
                 if first && [ENOSYS, EXDEV, EOPNOTSUPP, EINVAL, EBADF, EPERM].contains(code) { return nil }
-                throw ConversionError(.io, "copying the audio failed: \(FileSystem.errorText(code))")
+                throw ConversionError.io(errno: code, doing: "copying the audio failed")
             }
             if copied == 0 {
                 throw ConversionError(.sourceChanged, "the source ended early: it changed while it was being converted")

@@ -127,8 +127,8 @@ public enum Engine {
                 let job = jobs[index]
                 var result: FileResult
                 if cancellation.isCancelled {
-                    result = FileResult(input: job.input, output: job.output, status: .skipped, reason: Cancellation.reason)
-                    result.code = .interrupted
+                    result = FileResult(input: job.input, output: job.output, status: .skipped)
+                    result.record(ConversionError(.interrupted, Cancellation.reason))
                 } else {
                     result = Converter.convert(job, options: options, sequence: index, cancellation: cancellation)
                     if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }

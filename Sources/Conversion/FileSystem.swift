@@ -54,7 +54,7 @@ enum FileSystem {
     /// The entries of a directory (not `.` and `..`), sorted by name bytes for a stable order.
     static func entries(of path: String) throws(ConversionError) -> [String] {
         guard let dir = PathBytes.withCString(path, { opendir($0) }) ?? nil else {
-            throw ConversionError(.io, "cannot read folder: \(errorText())")
+            throw ConversionError.io(errno: errno, doing: "cannot read folder", path: path)
         }
         defer { closedir(dir) }
         var names: [String] = []
@@ -113,7 +113,7 @@ enum FileSystem {
     /// must not be able to turn this write onto another file.
     static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
         let fd = withPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw ConversionError(.io, "cannot open \(PathBytes.display(path)): \(errorText())") }
+        guard fd >= 0 else { throw ConversionError.io(errno: errno, doing: "cannot open \(PathBytes.display(path))", path: path) }
         var info = FileStatus()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
             close(fd)
@@ -127,7 +127,7 @@ enum FileSystem {
         let fd = try openForUpdate(path)
         defer { close(fd) }
         guard ftruncate(fd, off_t(length)) == 0 else {
-            throw ConversionError(.io, "cannot trim the output: \(errorText())")
+            throw ConversionError.io(errno: errno, doing: "cannot trim the output", path: path)
         }
     }
 
@@ -135,12 +135,12 @@ enum FileSystem {
     /// refused at once (`O_NONBLOCK`, then `fstat`), with a sentence saying why.
     static func openForReading(_ path: String) throws(ConversionError) -> Int32 {
         let fd = withPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw ConversionError(.io, "cannot open it: \(errorText())") }
+        guard fd >= 0 else { throw ConversionError.io(errno: errno, doing: "cannot open it", path: path) }
         var info = FileStatus()
         guard fstat(fd, &info) == 0 else {
             let code = errno
             close(fd)
-            throw ConversionError(.io, "cannot open it: \(errorText(code))")
+            throw ConversionError.io(errno: code, doing: "cannot open it", path: path)
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
@@ -159,7 +159,7 @@ enum FileSystem {
     /// The current length of an open file.
     static func length(of fd: Int32) throws(ConversionError) -> UInt64 {
         var info = FileStatus()
-        guard fstat(fd, &info) == 0 else { throw ConversionError(.io, "cannot read the output's size: \(errorText())") }
+        guard fstat(fd, &info) == 0 else { throw ConversionError.io(errno: errno, doing: "cannot read the output's size") }
         return UInt64(max(0, info.st_size))
     }
 
@@ -170,7 +170,7 @@ enum FileSystem {
             let got = Syscall.retryOnInterrupt {
                 pread(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
             }
-            if got < 0 { throw ConversionError(.io, "reading failed: \(errorText())") }
+            if got < 0 { throw ConversionError.io(errno: errno, doing: "reading failed") }
             if got == 0 { throw ConversionError(.sourceChanged, "the file ended early: it changed while it was being read") }
             done += got
         }
@@ -185,7 +185,7 @@ enum FileSystem {
             }
             if wrote <= 0 {
                 if wrote == 0 { errno = ENOSPC }
-                throw ConversionError(.io, "writing failed: \(errorText())")
+                throw ConversionError.io(errno: errno, doing: "writing failed")
             }
             done += wrote
         }
@@ -260,8 +260,19 @@ enum FileSystem {
 }
 
 /// Why one file could not be converted: a stable `code` (the JSON report's `files[].code`) and one
-/// sentence, without the file name (the report adds it).
-public struct ConversionError: Error, Equatable, Sendable, CustomStringConvertible {
+/// sentence, without the file name (the report adds it). A failure of libsndfile keeps
+/// libsndfile's error number, a failed system call keeps `errno`; ``message`` and ``code`` are
+/// the one place any case becomes its sentence and its code.
+public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// libsndfile failed: its error number (`sf_error`, 0 where libsndfile gave none), its
+    /// message, and what cafconv was doing (`reading failed`...).
+    case libsndfile(code: Int32, message: String, doing: String)
+    /// A system call failed: `errno`, what cafconv was doing (`cannot open it`...) and the path
+    /// concerned when known.
+    case io(errno: Int32, doing: String, path: String? = nil)
+    /// Any other failure: its code and its sentence.
+    case failed(Code, String)
+
     /// The kind of failure, stable across releases: scripts may switch on its raw value.
     public enum Code: String, Sendable, Codable, CaseIterable {
         /// The input is missing, or is not a regular file or folder.
@@ -305,14 +316,27 @@ public struct ConversionError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 
+    /// Creates a failure of any code from its sentence.
+    public init(_ code: Code, _ message: String) { self = .failed(code, message) }
+
     /// The kind of failure.
-    public var code: Code
-    /// The reason.
-    public var message: String
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+    public var code: Code {
+        switch self {
+        case .libsndfile: return .libsndfile
+        case .io: return .io
+        case .failed(let code, _): return code
+        }
     }
+
+    /// The reason, in one sentence: `reading failed: <libsndfile's message>`,
+    /// `cannot open it: <strerror(errno)>`, or the sentence given.
+    public var message: String {
+        switch self {
+        case .libsndfile(_, let message, let doing): return doing.isEmpty ? message : "\(doing): \(message)"
+        case .io(let errno, let doing, _): return "\(doing): \(FileSystem.errorText(errno))"
+        case .failed(_, let message): return message
+        }
+    }
+
     public var description: String { message }
 }

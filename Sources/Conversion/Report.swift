@@ -87,9 +87,22 @@ public struct FileResult: Equatable, Sendable, Codable {
     public static func failed(
         _ input: String, output: String? = nil, code: ConversionError.Code, reason: String
     ) -> FileResult {
-        var result = FileResult(input: input, output: output, status: .failed, reason: reason)
-        result.code = code
+        failed(input, output: output, error: ConversionError(code, reason))
+    }
+
+    /// A failure from its error (see ``record(_:)``).
+    public static func failed(_ input: String, output: String? = nil, error: ConversionError) -> FileResult {
+        var result = FileResult(input: input, output: output, status: .failed)
+        result.record(error)
         return result
+    }
+
+    /// Puts an error into the record: the one place where a ``ConversionError`` becomes the
+    /// `reason` (the text output's sentence and the JSON's `reason`) and the `code` (the JSON's
+    /// `code`), so the two cannot disagree. The status is left to the caller.
+    public mutating func record(_ error: ConversionError) {
+        reason = error.message
+        code = error.code
     }
 }
 

@@ -71,43 +71,128 @@ public struct VerifyOptions: Sendable, Equatable {
     }
 }
 
-/// One broken rule of one file, as `verify` reports it.
-public struct VerifyFailure: Equatable, Sendable, Codable, CustomStringConvertible {
-    /// A short stable rule name (`byte-order`, `desc-first`, `max-duration`, `against`...).
-    public var rule: String
-    /// What was expected.
-    public var expected: String
-    /// What the file holds.
-    public var found: String
-    /// The chunk concerned, if any.
-    public var chunk: String?
-    /// The byte offset concerned, if any.
-    public var offset: UInt64?
+/// The rules `verify` checks beyond ``CAFRule`` (which `CAFValidator` checks). The raw value is
+/// the rule's stable ``code``, the name text and JSON reports show.
+public enum VerifyRule: String, CaseIterable, Sendable, Codable {
+    /// A folder given to `verify` holds at least one `*.caf` file.
+    case cafFiles = "caf-files"
+    /// The path is a file that can be read.
+    case readable
+    /// The file is a CAF file the reader can parse.
+    case caf
+    /// `--profile`: the format is one the profile allows.
+    case profileFormat = "profile-format"
+    /// `--max-duration` (or the profile's limit).
+    case maxDuration = "max-duration"
+    /// `--against`: a source exists, can be read and holds the same audio.
+    case against
+    /// `--against`: the source has the same sample rate.
+    case againstRate = "against-rate"
+    /// `--against`: the source has the same number of channels.
+    case againstChannels = "against-channels"
+    /// `--against`: the source has the same number of frames.
+    case againstFrames = "against-frames"
 
-    /// `rule: expected X, found Y`.
-    public var description: String { "\(rule): expected \(expected), found \(found)" }
+    /// The stable name reports show, such as `max-duration`.
+    public var code: String { rawValue }
 
-    init(rule: String, expected: String, found: String, chunk: String? = nil, offset: UInt64? = nil) {
-        self.rule = rule
-        self.expected = expected
-        self.found = found
-        self.chunk = chunk
-        self.offset = offset
-    }
-
-    init(_ diagnostic: CAFDiagnostic) {
-        self.init(
-            rule: diagnostic.rule, expected: diagnostic.expected, found: diagnostic.found,
-            chunk: diagnostic.chunk?.description, offset: diagnostic.offset)
+    /// One sentence saying what the rule demands.
+    public var summary: String {
+        switch self {
+        case .cafFiles: return "A folder given to verify holds at least one *.caf file."
+        case .readable: return "The path names a file that can be read."
+        case .caf: return "The file is a CAF file that can be parsed."
+        case .profileFormat: return "The format is one the profile allows."
+        case .maxDuration: return "The audio is no longer than the limit."
+        case .against: return "A source mirrors the file, can be read and holds the same audio."
+        case .againstRate: return "The source has the same sample rate."
+        case .againstChannels: return "The source has the same number of channels."
+        case .againstFrames: return "The source has the same number of frames."
+        }
     }
 }
 
+/// One broken rule of one file, as `verify` reports it: either a finding of `CAFValidator`,
+/// kept whole, or one of `verify`'s own rules. Text and JSON both come from ``FindingRendering``.
+public enum VerifyFailure: Equatable, Sendable, Encodable, CustomStringConvertible {
+    /// A rule of the CAF specification or an expectation, as `CAFValidator` found it.
+    case validator(CAFDiagnostic)
+    /// One of `verify`'s own rules.
+    case verifier(VerifyRule, expected: String, found: String, chunk: String? = nil, offset: UInt64? = nil)
+
+    /// The rule's stable name (`byte-order`, `desc-first`, `max-duration`, `against`...).
+    public var code: String {
+        switch self {
+        case .validator(let diagnostic): return diagnostic.rule.code
+        case .verifier(let rule, _, _, _, _): return rule.code
+        }
+    }
+
+    /// One sentence saying what the broken rule demands.
+    public var summary: String {
+        switch self {
+        case .validator(let diagnostic): return diagnostic.rule.summary
+        case .verifier(let rule, _, _, _, _): return rule.summary
+        }
+    }
+
+    /// What was expected.
+    public var expected: String {
+        switch self {
+        case .validator(let diagnostic): return diagnostic.expected
+        case .verifier(_, let expected, _, _, _): return expected
+        }
+    }
+
+    /// What the file holds.
+    public var found: String {
+        switch self {
+        case .validator(let diagnostic): return diagnostic.found
+        case .verifier(_, _, let found, _, _): return found
+        }
+    }
+
+    /// The chunk concerned, if any.
+    public var chunk: String? {
+        switch self {
+        case .validator(let diagnostic): return diagnostic.chunk?.description
+        case .verifier(_, _, _, let chunk, _): return chunk
+        }
+    }
+
+    /// The byte offset concerned, if any.
+    public var offset: UInt64? {
+        switch self {
+        case .validator(let diagnostic): return diagnostic.offset
+        case .verifier(_, _, _, _, let offset): return offset
+        }
+    }
+
+    /// `rule: expected X, found Y`.
+    public var description: String { FindingRendering.text(self) }
+
+    /// The JSON object: `rule`, `expected`, `found`, and `chunk` and `offset` when known.
+    public func encode(to encoder: any Encoder) throws { try FindingRendering.encode(self, to: encoder) }
+
+    init(rule: VerifyRule, expected: String, found: String, chunk: String? = nil, offset: UInt64? = nil) {
+        self = .verifier(rule, expected: expected, found: found, chunk: chunk, offset: offset)
+    }
+}
+
+/// Whether a file passed `verify`. The raw values are what the JSON report shows.
+public enum VerifyStatus: String, Sendable, Codable {
+    /// Every rule holds.
+    case passed
+    /// At least one rule is broken.
+    case failed
+}
+
 /// The verdict on one file.
-public struct VerifyResult: Equatable, Sendable, Codable {
+public struct VerifyResult: Equatable, Sendable, Encodable {
     /// The file.
     public var path: String
     /// `passed` or `failed`.
-    public var status: String
+    public var status: VerifyStatus
     /// Every broken rule, empty when the file passed.
     public var failures: [VerifyFailure]
     /// Recoverable oddities the reader noticed (they do not fail the file on their own).
@@ -131,7 +216,7 @@ public struct VerifyResult: Equatable, Sendable, Codable {
 }
 
 /// Every verdict and the counts.
-public struct VerifyReport: Equatable, Sendable, Codable {
+public struct VerifyReport: Equatable, Sendable, Encodable {
     /// Counts.
     public struct Totals: Equatable, Sendable, Codable {
         /// Files that passed.
@@ -172,8 +257,8 @@ public enum Verifier {
                     // A gate that checked nothing must not pass.
                     results.append(
                         VerifyResult(
-                            path: path, status: "failed",
-                            failures: [VerifyFailure(rule: "caf-files", expected: "at least one *.caf file", found: "none")],
+                            path: path, status: .failed,
+                            failures: [VerifyFailure(rule: .cafFiles, expected: "at least one *.caf file", found: "none")],
                             warnings: []))
                 }
                 for relative in found {
@@ -193,14 +278,14 @@ public enum Verifier {
             case .missing:
                 results.append(
                     VerifyResult(
-                        path: path, status: "failed",
-                        failures: [VerifyFailure(rule: "readable", expected: "a CAF file", found: "no such file or folder")],
+                        path: path, status: .failed,
+                        failures: [VerifyFailure(rule: .readable, expected: "a CAF file", found: "no such file or folder")],
                         warnings: []))
             case .other:
                 results.append(
                     VerifyResult(
-                        path: path, status: "failed",
-                        failures: [VerifyFailure(rule: "readable", expected: "a CAF file", found: "not a regular file")],
+                        path: path, status: .failed,
+                        failures: [VerifyFailure(rule: .readable, expected: "a CAF file", found: "not a regular file")],
                         warnings: []))
             }
         }
@@ -248,7 +333,7 @@ public enum Verifier {
 
     /// Checks one file, and compares it with `source` when `--against` asked for it.
     static func verify(file path: String, options: VerifyOptions, source: AgainstSource) -> VerifyResult {
-        var result = VerifyResult(path: path, status: "failed", failures: [], warnings: [])
+        var result = VerifyResult(path: path, status: .failed, failures: [], warnings: [])
         let byteSource: FileByteSource
         let document: CAFDocument
         do {
@@ -261,10 +346,10 @@ public enum Verifier {
             } else {
                 found = error.message
             }
-            result.failures = [VerifyFailure(rule: "caf", expected: "a readable CAF file", found: found, offset: error.offset)]
+            result.failures = [VerifyFailure(rule: .caf, expected: "a readable CAF file", found: found, offset: error.offset)]
             return result
         } catch {
-            result.failures = [VerifyFailure(rule: "readable", expected: "a readable file", found: "\(error)")]
+            result.failures = [VerifyFailure(rule: .readable, expected: "a readable file", found: "\(error)")]
             return result
         }
         let file = document.file
@@ -276,22 +361,22 @@ public enum Verifier {
         result.frames = frames
         if let frames, desc.sampleRate > 0 { result.durationSeconds = Double(frames) / desc.sampleRate }
 
-        var failures = CAFValidator.validate(document, expecting: options.expectations).map(VerifyFailure.init)
+        var failures = CAFValidator.validate(document, expecting: options.expectations).map(VerifyFailure.validator)
         if let profile = options.profile, !profile.formats.contains(desc.formatID) {
             failures.append(
                 VerifyFailure(
-                    rule: "profile-format",
+                    rule: .profileFormat,
                     expected: profile.formats.map { "'\($0.trimmed)'" }.joined(separator: ", ") + " (\(profile.rawValue))",
                     found: "'\(desc.formatID.trimmed)'", chunk: "desc"))
         }
         let limit = [options.maxDuration, options.profile?.maxDuration].compactMap { $0 }.min()
         if let limit, let duration = result.durationSeconds, duration > limit {
-            failures.append(VerifyFailure(rule: "max-duration", expected: "at most \(limit) s", found: "\(rounded(duration)) s"))
+            failures.append(VerifyFailure(rule: .maxDuration, expected: "at most \(limit) s", found: "\(rounded(duration)) s"))
         }
         switch source {
         case .notAsked: break
         case .missing:
-            failures.append(VerifyFailure(rule: "against", expected: "a source WAV mirroring this file", found: "none"))
+            failures.append(VerifyFailure(rule: .against, expected: "a source WAV mirroring this file", found: "none"))
         case .file(let source):
             result.against = source
             let (found, comparison) = compare(file, byteSource: byteSource, path: path, with: source)
@@ -299,7 +384,7 @@ public enum Verifier {
             result.comparison = comparison
         }
         result.failures = failures
-        result.status = failures.isEmpty ? "passed" : "failed"
+        result.status = failures.isEmpty ? .passed : .failed
         return result
     }
 
@@ -325,14 +410,14 @@ public enum Verifier {
     ) -> ([VerifyFailure], Proof?) {
         let audio: SourceAudio
         do { audio = try SourceAudio.open(source) } catch {
-            return ([VerifyFailure(rule: "against", expected: "a readable source", found: error.message)], nil)
+            return ([VerifyFailure(rule: .against, expected: "a readable source", found: error.message)], nil)
         }
         let desc = file.audioDescription
         var failures: [VerifyFailure] = []
         if desc.sampleRate != Double(audio.sampleRate) {
             failures.append(
                 VerifyFailure(
-                    rule: "against-rate", expected: "\(audio.sampleRate) Hz as in \(source)",
+                    rule: .againstRate, expected: "\(audio.sampleRate) Hz as in \(source)",
                     found:
                         "\(desc.sampleRate == desc.sampleRate.rounded() && abs(desc.sampleRate) < 1e15 ? String(Int64(desc.sampleRate)) : String(desc.sampleRate)) Hz",
                     chunk: "desc"))
@@ -340,7 +425,7 @@ public enum Verifier {
         if Int(desc.channelsPerFrame) != audio.channels {
             failures.append(
                 VerifyFailure(
-                    rule: "against-channels",
+                    rule: .againstChannels,
                     expected: "\(audio.channels) channel\(audio.channels == 1 ? "" : "s") as in \(source)",
                     found: "\(desc.channelsPerFrame)", chunk: "desc"))
             return (failures, nil)
@@ -354,7 +439,7 @@ public enum Verifier {
         {
             failures.append(
                 VerifyFailure(
-                    rule: "against-frames", expected: "\(expected) frames as in \(source)", found: "\(found) frames",
+                    rule: .againstFrames, expected: "\(expected) frames as in \(source)", found: "\(found) frames",
                     chunk: file.packetTableHeader == nil ? "data" : "pakt"))
             return (failures, nil)
         }
@@ -374,7 +459,7 @@ public enum Verifier {
             guard let layout = PCMLayout(desc) else {
                 failures.append(
                     VerifyFailure(
-                        rule: "against", expected: "packed linear PCM to compare sample by sample",
+                        rule: .against, expected: "packed linear PCM to compare sample by sample",
                         found: "\(desc.bitsPerChannel)-bit samples in \(desc.bytesPerPacket)-byte packets", chunk: "desc"))
                 return (failures, nil)
             }
@@ -388,7 +473,7 @@ public enum Verifier {
                 reader = try SoundFile.open(readingFrom: path)
                 try reader.setNormalisation(false)
             } catch {
-                failures.append(VerifyFailure(rule: "against", expected: "ALAC that libsndfile decodes", found: error.message))
+                failures.append(VerifyFailure(rule: .against, expected: "ALAC that libsndfile decodes", found: error.message))
                 return (failures, nil)
             }
             let outputBits = reader.info.encoding.bits ?? 16
@@ -399,7 +484,7 @@ public enum Verifier {
             if let frames = file.validFrames, frames != UInt64(max(0, reader.info.frames)) {
                 failures.append(
                     VerifyFailure(
-                        rule: "against", expected: "ALAC whose 'pakt' agrees with libsndfile's decoding",
+                        rule: .against, expected: "ALAC whose 'pakt' agrees with libsndfile's decoding",
                         found: "'pakt' says \(frames) frames, libsndfile decodes \(reader.info.frames)", chunk: "pakt"))
             }
         case .ulaw, .alaw:
@@ -408,7 +493,7 @@ public enum Verifier {
             guard desc.framesPerPacket == 1, Int(desc.bytesPerPacket) == channels else {
                 failures.append(
                     VerifyFailure(
-                        rule: "against", expected: "one \(law) code per channel and frame to compare",
+                        rule: .against, expected: "one \(law) code per channel and frame to compare",
                         found: "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channel\(channels == 1 ? "" : "s")",
                         chunk: "desc"))
                 return (failures, nil)
@@ -421,25 +506,25 @@ public enum Verifier {
         default:
             failures.append(
                 VerifyFailure(
-                    rule: "against", expected: "linear PCM, ALAC, µ-law or A-law to compare sample by sample",
+                    rule: .against, expected: "linear PCM, ALAC, µ-law or A-law to compare sample by sample",
                     found: "'\(desc.formatID.trimmed)'", chunk: "desc"))
             return (failures, nil)
         }
         let mismatch: OutputProof.Mismatch?
         do { mismatch = try OutputProof.firstMismatch(source: audio, output: decoder) } catch {
-            failures.append(VerifyFailure(rule: "against", expected: "readable audio", found: error.message))
+            failures.append(VerifyFailure(rule: .against, expected: "readable audio", found: error.message))
             return (failures, nil)
         }
         if let mismatch {
             if let frames = mismatch.frames {
                 failures.append(
                     VerifyFailure(
-                        rule: "against-frames", expected: "\(frames.expected) frames as in \(source)",
+                        rule: .againstFrames, expected: "\(frames.expected) frames as in \(source)",
                         found: "\(frames.found) frames"))
             } else {
                 failures.append(
                     VerifyFailure(
-                        rule: "against",
+                        rule: .against,
                         expected:
                             "\(mismatch.expected) at frame \(mismatch.frame), channel \(mismatch.channel) (as in \(source)\(rule.map { ", after rule \($0)" } ?? ""))",
                         found: mismatch.found, chunk: "data", offset: mismatch.offset))

@@ -10,11 +10,14 @@ public struct SndFileError: Error, Equatable, Sendable, CustomStringConvertible 
     public var path: String
     /// libsndfile's own message.
     public var message: String
+    /// libsndfile's error number (`sf_error`), 0 when the failure is not one libsndfile numbered.
+    public var code: Int32
 
     /// Creates an error.
-    public init(path: String, message: String) {
+    public init(path: String, message: String, code: Int32 = 0) {
         self.path = path
         self.message = message
+        self.code = code
     }
 
     public var description: String { message }
@@ -271,7 +274,7 @@ public final class SoundFile {
             // libsndfile does not own the descriptor (SF_FALSE): whatever happens inside it, the
             // descriptor is closed exactly once, here or with the handle.
             if let handle = sf_open_fd(descriptor, Int32(SFM_READ), &raw, Int32(SF_FALSE)) { return .success(handle) }
-            return .failure(SndFileError(path: path, message: String(cString: sf_strerror(nil))))
+            return .failure(SndFileError(path: path, message: String(cString: sf_strerror(nil)), code: sf_error(nil)))
         }
         switch result {
         case .success(let handle):
@@ -293,7 +296,7 @@ public final class SoundFile {
         }
         let result: Result<OpaquePointer, SndFileError> = openLock.withLock { _ in
             if let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &raw, Int32(SF_TRUE)) { return .success(handle) }
-            return .failure(SndFileError(path: path, message: String(cString: sf_strerror(nil))))
+            return .failure(SndFileError(path: path, message: String(cString: sf_strerror(nil)), code: sf_error(nil)))
         }
         switch result {
         case .success(let handle): return SoundFile(path: path, handle: handle, info: SoundInfo(raw))
@@ -309,7 +312,7 @@ public final class SoundFile {
     }
 
     private func lastError(_ handle: OpaquePointer) -> SndFileError {
-        SndFileError(path: path, message: String(cString: sf_strerror(handle)))
+        SndFileError(path: path, message: String(cString: sf_strerror(handle)), code: sf_error(handle))
     }
 
     /// Whether reading floats from an integer file (and writing floats to one) scales by full scale.
@@ -429,7 +432,7 @@ public final class SoundFile {
         if let ownedDescriptor { Syscall.close(ownedDescriptor) }
         ownedDescriptor = nil
         if status != 0 {
-            throw SndFileError(path: path, message: String(cString: sf_error_number(status)))
+            throw SndFileError(path: path, message: String(cString: sf_error_number(status)), code: status)
         }
     }
 

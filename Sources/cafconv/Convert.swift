@@ -9,11 +9,8 @@ struct Convert {
         "output", short: "o", help: "Output file, or folder when converting folders or several inputs.",
         completion: .files)
     static let endian = Option<EndianChoice>("endian", help: "Byte order of the output samples (default: little).")
-    static let dataFormat = Option<DataFormat>(
-        "data-format", short: "d", valueName: "format",
-        help: "Output data format: \(DataFormat.examples). Default: the source's format.",
-        completion: .values(DataFormat.examples.split(separator: " ").map(String.init)),
-        parse: { text in try DataFormat(parsing: text) })
+    static let dataFormat = SharedOptions.dataFormat(
+        help: "Output data format: \(DataFormat.examples). Default: the source's format.")
     static let jobs = Option<Int>("jobs", short: "j", help: "Convert this many files at once (default: all cores).")
     static let force = Flag("force", help: "Convert every input, even when its output is up to date.")
     static let dryRun = Flag(
@@ -22,8 +19,6 @@ struct Convert {
         "check", help: "Write nothing; list what is missing, out of date or orphaned, and exit 1 if anything is.")
     static let prune = Flag(
         "prune", help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
-    static let json = Flag("json", help: "Print one JSON report on stdout instead of text.")
-    static let quiet = Flag("quiet", short: "q", help: "Print only errors.")
     static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file.")
 
     static let command = Command(
@@ -70,7 +65,7 @@ struct Convert {
             64 usage error; 130 interrupted.
             """,
         positionals: inputs,
-        options: [output, endian, dataFormat, jobs, force, dryRun, check, prune, json, quiet, verbose])
+        options: [output, endian, dataFormat, jobs, force, dryRun, check, prune, SharedOptions.report, verbose])
 
     let inputs: [String]
     let output: String?
@@ -85,8 +80,8 @@ struct Convert {
         inputs = invocation.positionals
         output = invocation[Self.output]
         check = invocation[Self.check]
-        json = invocation[Self.json]
-        quiet = invocation[Self.quiet]
+        json = invocation[SharedOptions.json]
+        quiet = invocation[SharedOptions.quiet]
         verbose = invocation[Self.verbose]
         if inputs.isEmpty { throw CommandLineError("give at least one WAV file or folder") }
         let jobs = invocation[Self.jobs]

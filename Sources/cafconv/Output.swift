@@ -35,13 +35,17 @@ enum Output {
         "cafconv: " + (color ? "\u{1B}[1;33mwarning:\u{1B}[0m" : "warning:")
     }
 
+    /// `input: reason`: a failed file as the error line and the list of failures show it. The
+    /// reason is the one the JSON report shows (``FileResult/record(_:)`` sets both).
+    static func failure(_ file: FileResult) -> String { "\(file.input): \(file.reason ?? "failed")" }
+
     /// The stderr lines one record calls for: its error, its warnings and, outside --dry-run and
     /// --check (which list orphans on stdout), an orphan warning. `convert` prints them when the
     /// file is done, and again at the end only those that were not printed then.
     static func diagnostics(for file: FileResult, style: Style) -> [String] {
         var lines: [String] = []
         if file.status == .failed {
-            lines.append("\(errorPrefix(color: style.color)) \(file.input): \(file.reason ?? "failed")")
+            lines.append("\(errorPrefix(color: style.color)) \(failure(file))")
         }
         guard !style.quiet else { return lines }
         for text in file.warnings { lines.append("\(warningPrefix(color: style.color)) \(file.input): \(text)") }
@@ -131,7 +135,7 @@ enum Output {
         let failed = report.files.filter { $0.status == .failed }
         guard !failed.isEmpty else { return }
         var lines = ["cafconv: \(count(failed.count, "file")) failed:"]
-        for file in failed.prefix(failedListLimit) { lines.append("  \(file.input): \(file.reason ?? "failed")") }
+        for file in failed.prefix(failedListLimit) { lines.append("  \(failure(file))") }
         if failed.count > failedListLimit {
             lines.append("  ... and \(failed.count - failedListLimit) more (their errors are above)")
         }

@@ -10,10 +10,8 @@ struct Verify {
 
     static let paths = Positionals("paths", help: "CAF files or folders to check.", completion: .fileTypes(["caf"]))
     static let endian = Option<Order>("endian", help: "Require this byte order of linear PCM samples.")
-    static let dataFormat = Option<DataFormat>(
-        "data-format", short: "d", valueName: "format",
-        help: "Require this data format (same grammar as convert: LEI16, BEF32, I8, ulaw, alac...).",
-        completion: Convert.dataFormat.spec.completion, parse: { text in try DataFormat(parsing: text) })
+    static let dataFormat = SharedOptions.dataFormat(
+        help: "Require this data format (same grammar as convert: LEI16, BEF32, I8, ulaw, alac...).")
     static let rate = Option<Double>("rate", help: "Require this sample rate in Hz.")
     static let channels = Option<Int>("channels", help: "Require this many channels.")
     static let maxDuration = Option<Double>(
@@ -24,8 +22,6 @@ struct Verify {
             "Compare rate, channels, frames and every sample with this source (a WAV file, or a folder mirrored as convert -o mirrors it), after convert's rules; a file that passes says which comparison it got (exact, or exact after a named rule).",
         completion: .fileTypes(["wav", "wave"]))
     static let profile = Option<Profile>("profile", help: "Apply a target's rules (see the list above).")
-    static let json = Flag("json", help: "Print one JSON report on stdout instead of text.")
-    static let quiet = Flag("quiet", short: "q", help: "Print only failures.")
 
     static let command = Command(
         "verify",
@@ -52,7 +48,7 @@ struct Verify {
             error.
             """,
         positionals: paths,
-        options: [endian, dataFormat, rate, channels, maxDuration, against, profile, json, quiet])
+        options: [endian, dataFormat, rate, channels, maxDuration, against, profile, SharedOptions.report])
 
     let paths: [String]
     let options: VerifyOptions
@@ -62,8 +58,8 @@ struct Verify {
     /// Reads and checks the options.
     init(_ invocation: Invocation) throws(CommandLineError) {
         paths = invocation.positionals
-        json = invocation[Self.json]
-        quiet = invocation[Self.quiet]
+        json = invocation[SharedOptions.json]
+        quiet = invocation[SharedOptions.quiet]
         let rate = invocation[Self.rate]
         let channels = invocation[Self.channels]
         let maxDuration = invocation[Self.maxDuration]
@@ -95,7 +91,7 @@ struct Verify {
                     Console.output("\(file.path): ok" + (file.comparison.map { " (\($0))" } ?? ""))
                 }
             }
-            let empty = report.files.filter { file in file.failures.contains { $0.rule == "caf-files" } }
+            let empty = report.files.filter { file in file.failures.contains { $0.code == VerifyRule.cafFiles.code } }
             if !quiet || !empty.isEmpty {
                 var summary = "\(report.totals.passed) passed, \(report.totals.failed) failed"
                 if !empty.isEmpty {

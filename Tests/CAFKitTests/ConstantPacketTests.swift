@@ -76,7 +76,7 @@ struct ConstantPacketTests {
             Self.chanBody(tag: 0, slot: [UInt8](repeating: 0, count: 20)),
         ] {
             let document = try stereo(chan: body)
-            #expect(CAFValidator.validate(document).map(\.rule).contains("chan-size"))
+            #expect(CAFValidator.validate(document).map(\.code).contains("chan-size"))
         }
     }
 }

@@ -114,7 +114,7 @@ struct CorpusTests {
     @Test("the validator finds only the known malformation in real files", .enabled(if: present), arguments: cafEntries)
     func validatorOnRealFiles(entry: Entry) throws {
         let document = try CAFDocument(reading: try FileByteSource(path: Self.folder + "/" + entry.name))
-        let rules = CAFValidator.validate(document).map(\.rule)
+        let rules = CAFValidator.validate(document).map(\.code)
         let notes = (entry["notes"]?.array ?? []).compactMap(\.string)
         if notes.contains(where: { $0.hasPrefix("MALFORMED") }) {
             #expect(rules == ["file-ends-with-chunk"])

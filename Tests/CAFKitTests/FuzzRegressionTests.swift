@@ -20,7 +20,7 @@ struct FuzzRegressionTests {
     func bytesPerPacketOverflowIsADiagnostic() throws {
         let document = try read(Self.bytesPerPacketOverflow)
         #expect(document.file.audioDescription.channelsPerFrame == 0x8000_0002)
-        let diagnostic = try #require(CAFValidator.validate(document).first { $0.rule == "lpcm-bytes-per-packet" })
+        let diagnostic = try #require(CAFValidator.validate(document).first { $0.code == "lpcm-bytes-per-packet" })
         #expect(diagnostic.expected.hasPrefix("6442450950 bytes per packet"))
         #expect(diagnostic.found == "524294")
     }

@@ -41,7 +41,7 @@ struct ReaderTests {
         #expect(first.validFrames == 4)
         #expect(first.warnings.contains { $0.message.contains("more than \(CAFFile.maximumChunks) chunks") }, "\(first.warnings)")
         // verify names the limit, not bytes after "the last chunk".
-        #expect(CAFValidator.validate(first).map(\.rule) == ["chunk-count"])
+        #expect(CAFValidator.validate(first).map(\.code) == ["chunk-count"])
         do {
             _ = try CAFFile(
                 reading: MemoryByteSource(header + CAFWriter.chunkBytes(desc()) + junk + CAFWriter.chunkBytes(data(16))))
@@ -126,7 +126,7 @@ struct ReaderTests {
         #expect(document.file.linearPCMFrames == nil)
         #expect(document.contents.chunks[1] == .unknown(.pakt, header + [0x81]))
         #expect(document.warnings.count == 1 && document.warnings[0].offset == 52)
-        #expect(CAFValidator.validate(document).map(\.rule) == ["pakt-frames", "chunk-body"])
+        #expect(CAFValidator.validate(document).map(\.code) == ["pakt-frames", "chunk-body"])
         // The same bytes with constant packets are a header and one trailing byte.
         let constant = try read(caf([desc(), .unknown(.pakt, header + [0x81]), data(16)]))
         #expect(constant.contents.packetTable?.trailing == [0x81])

@@ -117,7 +117,7 @@ struct ValidatorTests {
     func rule(_ test: Case) throws {
         let document = try read(test.bytes)
         let found = CAFValidator.validate(document, expecting: test.expecting)
-        let diagnostic = try #require(found.first { $0.rule == test.rule }, "\(found)")
+        let diagnostic = try #require(found.first { $0.code == test.rule }, "\(found)")
         #expect(diagnostic.chunk == test.chunk)
         #expect(diagnostic.offset == test.offset)
         #expect(!diagnostic.expected.isEmpty && !diagnostic.found.isEmpty && diagnostic.expected != diagnostic.found)
@@ -127,7 +127,7 @@ struct ValidatorTests {
     @Test("a mono layout in a stereo file is '1 channel', not '1 channels'")
     func oneChannelLayout() throws {
         let document = try read(caf([desc(), .channelLayout(ChannelLayout(tag: 100 << 16 | 1)), data(16)]))
-        let diagnostic = try #require(CAFValidator.validate(document).first { $0.rule == "chan-channels" })
+        let diagnostic = try #require(CAFValidator.validate(document).first { $0.code == "chan-channels" })
         #expect(diagnostic.found.hasPrefix("1 channel (tag "), "\(diagnostic.found)")
     }
 
@@ -167,7 +167,7 @@ struct ValidatorTests {
         #expect(CAFValidator.validate(good) == [])
         #expect(good.file.validFrames == 182)
         let bad = try read(caf([.description(ima4), .packetTable(PacketTable(header: header)), data(4 * 34)]))
-        #expect(CAFValidator.validate(bad).map(\.rule) == ["pakt-frames"])
+        #expect(CAFValidator.validate(bad).map(\.code) == ["pakt-frames"])
     }
 }
 

@@ -317,7 +317,7 @@ struct G711ConversionTests {
         let failure = try #require(
             Verifier.verify(paths: [output], options: VerifyOptions(against: folder.file("src/i16.wav"))).files.first?.failures
                 .first)
-        #expect(failure.rule == "against")
+        #expect(failure.code == "against")
         #expect(failure.expected.contains("frame 0, channel 1"), "\(failure)")
         #expect(failure.expected.contains("G.711 rule"), "\(failure)")
         #expect(failure.expected.contains("-32768"), "\(failure)")

@@ -21,7 +21,7 @@ struct VerificationTests {
     }
 
     func rules(_ path: String, _ options: VerifyOptions) -> [String] {
-        Verifier.verify(paths: [path], options: options).files.flatMap(\.failures).map(\.rule)
+        Verifier.verify(paths: [path], options: options).files.flatMap(\.failures).map(\.code)
     }
 
     @Test("a converted file passes every check, including --against its source")
@@ -48,7 +48,7 @@ struct VerificationTests {
         writeFile(caf, bytes)
         let report = Verifier.verify(paths: [caf], options: VerifyOptions(against: wav))
         let failure = try #require(report.files.first?.failures.first)
-        #expect(failure.rule == "against")
+        #expect(failure.code == "against")
         #expect(failure.expected.contains("frame 1234, channel 2"), "\(failure)")
         #expect(failure.offset == UInt64(position))
         #expect(!report.succeeded)
@@ -84,7 +84,7 @@ struct VerificationTests {
         let (caf, _) = try converted(folder, endian: .big)
         let report = Verifier.verify(paths: [caf], options: VerifyOptions(byteOrder: .little))
         let failure = try #require(report.files.first?.failures.first)
-        #expect(failure.rule == "byte-order")
+        #expect(failure.code == "byte-order")
         #expect(failure.expected == "little" && failure.found == "big")
     }
 
@@ -123,7 +123,7 @@ struct VerificationTests {
         let mono = folder.write("mono.wav", WAVFixture.signal(.int16, channels: 1, frames: 2000).bytes)
         let failure = try #require(
             Verifier.verify(paths: [caf], options: VerifyOptions(against: mono)).files.first?.failures.first)
-        #expect(failure.rule == "against-channels")
+        #expect(failure.code == "against-channels")
         #expect(failure.expected.hasPrefix("1 channel as in "), "\(failure.expected)")
     }
 
@@ -155,9 +155,9 @@ struct VerificationTests {
             let container = oracle[name]?["container"] as? String
             let failures = Verifier.verify(paths: [corpus + "/" + name], options: VerifyOptions()).files.flatMap(\.failures)
             if container != "caf" {
-                #expect(failures.map(\.rule) == ["caf"], "\(name) is not CAF")
+                #expect(failures.map(\.code) == ["caf"], "\(name) is not CAF")
             } else if notes.contains(where: { $0.hasPrefix("MALFORMED") }) {
-                #expect(failures.map(\.rule) == ["file-ends-with-chunk"], "\(name): \(failures)")
+                #expect(failures.map(\.code) == ["file-ends-with-chunk"], "\(name): \(failures)")
             } else {
                 #expect(failures.isEmpty, "\(name): \(failures)")
             }
@@ -166,7 +166,7 @@ struct VerificationTests {
         let opus = Verifier.verify(
             paths: [corpus + "/kunstmusik_decodeAudioDataTest__test.caf"],
             options: VerifyOptions(profile: .iosNotification)
-        ).files.flatMap(\.failures).map(\.rule)
+        ).files.flatMap(\.failures).map(\.code)
         #expect(opus == ["profile-format", "max-duration"])
         let ima4 = Verifier.verify(
             paths: [corpus + "/CocoaMiners_AppSoundEngine__touch.caf"],

@@ -38,7 +38,7 @@ struct VerifyAgainstTests {
         bytes.replaceSubrange(20..<28, with: rate.bytes)
         writeFile(caf, bytes)
         let result = try #require(verify(caf, against: wav))
-        #expect(result.failures.map(\.rule) == ["against-rate"], "\(result.failures)")
+        #expect(result.failures.map(\.code) == ["against-rate"], "\(result.failures)")
         #expect(result.failures.first?.expected.contains("44100 Hz") == true)
         #expect(result.failures.first?.found == "8000 Hz")
         #expect(result.comparison == nil)
@@ -61,7 +61,7 @@ struct VerifyAgainstTests {
         #expect(CAFValidator.validate(document).isEmpty, "the file is consistent: \(CAFValidator.validate(document))")
         #expect(document.file.validFrames == 3410)
         let result = try #require(verify(caf, against: wav))
-        #expect(result.failures.map(\.rule) == ["against-frames"], "\(result.failures)")
+        #expect(result.failures.map(\.code) == ["against-frames"], "\(result.failures)")
         #expect(result.failures.first?.expected.hasPrefix("4410 frames") == true)
         #expect(result.failures.first?.found == "3410 frames")
     }
@@ -165,7 +165,7 @@ struct VerifyAgainstTests {
         let failed = try #require(verify(caf, against: wav))
         let failure = try #require(failed.failures.first)
         #expect(failed.comparison == nil)
-        #expect(failure.rule == "against")
+        #expect(failure.code == "against")
         #expect(
             failure.expected.contains("frame 3000, channel 2") && failure.expected.contains("after rule \(rule)"), "\(failure)")
         #expect(failure.offset == UInt64(at))

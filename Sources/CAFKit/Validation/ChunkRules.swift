@@ -17,7 +17,7 @@ extension CAFValidator {
             if variable {
                 problems.append(
                     CAFDiagnostic(
-                        rule: "pakt-required", chunk: .desc, offset: descOffset,
+                        rule: .paktRequired, chunk: .desc, offset: descOffset,
                         expected:
                             "a 'pakt' chunk, since packets vary (\(desc.bytesPerPacket) bytes, \(desc.framesPerPacket) frames per packet)",
                         found: file.packetTableChunk == nil ? "none" : "a 'pakt' chunk too short for its header"))
@@ -38,7 +38,7 @@ extension CAFValidator {
                 if expected != header.numberValidFrames {
                     problems.append(
                         CAFDiagnostic(
-                            rule: "pakt-frames", chunk: .pakt, offset: pakt.offset,
+                            rule: .paktFrames, chunk: .pakt, offset: pakt.offset,
                             expected:
                                 "\(expected) valid frames (\(packets) \(source) x \(desc.framesPerPacket) - \(header.primingFrames) priming - \(header.remainderFrames) remainder)",
                             found: "\(header.numberValidFrames)"))
@@ -59,13 +59,13 @@ extension CAFValidator {
             case .unknown(let type, _) where specTypes.contains(type):
                 problems.append(
                     CAFDiagnostic(
-                        rule: "chunk-body", chunk: type, offset: header.offset,
+                        rule: .chunkBody, chunk: type, offset: header.offset,
                         expected: "a well-formed '\(type)' body", found: "a body that cannot be parsed"))
             case .packetTable(let table):
                 if let total = table.totalByteSize, total != file.audioBytes {
                     problems.append(
                         CAFDiagnostic(
-                            rule: "pakt-bytes", chunk: .pakt, offset: header.offset,
+                            rule: .paktBytes, chunk: .pakt, offset: header.offset,
                             expected: "packet sizes adding up to the \(file.audioBytes) audio bytes",
                             found: "\(total) bytes in \(table.entries.count) packets"))
                 }
@@ -73,14 +73,14 @@ extension CAFValidator {
                 if layout.expectedSize != header.size, !layout.isAppleZeroedSlot {
                     problems.append(
                         CAFDiagnostic(
-                            rule: "chan-size", chunk: .chan, offset: header.offset,
+                            rule: .chanSize, chunk: .chan, offset: header.offset,
                             expected: "\(layout.expectedSize) bytes for \(layout.declaredCount) channel descriptions",
                             found: "\(header.size) bytes"))
                 }
                 if layout.channelCount != Int(desc.channelsPerFrame) {
                     problems.append(
                         CAFDiagnostic(
-                            rule: "chan-channels", chunk: .chan, offset: header.offset,
+                            rule: .chanChannels, chunk: .chan, offset: header.offset,
                             expected: "a layout of \(desc.channelsPerFrame) channels, as in 'desc'",
                             found: "\(layout.channelCount) channel\(layout.channelCount == 1 ? "" : "s") (tag \(layout.tag))"))
                 }
@@ -89,7 +89,7 @@ extension CAFValidator {
                 if header.size != expected {
                     problems.append(
                         CAFDiagnostic(
-                            rule: "peak-size", chunk: .peak, offset: header.offset,
+                            rule: .peakSize, chunk: .peak, offset: header.offset,
                             expected: "\(expected) bytes (4 + 12 x \(desc.channelsPerFrame) channels)",
                             found: "\(header.size) bytes"))
                 }
@@ -98,18 +98,18 @@ extension CAFValidator {
                     let extra = info.trailing.isEmpty ? "" : " and \(info.trailing.count) stray bytes"
                     problems.append(
                         CAFDiagnostic(
-                            rule: "info-count", chunk: chunk.type, offset: header.offset,
+                            rule: .infoCount, chunk: chunk.type, offset: header.offset,
                             expected: "\(info.declaredCount) key/value pairs, as declared",
                             found: "\(info.entries.count) pairs\(extra)"))
                 }
             case .markers(let mark):
                 for marker in mark.markers where !isWithin(marker.framePosition, frames) {
-                    problems.append(positionProblem("mark-position", .mark, header.offset, marker, frames))
+                    problems.append(positionProblem(.markPosition, .mark, header.offset, marker, frames))
                 }
             case .regions(let regn):
                 for region in regn.regions {
                     for marker in region.markers where !isWithin(marker.framePosition, frames) {
-                        problems.append(positionProblem("regn-position", .regn, header.offset, marker, frames))
+                        problems.append(positionProblem(.regnPosition, .regn, header.offset, marker, frames))
                     }
                 }
             default:
@@ -125,7 +125,7 @@ extension CAFValidator {
         return position <= Double(frames)
     }
 
-    static func positionProblem(_ rule: String, _ type: FourCC, _ offset: UInt64, _ marker: Marker, _ frames: UInt64?)
+    static func positionProblem(_ rule: CAFRule, _ type: FourCC, _ offset: UInt64, _ marker: Marker, _ frames: UInt64?)
         -> CAFDiagnostic
     {
         CAFDiagnostic(

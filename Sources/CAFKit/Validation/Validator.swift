@@ -2,8 +2,8 @@ import BinaryIO
 
 /// One broken rule: which rule, where, what was expected and what was found.
 public struct CAFDiagnostic: Equatable, Sendable, CustomStringConvertible {
-    /// A short stable name of the rule, such as `desc-first` or `byte-order`.
-    public var rule: String
+    /// The rule broken; its ``CAFRule/code`` (`desc-first`, `byte-order`...) is what reports show.
+    public var rule: CAFRule
     /// The chunk the rule is about, if any.
     public var chunk: FourCC?
     /// The absolute byte offset the rule is about.
@@ -14,7 +14,7 @@ public struct CAFDiagnostic: Equatable, Sendable, CustomStringConvertible {
     public var found: String
 
     /// Creates a diagnostic.
-    public init(rule: String, chunk: FourCC? = nil, offset: UInt64, expected: String, found: String) {
+    public init(rule: CAFRule, chunk: FourCC? = nil, offset: UInt64, expected: String, found: String) {
         self.rule = rule
         self.chunk = chunk
         self.offset = offset
@@ -22,10 +22,13 @@ public struct CAFDiagnostic: Equatable, Sendable, CustomStringConvertible {
         self.found = found
     }
 
+    /// The rule's stable name, such as `desc-first`.
+    public var code: String { rule.code }
+
     /// `rule: expected X, found Y (chunk 'desc' at byte 8)`.
     public var description: String {
         let place = chunk.map { "chunk '\($0)' at byte \(offset)" } ?? "at byte \(offset)"
-        return "\(rule): expected \(expected), found \(found) (\(place))"
+        return "\(rule.code): expected \(expected), found \(found) (\(place))"
     }
 }
 
@@ -92,27 +95,27 @@ public enum CAFValidator {
         if let first = chunks.first, first.type != .desc {
             problems.append(
                 CAFDiagnostic(
-                    rule: "desc-first", chunk: first.type, offset: first.offset,
+                    rule: .descFirst, chunk: first.type, offset: first.offset,
                     expected: "'desc' as the first chunk", found: "'\(first.type)'"))
         }
         for chunk in chunks where chunk.type == .desc && chunk.size != UInt64(AudioDescription.size) {
             problems.append(
                 CAFDiagnostic(
-                    rule: "desc-size", chunk: .desc, offset: chunk.offset,
+                    rule: .descSize, chunk: .desc, offset: chunk.offset,
                     expected: "\(AudioDescription.size) bytes", found: "\(chunk.size) bytes"))
         }
         let descCount = chunks.filter { $0.type == .desc }.count
         if descCount > 1, let second = chunks.filter({ $0.type == .desc }).dropFirst().first {
             problems.append(
                 CAFDiagnostic(
-                    rule: "one-desc", chunk: .desc, offset: second.offset,
+                    rule: .oneDesc, chunk: .desc, offset: second.offset,
                     expected: "exactly one 'desc' chunk", found: "\(descCount)"))
         }
         let dataChunks = chunks.filter { $0.type == .data }
         if dataChunks.count != 1, let extra = dataChunks.dropFirst().first {
             problems.append(
                 CAFDiagnostic(
-                    rule: "one-data", chunk: .data, offset: extra.offset,
+                    rule: .oneData, chunk: .data, offset: extra.offset,
                     expected: "exactly one 'data' chunk", found: "\(dataChunks.count)"))
         }
         for (index, chunk) in chunks.enumerated() {
@@ -120,14 +123,14 @@ public enum CAFValidator {
                 if chunk.type != .data || index != chunks.count - 1 {
                     problems.append(
                         CAFDiagnostic(
-                            rule: "size-minus-one", chunk: chunk.type, offset: chunk.offset,
+                            rule: .sizeMinusOne, chunk: chunk.type, offset: chunk.offset,
                             expected: "size -1 only on a last 'data' chunk",
                             found: "size -1 on '\(chunk.type)'"))
                 }
             } else if chunk.declaredSize >= 0, UInt64(chunk.declaredSize) != chunk.size {
                 problems.append(
                     CAFDiagnostic(
-                        rule: "chunk-within-file", chunk: chunk.type, offset: chunk.offset,
+                        rule: .chunkWithinFile, chunk: chunk.type, offset: chunk.offset,
                         expected: "\(chunk.declaredSize) bytes within the file",
                         found: "\(chunk.size) bytes before the end of the file"))
             }
@@ -136,13 +139,13 @@ public enum CAFValidator {
             // The reader stopped listing chunks: the bytes after are unread, not stray.
             problems.append(
                 CAFDiagnostic(
-                    rule: "chunk-count", chunk: nil, offset: last.end,
+                    rule: .chunkCount, chunk: nil, offset: last.end,
                     expected: "at most \(CAFFile.maximumChunks) chunks",
                     found: "more (the last \(file.fileLength - last.end) bytes are not read)"))
         } else if let last = chunks.last, last.end < file.fileLength {
             problems.append(
                 CAFDiagnostic(
-                    rule: "file-ends-with-chunk", chunk: nil, offset: last.end,
+                    rule: .fileEndsWithChunk, chunk: nil, offset: last.end,
                     expected: "the file to end at byte \(last.end), where its last chunk ends",
                     found: "\(file.fileLength - last.end) more bytes"))
         }
@@ -151,13 +154,13 @@ public enum CAFValidator {
         if !(desc.sampleRate.isFinite && desc.sampleRate > 0) {
             problems.append(
                 CAFDiagnostic(
-                    rule: "sample-rate", chunk: .desc, offset: descOffset,
+                    rule: .sampleRate, chunk: .desc, offset: descOffset,
                     expected: "a finite positive sample rate", found: "\(desc.sampleRate)"))
         }
         if desc.channelsPerFrame == 0 {
             problems.append(
                 CAFDiagnostic(
-                    rule: "channels", chunk: .desc, offset: descOffset,
+                    rule: .channels, chunk: .desc, offset: descOffset,
                     expected: "at least 1 channel", found: "0"))
         }
         if desc.isLinearPCM {
@@ -166,14 +169,14 @@ public enum CAFValidator {
             if !validBits.contains(bits) {
                 problems.append(
                     CAFDiagnostic(
-                        rule: "lpcm-bits", chunk: .desc, offset: descOffset,
+                        rule: .lpcmBits, chunk: .desc, offset: descOffset,
                         expected: desc.isFloat ? "32 or 64 bits" : "8, 16, 24 or 32 bits",
                         found: "\(bits) bits"))
             }
             if desc.framesPerPacket != 1 {
                 problems.append(
                     CAFDiagnostic(
-                        rule: "lpcm-frames-per-packet", chunk: .desc, offset: descOffset,
+                        rule: .lpcmFramesPerPacket, chunk: .desc, offset: descOffset,
                         expected: "1 frame per packet", found: "\(desc.framesPerPacket)"))
             }
             // In 64 bits: channels and bits come from the file and their product can overflow 32.
@@ -181,7 +184,7 @@ public enum CAFValidator {
             if UInt64(desc.bytesPerPacket) != packet {
                 problems.append(
                     CAFDiagnostic(
-                        rule: "lpcm-bytes-per-packet", chunk: .desc, offset: descOffset,
+                        rule: .lpcmBytesPerPacket, chunk: .desc, offset: descOffset,
                         expected: "\(packet) bytes per packet (channels x bytes per sample)",
                         found: "\(desc.bytesPerPacket)"))
             }
@@ -190,7 +193,7 @@ public enum CAFValidator {
             {
                 problems.append(
                     CAFDiagnostic(
-                        rule: "whole-frames", chunk: .data, offset: data.offset,
+                        rule: .wholeFrames, chunk: .data, offset: data.offset,
                         expected: "a multiple of \(desc.bytesPerPacket) audio bytes",
                         found: "\(file.audioBytes) bytes"))
             }
@@ -200,7 +203,7 @@ public enum CAFValidator {
             // G.711 carries one 8-bit code per channel; Core Audio describes it with 8 bits.
             problems.append(
                 CAFDiagnostic(
-                    rule: "compressed-bits", chunk: .desc, offset: descOffset,
+                    rule: .compressedBits, chunk: .desc, offset: descOffset,
                     expected: "0 bits per channel for '\(desc.formatID)'",
                     found: "\(desc.bitsPerChannel)"))
         }
@@ -211,23 +214,23 @@ public enum CAFValidator {
         var problems: [CAFDiagnostic] = []
         let desc = file.audioDescription
         let at = file.audioDescriptionOffset
-        func check(_ rule: String, _ want: String?, _ have: String) {
+        func check(_ rule: CAFRule, _ want: String?, _ have: String) {
             if let want, want != have {
                 problems.append(CAFDiagnostic(rule: rule, chunk: .desc, offset: at, expected: want, found: have))
             }
         }
-        check("format", expected.formatID.map { "'\($0)'" }, "'\(desc.formatID)'")
+        check(.format, expected.formatID.map { "'\($0)'" }, "'\(desc.formatID)'")
         if let order = expected.byteOrder, desc.isLinearPCM, desc.bitsPerChannel > 8 || desc.isFloat {
-            check("byte-order", order.rawValue, desc.byteOrder?.rawValue ?? "none")
+            check(.byteOrder, order.rawValue, desc.byteOrder?.rawValue ?? "none")
         }
-        check("bits", expected.bitsPerChannel.map(String.init), String(desc.bitsPerChannel))
-        check("float", expected.isFloat.map { $0 ? "float" : "integer" }, desc.isFloat ? "float" : "integer")
-        check("channels", expected.channels.map(String.init), String(desc.channelsPerFrame))
-        check("sample-rate", expected.sampleRate.map { "\($0)" }, "\(desc.sampleRate)")
+        check(.bits, expected.bitsPerChannel.map(String.init), String(desc.bitsPerChannel))
+        check(.float, expected.isFloat.map { $0 ? "float" : "integer" }, desc.isFloat ? "float" : "integer")
+        check(.channels, expected.channels.map(String.init), String(desc.channelsPerFrame))
+        check(.sampleRate, expected.sampleRate.map { "\($0)" }, "\(desc.sampleRate)")
         if let frames = expected.validFrames, let found = file.validFrames, frames != found {
             problems.append(
                 CAFDiagnostic(
-                    rule: "frames", chunk: .data, offset: file.dataChunk?.offset ?? 0,
+                    rule: .frames, chunk: .data, offset: file.dataChunk?.offset ?? 0,
                     expected: "\(frames) frames", found: "\(found) frames"))
         }
         return problems

@@ -63,7 +63,8 @@ enum EncoderStage {
                 return pumped
             }
         } catch let error as SndFileError {
-            throw ConversionError(.libsndfile, "\(error.path == source.path ? "reading" : "writing") failed: \(error.message)")
+            throw ConversionError.libsndfile(
+                code: error.code, message: error.message, doing: "\(error.path == source.path ? "reading" : "writing") failed")
         } catch let error as ByteError {
             throw ConversionError(.io, "reading failed: \(error.description)")
         }

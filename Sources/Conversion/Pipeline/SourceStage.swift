@@ -110,7 +110,8 @@ struct SourceStage {
             try again.setNormalisation(false)
             return SourceAudio(reader: again, limit: headerFrames)
         } catch {
-            throw ConversionError(.libsndfile, "libsndfile cannot read it again to check the output: \(error.message)")
+            throw ConversionError.libsndfile(
+                code: error.code, message: error.message, doing: "libsndfile cannot read it again to check the output")
         }
     }
 
@@ -159,7 +160,7 @@ struct SourceStage {
         do {
             probe = try SampleProbe.read(reader, frames: samples.frames, channels: samples.channels, isFloat: samples.isFloat)
         } catch {
-            throw ConversionError(.libsndfile, "reading failed: \(error.message)")
+            throw ConversionError.libsndfile(code: error.code, message: error.message, doing: "reading failed")
         }
         guard let probe else {
             throw ConversionError(

@@ -1,0 +1,22 @@
+import CommandLineKit
+import Conversion
+
+/// Options that `convert` and `verify` share, declared once.
+enum SharedOptions {
+    /// `--json`.
+    static let json = Flag("json", help: "Print one JSON report on stdout instead of text.")
+    /// `-q, --quiet`.
+    static let quiet = Flag("quiet", short: "q", help: "Print only errors and failures.")
+    /// How a run reports: `--json` and `-q`, read with `invocation[SharedOptions.json]`.
+    static let report = OptionGroup(json, quiet)
+
+    /// `-d, --data-format <format>`: its names, value name, completion and parser are declared
+    /// here once; each command gives the sentence that says what the format is for (the output's
+    /// format in `convert`, a requirement in `verify`).
+    static func dataFormat(help: String) -> Option<DataFormat> {
+        Option<DataFormat>(
+            "data-format", short: "d", valueName: "format", help: help,
+            completion: .values(DataFormat.examples.split(separator: " ").map(String.init)),
+            parse: { text in try DataFormat(parsing: text) })
+    }
+}
