@@ -295,11 +295,14 @@ public final class SoundFile {
                 path: path, message: "libsndfile cannot write \(info.encoding) (\(info.endianness)) in this container")
         }
         let result: Result<OpaquePointer, SndFileError> = openLock.withLock { _ in
-            if let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &raw, Int32(SF_TRUE)) { return .success(handle) }
+            // As for reading, libsndfile does not own the descriptor (SF_FALSE): with SF_TRUE it
+            // closes it when the open fails, and closing it again here could close a descriptor
+            // another thread has just been given the same number for.
+            if let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &raw, Int32(SF_FALSE)) { return .success(handle) }
             return .failure(SndFileError(path: path, message: String(cString: sf_strerror(nil)), code: sf_error(nil)))
         }
         switch result {
-        case .success(let handle): return SoundFile(path: path, handle: handle, info: SoundInfo(raw))
+        case .success(let handle): return SoundFile(path: path, handle: handle, info: SoundInfo(raw), ownedDescriptor: descriptor)
         case .failure(let error):
             Syscall.close(descriptor)
             throw error
