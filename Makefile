@@ -81,10 +81,10 @@ format: ## Reformat the sources in place
 
 FUZZ_SECONDS ?= 600
 fuzz: deps ## Fuzz the CAF, WAVE/AIFF and manifest parsers and the IMA4 codec with libFuzzer, FUZZ_SECONDS each (default 600)
-	bash Fuzz/build-caf.sh
-	bash Fuzz/build-wave.sh
-	bash Fuzz/build-manifest.sh
-	bash Fuzz/build-ima4.sh
+	bash Fuzz/build.sh caf
+	bash Fuzz/build.sh wave
+	bash Fuzz/build.sh manifest
+	bash Fuzz/build.sh ima4
 	sh Fuzz/run-caf.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-wave.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-manifest.sh $(FUZZ_SECONDS)

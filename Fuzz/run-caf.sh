@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fuzzes the CAF parser for SECONDS (default 60) from a seed corpus made at run time from the
-# real CAF files (cut to the 64 KiB max_len; nothing is committed). Build first: Fuzz/build-caf.sh.
+# real CAF files (cut to the 64 KiB max_len; nothing is committed). Build first: Fuzz/build.sh caf.
 # ASan's quarantine is off and freed memory goes back to the OS so that the 64 MB RSS limit
 # measures the parser, not the sanitizer's caches (the Swift runtime + ASan start near 50 MB).
 set -eu

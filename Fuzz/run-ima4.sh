@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fuzzes the IMA4 codec for SECONDS (default 60) from a seed corpus made at run time from the real
-# CAF files (cut to the 64 KiB max_len; nothing is committed). Build first: Fuzz/build-ima4.sh.
+# CAF files (cut to the 64 KiB max_len; nothing is committed). Build first: Fuzz/build.sh ima4.
 # ASan settings as in run-caf.sh.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)

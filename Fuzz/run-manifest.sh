@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fuzzes the manifest parser for SECONDS (default 60) from a seed corpus written at run time:
 # a sealed manifest, a version 1 one, one with hostile output paths (NUL, '..', absolute), a
-# damaged one and a foreign file. Build first: Fuzz/build-manifest.sh.
+# damaged one and a foreign file. Build first: Fuzz/build.sh manifest.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}

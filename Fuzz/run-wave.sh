@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs .build-fuzz/wave-fuzz (see build-wave.sh) for SECONDS (default 60) on a seed corpus copied
+# Runs .build-fuzz/wave-fuzz (built by Fuzz/build.sh wave) for SECONDS (default 60) on a seed corpus copied
 # at run time from the real WAV/AIFF files of ../shared/corpus/real/ (never committed).
 # Seeds are cut to the 64 KiB -max_len. ASan's default 256 MB quarantine and its allocation-stack
 # depot alone exceed the 64 MB RSS limit, so both are turned down here.
