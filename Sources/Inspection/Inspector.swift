@@ -142,6 +142,14 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
 
 /// Reads any CAF, WAV or AIFF file with the pure-Swift readers and describes it.
 public enum Inspector {
+    /// A report for `path` that holds only `error`: what `info --json` lists for an input that
+    /// names no file it could describe (a folder with no audio file).
+    public static func failure(_ path: String, error: String) -> AudioFileInfo {
+        var report = AudioFileInfo(path: path)
+        report.error = error
+        return report
+    }
+
     /// Describes one file; never throws: problems land in `error` and `warnings`.
     public static func inspect(path: String) -> AudioFileInfo {
         var info = describe(path: path)

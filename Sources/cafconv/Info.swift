@@ -71,9 +71,13 @@ struct Info {
             let found = Planner.files(under: path, matching: Inspector.isAudioName)
             if found.isEmpty {
                 failed = true
-                Console.error(
-                    "\(Output.errorPrefix()) \(path): no audio files found (*.caf, *.wav, *.wave, *.aif, *.aiff, *.aifc, searched recursively)"
-                )
+                let reason = "no audio files found (*.caf, *.wav, *.wave, *.aif, *.aiff, *.aifc, searched recursively)"
+                // With --json the folder is an entry of the array, like any file that fails.
+                if json {
+                    reports.append(Inspector.failure(path, error: reason))
+                } else {
+                    Console.error("\(Output.errorPrefix()) \(path): \(reason)")
+                }
             }
             for relative in found { describe(path.hasSuffix("/") ? path + relative : path + "/" + relative) }
         }

@@ -325,6 +325,13 @@ struct LogsAndGatesEndToEndTests {
         let none = try run(RepositoryPaths.executable, ["info", folder.file("none")])
         #expect(none.status == 1)
         #expect(none.stderr.hasPrefix("cafconv: error: \(folder.file("none")): no audio files found"), "\(none.stderr)")
+        // --json: the folder is an entry of the array, with its error, and the status is 1.
+        let noneJSON = try run(RepositoryPaths.executable, ["info", "--json", folder.file("none")])
+        #expect(noneJSON.status == 1)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(noneJSON.stdout)) as? [[String: Any]])
+        #expect(entries.count == 1, "\(noneJSON.text)")
+        #expect(entries.first?["path"] as? String == folder.file("none"))
+        #expect((entries.first?["error"] as? String)?.hasPrefix("no audio files found") == true, "\(noneJSON.text)")
     }
 
     @Test("info --brief prints each file's warnings on stderr, right after its line")
