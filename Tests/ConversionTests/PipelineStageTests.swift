@@ -70,7 +70,22 @@ struct PipelineStageTests {
         #expect {
             _ = try SourceStage.open(path, warnings: &warnings)
         } throws: { error in
-            !((error as? ConversionError)?.message ?? "").isEmpty
+            (error as? ConversionError)?.code == .notAudio && !((error as? ConversionError)?.message ?? "").isEmpty
+        }
+    }
+
+    @Test("source: an input that cannot be opened is an input failure, not 'not audio'")
+    func sourceStageCannotOpen() throws {
+        let folder = TempDirectory()
+        let fifo = folder.file("pipe.wav")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        var warnings: [String] = []
+        for path in [folder.file("gone.wav"), fifo, folder.path] {
+            #expect {
+                _ = try SourceStage.open(path, warnings: &warnings)
+            } throws: { error in
+                (error as? ConversionError)?.code == .input
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import BinaryIO
 import SndFile
+import SystemLayer
 import WAVEKit
 
 /// Stage 1 of a conversion, the **Source**: the input opened by cafconv's WAV reader and by
@@ -39,6 +40,10 @@ struct SourceStage {
         } catch let error as WAVEError {
             throw ConversionError(.notAudio, error.message)
         } catch let error as ByteError {
+            // Opening or reading the input failed: that says nothing about its content.
+            if case .io(_, let code, _) = error {
+                throw ConversionError([ENOENT, ENOTDIR, EISDIR, EINVAL].contains(code) ? .input : .io, error.description)
+            }
             throw ConversionError(.notAudio, error.description)
         }
         warnings = wave.warnings.map(\.message)
