@@ -23,11 +23,15 @@ public struct ConversionOptions: Sendable, Equatable {
     /// (copied by the kernel, byte-swapped or sign-flipped); `false` sends every sample through
     /// libsndfile. The output bytes are the same either way.
     public var directPayload: Bool
+    /// `--strip-metadata`: write no loops, markers, regions, instrument or text chunks (README,
+    /// "Loops, markers and text"); only the chunks the audio needs.
+    public var stripMetadata: Bool
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(
         dataFormat: DataFormat? = nil, endian: EndianChoice? = nil, jobs: Int? = nil, blockSamples: Int = 1 << 16,
-        force: Bool = false, dryRun: Bool = false, prune: Bool = false, directPayload: Bool = true
+        force: Bool = false, dryRun: Bool = false, prune: Bool = false, directPayload: Bool = true,
+        stripMetadata: Bool = false
     ) {
         self.dataFormat = dataFormat
         self.endian = endian
@@ -37,17 +41,20 @@ public struct ConversionOptions: Sendable, Equatable {
         self.dryRun = dryRun
         self.prune = prune
         self.directPayload = directPayload
+        self.stripMetadata = stripMetadata
     }
 
     /// Version of the conversion rules; bump it when the same options would write different bytes,
     /// so every output recorded by an older cafconv is converted again. 2: compressed sources
     /// end at the header's frame count (`fact`), 24-bit samples in 4-byte slots are decoded by
     /// cafconv, and µ-law and A-law codes come from cafconv's G.711 encoder (libsndfile's coded
-    /// -32768 as positive full scale).
-    public static let rulesVersion = 2
+    /// -32768 as positive full scale). 3: the source's loops, markers and text are written as
+    /// `info`, `inst`, `regn`, `mark` and `strg` chunks.
+    public static let rulesVersion = 3
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
-    /// `-d` format and `--endian`. `-j` and the block size change nothing and are left out.
+    /// `-d` format, `--endian` and `--strip-metadata`. `-j` and the block size change nothing and
+    /// are left out.
     public var fingerprint: String {
         var format = "source"
         switch dataFormat?.kind {
@@ -59,6 +66,7 @@ public struct ConversionOptions: Sendable, Equatable {
         }
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
         return "rules=\(Self.rulesVersion);d=\(order)\(format);endian=\(endian?.rawValue ?? "default")"
+            + (stripMetadata ? ";meta=strip" : "")
     }
 
     /// Checks that the options agree with each other.
@@ -146,9 +154,18 @@ enum Converter {
                 result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
             }
             if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+            // The output rate is the source's until the rate can change: then pass the output's.
+            let metadata =
+                options.stripMetadata
+                ? []
+                : ContainerStage.metadata(
+                    of: source.input, sourceRate: Double(source.info.sampleRate),
+                    outputRate: Double(source.info.sampleRate), outputFrames: UInt64(frames),
+                    warnings: &result.warnings)
             let document = try ContainerStage.finish(
                 temporary, target: target, channels: source.info.channels,
-                sampleRate: source.info.sampleRate, frames: UInt64(frames))
+                sampleRate: source.info.sampleRate, frames: UInt64(frames), metadata: metadata,
+                blockSize: options.blockSamples * 8)
             result.proof = try ProofStage.run(
                 temporary, document: document, encoder: encoder, source: source, target: target,
                 blockSamples: options.blockSamples, isCancelled: isCancelled)

@@ -20,6 +20,9 @@ struct Convert {
     static let prune = Flag(
         "prune", help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
     static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file.")
+    static let stripMetadata = Flag(
+        "strip-metadata",
+        help: "Write no loops, markers, regions, instrument or text chunks (info, inst, regn, mark, strg).")
 
     static let command = Command(
         "convert",
@@ -38,6 +41,12 @@ struct Convert {
             clipped. -d ulaw and -d alaw code each sample to the nearest G.711 level of the same \
             sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
             kept in their law are copied byte for byte.
+
+            Loops, markers and text travel with the audio: 'smpl' loops become CAF 'inst', 'regn' \
+            and 'mark' chunks, 'cue ' points named by 'LIST'/'adtl' become 'mark' markers named in \
+            'strg', and 'LIST'/'INFO' and 'bext' text becomes 'info' with Apple's keys (README, \
+            "Loops, markers and text"). A position past the end of the output is dropped with a \
+            warning. --strip-metadata writes none of them.
 
             Each output is written to a temporary file beside it, read back and checked, then \
             renamed into place; a failed file leaves nothing at its output path. Inputs are never \
@@ -65,7 +74,9 @@ struct Convert {
             64 usage error; 130 interrupted.
             """,
         positionals: inputs,
-        options: [output, endian, dataFormat, jobs, force, dryRun, check, prune, SharedOptions.report, verbose])
+        options: [
+            output, endian, dataFormat, jobs, force, dryRun, check, prune, stripMetadata, SharedOptions.report, verbose,
+        ])
 
     let inputs: [String]
     let output: String?
@@ -97,7 +108,8 @@ struct Convert {
             let format = invocation[Self.dataFormat]
             let options = ConversionOptions(
                 dataFormat: format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
-                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune])
+                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune],
+                stripMetadata: invocation[Self.stripMetadata])
             try options.validate()
             self.options = options
         } catch {

@@ -16,14 +16,15 @@ extension CAFWriter {
 
     /// The chunks before the audio of an IMA4 CAF file laid out as Apple's afconvert lays it out:
     /// `desc` (`ima4`, flags 0, 34 bytes per channel per packet, 64 frames per packet, 0 bits per
-    /// channel), then `chan` and `info` when given, then `pakt` (0 packets, as Apple writes it for
+    /// channel), then `chan` and `info` when given, then the `metadata` chunks (``CAFMetadata/chunks``),
+    /// then `pakt` (0 packets, as Apple writes it for
     /// this constant-size format; `frames` valid frames; 0 priming frames; the padding of the last
     /// packet as remainder), a `free` chunk of zeros that puts the first audio byte at 4096 (or at
     /// the next multiple of 4096 when the other chunks do not fit), and the `data` chunk header with
     /// edit count 1. The `data` size is exact: 4 + packets x bytes per packet.
     public static func ima4Header(
         sampleRate: Double, channels: Int, frames: UInt64, channelLayout: ChannelLayout? = nil,
-        info: InfoStrings? = nil
+        info: InfoStrings? = nil, metadata: [CAFChunk] = []
     ) -> [UInt8] {
         let packets = IMA4.packets(forFrames: frames)
         let remainder = packets * UInt64(IMA4.framesPerPacket) - frames
@@ -34,6 +35,7 @@ extension CAFWriter {
         var chunks: [CAFChunk] = [.description(description)]
         if let channelLayout { chunks.append(.channelLayout(channelLayout)) }
         if let info { chunks.append(.info(info)) }
+        chunks += metadata
         chunks.append(
             .packetTable(
                 PacketTable(

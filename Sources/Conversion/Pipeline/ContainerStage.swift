@@ -28,10 +28,11 @@ enum ContainerStage {
         }
     }
 
-    /// Trims libsndfile's stray pad byte, checks the file with CAFKit, and returns its size.
+    /// Trims libsndfile's stray pad byte, places the `metadata` chunks before the audio
+    /// (``placeMetadata(_:in:document:blockSize:)``), checks the file with CAFKit, and returns it.
     static func finish(
         _ path: String, target: TargetFormat, channels: Int, sampleRate: Int,
-        frames: UInt64
+        frames: UInt64, metadata: [CAFChunk] = [], blockSize: Int = 1 << 20
     ) throws(ConversionError) -> CAFDocument {
         var document = try readBack(path)
         // libsndfile pads an odd-length last 'data' chunk with one byte; CAF has no pad bytes.
@@ -39,6 +40,10 @@ enum ContainerStage {
             document.file.fileLength == data.end + 1
         {
             try FileSystem.truncate(path, to: data.end)
+            document = try readBack(path)
+        }
+        if !metadata.isEmpty {
+            try placeMetadata(metadata, in: path, document: document, blockSize: blockSize)
             document = try readBack(path)
         }
         let problems = CAFValidator.validate(
@@ -50,6 +55,63 @@ enum ContainerStage {
             throw ConversionError(.proof, "the written CAF failed verification: \(first)")
         }
         return document
+    }
+
+    /// The loops, markers and text of the source as CAF chunks for an output of `outputFrames`
+    /// frames at `outputRate` (README, "Loops, markers and text"): what cannot be carried, and
+    /// every position dropped because it falls past the end of the output, lands in `warnings`.
+    /// The rates are the source's and the output's; they differ once the rate can change.
+    static func metadata(
+        of input: some ByteSource, sourceRate: Double, outputRate: Double, outputFrames: UInt64,
+        warnings: inout [String]
+    ) -> [CAFChunk] {
+        let (mapped, notes) = MetadataMapping.read(input)
+        let (scaled, drops) = mapped.rescaled(sourceRate: sourceRate, outputRate: outputRate, outputFrames: outputFrames)
+        warnings += notes + drops
+        return scaled.chunks
+    }
+
+    /// The largest header (bytes before the `data` chunk) the metadata placement rewrites.
+    static let maxHeaderBytes: UInt64 = 64 << 20
+
+    /// Rewrites the start of the written CAF at `path` so that `metadata` sits between the chunks
+    /// the writer put before the audio (`desc`, `chan`, `pakt`, `kuki`...) and `data`, in the space
+    /// of the writer's `free` chunk. When the chunks do not fit there, the `data` chunk moves
+    /// towards the end by whole pages (``CAFWriter/metadataPageSize``), copied from the end
+    /// backwards in blocks of `blockSize` bytes so that memory stays bounded.
+    static func placeMetadata(
+        _ metadata: [CAFChunk], in path: String, document: CAFDocument, blockSize: Int
+    ) throws(ConversionError) {
+        guard let data = document.file.dataChunk else {
+            throw ConversionError(.proof, "the written CAF has no 'data' chunk to place metadata before")
+        }
+        guard data.offset <= maxHeaderBytes else {
+            throw ConversionError(.unsupported, "the written CAF's header is \(data.offset) bytes; metadata is not placed")
+        }
+        let fd = try FileSystem.openForUpdate(path)
+        defer { FileSystem.closeFile(fd) }
+        // The file header and every chunk before 'data' but the writer's padding, byte for byte.
+        var leading = try FileSystem.readExactly(fd, count: Int(CAFFile.headerSize), at: 0)
+        for chunk in document.file.chunks where chunk.offset < data.offset && chunk.type != .free {
+            let end = min(chunk.end, data.offset)
+            leading += try FileSystem.readExactly(fd, count: Int(end - chunk.offset), at: chunk.offset)
+        }
+        let header = CAFWriter.placeBeforeData(leading: leading, metadata: metadata, dataChunkOffset: data.offset)
+        let newOffset = UInt64(header.count)
+        if newOffset > data.offset {
+            let shift = newOffset - data.offset
+            let length = try FileSystem.length(of: fd)
+            let step = UInt64(max(blockSize, 4096))
+            var end = length
+            // From the end backwards: no byte is overwritten before it has been copied.
+            while end > data.offset {
+                let start = max(data.offset, end >= step ? end - step : 0)
+                let block = try FileSystem.readExactly(fd, count: Int(end - start), at: start)
+                try FileSystem.writeAll(fd, block, at: start + shift)
+                end = start
+            }
+        }
+        try FileSystem.writeAll(fd, header, at: 0)
     }
 
     static func readBack(_ path: String) throws(ConversionError) -> CAFDocument {

@@ -1,0 +1,239 @@
+import BinaryIO
+import CAFKit
+import WAVEKit
+
+/// How the loops, markers and text of a WAV, AIFF or CAF source become CAF chunks (README,
+/// "Loops, markers and text"). The mapping is pure: it reads parsed chunk values and makes
+/// ``CAFMetadata``; ``CAFMetadata/rescaled(sourceRate:outputRate:outputFrames:)`` then moves the
+/// positions to the output's rate and length, and any header writer places the chunks with
+/// ``CAFWriter/placeBeforeData(leading:metadata:dataChunkOffset:pageSize:)``.
+public enum MetadataMapping {
+    /// The `LIST`/`INFO` IDs that have an Apple `info` key. Other IDs keep their four characters
+    /// as the key (`IENG`, `ISRC`...), so nothing is lost.
+    public static let infoKeys: [String: String] = [
+        "INAM": "title", "IART": "artist", "ICMT": "comments", "ICOP": "copyright", "ICRD": "recorded date",
+        "IGNR": "genre", "IPRD": "album", "ITRK": "track number", "IPRT": "track number",
+        "ISFT": "encoding application", "IMUS": "composer", "IWRI": "lyricist",
+    ]
+
+    /// The AIFF text chunks' Apple `info` keys.
+    public static let aiffTextKeys: [String: String] = [
+        "NAME": "title", "AUTH": "artist", "(c)": "copyright", "ANNO": "comments",
+    ]
+
+    /// The metadata of the file `source` holds (WAV, RIFX, RF64, AIFF, AIFF-C or CAF, told from its
+    /// first bytes), with what could not be carried. A file none of the readers can parse has none.
+    /// Memory is bounded by the readers' metadata budgets.
+    public static func read(_ source: some ByteSource) -> (CAFMetadata, [String]) {
+        let prefix = (try? source.read(at: 0, count: 12)) ?? []
+        switch Container.detect(prefix) {
+        case .wav?, .rifx?, .rf64?:
+            guard let wave = try? WAVEFile(reading: source) else { return (CAFMetadata(), []) }
+            return from(wave: wave)
+        case .aiff?, .aifc?:
+            guard let aiff = try? AIFFFile(reading: source) else { return (CAFMetadata(), []) }
+            return from(aiff: aiff)
+        case .caf?:
+            guard let document = try? CAFDocument(reading: source) else { return (CAFMetadata(), []) }
+            return (CAFMetadata(contents: document.contents), [])
+        case nil:
+            return (CAFMetadata(), [])
+        }
+    }
+
+    /// Marker and region IDs handed out in order from 1, shared by markers and regions so that a
+    /// `strg` ID names one thing.
+    struct Builder {
+        var nextID: UInt32 = 1
+        var markers: [Marker] = []
+        var regions: [Region] = []
+        var names: [(id: UInt32, text: String)] = []
+        var info: [(key: String, value: String)] = []
+        var warnings: [String] = []
+
+        mutating func newID() -> UInt32 {
+            defer { nextID &+= 1 }
+            return nextID
+        }
+
+        mutating func marker(_ type: FourCC, at position: Double, name: String? = nil) -> Marker {
+            let id = newID()
+            let marker = Marker(type: type, framePosition: position, markerID: Int32(truncatingIfNeeded: id))
+            markers.append(marker)
+            if let name, !name.isEmpty { names.append((id, name)) }
+            return marker
+        }
+
+        /// A loop region: its start and end markers go into `mark` too, as QA1527 lays them out.
+        /// `index` 0 is the sustain loop, 1 the release loop, later ones plain regions.
+        mutating func loop(index: Int, start: Double, end: Double, flags: UInt32, name: String?) -> UInt32 {
+            let types: (FourCC, FourCC) =
+                switch index {
+                case 0: (.markerSustainLoopStart, .markerSustainLoopEnd)
+                case 1: (.markerReleaseLoopStart, .markerReleaseLoopEnd)
+                default: (.markerRegionStart, .markerRegionEnd)
+                }
+            let id = newID()
+            let first = marker(types.0, at: start)
+            let last = marker(types.1, at: end)
+            regions.append(Region(regionID: id, flags: flags, markers: [first, last]))
+            if let name, !name.isEmpty { names.append((id, name)) }
+            return id
+        }
+
+        mutating func text(_ key: String, _ value: String) {
+            guard !value.isEmpty else { return }
+            info.append((key, value))
+        }
+
+        func metadata(instrument: Instrument?) -> CAFMetadata {
+            // A key that comes more than once (two comments) gets its values joined by a newline.
+            var entries: [CAFKit.InfoEntry] = []
+            for (key, value) in info {
+                if let index = entries.firstIndex(where: { $0.key == key }) {
+                    if entries[index].value != value { entries[index].value += "\n" + value }
+                } else {
+                    entries.append(CAFKit.InfoEntry(key: key, value: value))
+                }
+            }
+            return CAFMetadata(
+                info: entries.isEmpty ? nil : InfoStrings(entries), instrument: instrument,
+                regions: regions.isEmpty ? nil : RegionChunk(regions: regions),
+                markers: markers.isEmpty ? nil : MarkerChunk(markers: markers),
+                strings: names.isEmpty ? nil : StringsChunk(strings: names))
+        }
+    }
+
+    /// Region flags for a `smpl` loop type: 0 forward, 1 alternating, 2 backward.
+    static func flags(smplType type: UInt32) -> UInt32? {
+        switch type {
+        case 0: return Region.loopEnable | Region.playForward
+        case 1: return Region.loopEnable | Region.playForward | Region.playBackward
+        case 2: return Region.loopEnable | Region.playBackward
+        default: return nil
+        }
+    }
+
+    /// A WAV file's `cue ` points (named by `labl`, else `note`, else `ltxt`), `ltxt` regions,
+    /// `smpl` loops and settings, `LIST`/`INFO` text and `bext` description and originator.
+    public static func from(wave: WAVEFile) -> (CAFMetadata, [String]) {
+        var builder = Builder()
+        let adtl = wave.associatedData
+        var names: [UInt32: String] = [:]
+        for entry in adtl.labeledTexts where !entry.text.isEmpty && names[entry.cueID] == nil {
+            names[entry.cueID] = entry.text
+        }
+        for entry in adtl.notes where !entry.text.isEmpty { names[entry.cueID] = entry.text }
+        for entry in adtl.labels where !entry.text.isEmpty { names[entry.cueID] = entry.text }
+        var cuePositions: [UInt32: UInt32] = [:]
+        for cue in wave.cuePoints {
+            // dwPosition is the play-order position; writers that leave it 0 put the frame in
+            // dwSampleOffset.
+            let position = cue.position == 0 && cue.chunkID == FourCC("data") ? cue.sampleOffset : cue.position
+            if cuePositions[cue.id] != nil {
+                builder.warnings.append("'cue ' point \(cue.id) comes more than once; the first is kept")
+                continue
+            }
+            cuePositions[cue.id] = position
+            _ = builder.marker(.markerGeneric, at: Double(position), name: names[cue.id])
+        }
+        for entry in adtl.labeledTexts where entry.sampleLength > 0 {
+            guard let start = cuePositions[entry.cueID] else { continue }
+            let id = builder.newID()
+            let first = builder.marker(.markerRegionStart, at: Double(start))
+            let last = builder.marker(.markerRegionEnd, at: Double(UInt64(start) + UInt64(entry.sampleLength)))
+            builder.regions.append(Region(regionID: id, flags: 0, markers: [first, last]))
+            if let name = names[entry.cueID] { builder.names.append((id, name)) }
+        }
+        var instrument: Instrument?
+        if let sampler = wave.sampler {
+            var regionIDs: [UInt32] = []
+            for (index, loop) in sampler.loops.enumerated() {
+                var flags = flags(smplType: loop.type)
+                if flags == nil {
+                    builder.warnings.append(
+                        "'smpl' loop \(index + 1) has the vendor type \(loop.type); it is carried as a forward loop")
+                    flags = Region.loopEnable | Region.playForward
+                }
+                if loop.playCount != 0 {
+                    builder.warnings.append(
+                        "'smpl' loop \(index + 1) plays \(loop.playCount) times; a CAF region has no play count, so it loops until released"
+                    )
+                }
+                let id = builder.loop(
+                    index: index, start: Double(loop.start), end: Double(loop.end),
+                    flags: flags ?? 0, name: names[loop.cuePointID])
+                regionIDs.append(id)
+            }
+            let unity = min(sampler.midiUnityNote, 127)
+            instrument = Instrument(
+                baseNote: Float(unity) + Float(Double(sampler.midiPitchFraction) / 4_294_967_296.0),
+                midiLowNote: 0, midiHighNote: 127, midiLowVelocity: 1, midiHighVelocity: 127, decibelGain: 0,
+                startRegionID: 0, sustainRegionID: regionIDs.first ?? 0,
+                releaseRegionID: regionIDs.count > 1 ? regionIDs[1] : 0, instrumentID: 0)
+        }
+        for entry in wave.info {
+            let id = entry.key.trimmed
+            builder.text(infoKeys[id] ?? id, entry.value)
+        }
+        if let bext = wave.broadcast {
+            builder.text("comments", bext.description)
+            builder.text("originator", bext.originator)
+        }
+        return (builder.metadata(instrument: instrument), builder.warnings)
+    }
+
+    /// An AIFF file's `MARK` markers (names in `strg`), `INST` sustain and release loops and
+    /// settings, and `NAME`, `AUTH`, `(c) `, `ANNO` and `COMT` text.
+    public static func from(aiff: AIFFFile) -> (CAFMetadata, [String]) {
+        var builder = Builder()
+        var positions: [Int16: UInt32] = [:]
+        var names: [Int16: String] = [:]
+        for marker in aiff.markers {
+            if positions[marker.id] != nil {
+                builder.warnings.append("'MARK' marker \(marker.id) comes more than once; the first is kept")
+                continue
+            }
+            positions[marker.id] = marker.position
+            names[marker.id] = marker.name
+            _ = builder.marker(.markerGeneric, at: Double(marker.position), name: marker.name)
+        }
+        var instrument: Instrument?
+        if let inst = aiff.instrument {
+            var regionIDs: [UInt32] = [0, 0]
+            for (index, loop) in [inst.sustainLoop, inst.releaseLoop].enumerated() where loop.playMode != 0 {
+                let what = index == 0 ? "sustain" : "release"
+                guard let start = positions[loop.beginMarker], let end = positions[loop.endMarker] else {
+                    builder.warnings.append(
+                        "'INST' \(what) loop names markers \(loop.beginMarker) and \(loop.endMarker), which 'MARK' does not hold; it is not carried"
+                    )
+                    continue
+                }
+                let flags: UInt32
+                switch loop.playMode {
+                case 1: flags = Region.loopEnable | Region.playForward
+                case 2: flags = Region.loopEnable | Region.playForward | Region.playBackward
+                default:
+                    builder.warnings.append(
+                        "'INST' \(what) loop has the play mode \(loop.playMode); it is carried as a forward loop")
+                    flags = Region.loopEnable | Region.playForward
+                }
+                regionIDs[index] = builder.loop(
+                    index: index, start: Double(start), end: Double(end), flags: flags, name: names[loop.beginMarker])
+            }
+            func midi(_ value: Int8) -> UInt8 { UInt8(clamping: max(0, Int(value))) }
+            instrument = Instrument(
+                baseNote: Float(min(max(Int(inst.baseNote), 0), 127)) + Float(inst.detune) / 100,
+                midiLowNote: midi(inst.lowNote), midiHighNote: midi(inst.highNote),
+                midiLowVelocity: midi(inst.lowVelocity), midiHighVelocity: midi(inst.highVelocity),
+                decibelGain: Float(inst.gain), startRegionID: 0, sustainRegionID: regionIDs[0],
+                releaseRegionID: regionIDs[1], instrumentID: 0)
+        }
+        for text in aiff.texts {
+            let id = text.type.trimmed
+            builder.text(aiffTextKeys[id] ?? id, text.text)
+        }
+        for comment in aiff.comments { builder.text("comments", comment.text) }
+        return (builder.metadata(instrument: instrument), builder.warnings)
+    }
+}
