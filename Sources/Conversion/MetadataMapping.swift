@@ -11,7 +11,7 @@ public enum MetadataMapping {
     /// The `LIST`/`INFO` IDs that have an Apple `info` key. Other IDs keep their four characters
     /// as the key (`IENG`, `ISRC`...), so nothing is lost.
     public static let infoKeys: [String: String] = [
-        "INAM": "title", "IART": "artist", "ICMT": "comments", "ICOP": "copyright", "ICRD": "recorded date",
+        "INAM": "title", "IART": "artist", "IBPM": "tempo", "ICMT": "comments", "ICOP": "copyright", "ICRD": "recorded date",
         "IGNR": "genre", "IPRD": "album", "ITRK": "track number", "IPRT": "track number",
         "ISFT": "encoding application", "IMUS": "composer", "IWRI": "lyricist",
     ]
