@@ -26,18 +26,78 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
     public struct Marker: Equatable, Sendable, Codable {
         /// Frame position.
         public var frame: Double
-        /// The marker's name or type.
+        /// The marker's name (CAF `strg`, WAV `labl`/`note`/`ltxt`, AIFF `MARK`), empty when it has none.
         public var name: String
+        /// What the marker is: `generic`, `sustain loop start`, `region end`... (CAF marker types);
+        /// `cue` for a WAV cue point, `marker` for an AIFF one.
+        public var type: String = "generic"
+        /// The marker's ID (CAF marker ID, WAV cue point ID, AIFF marker ID).
+        public var id: Int64 = 0
+
+        /// Creates a marker.
+        public init(frame: Double, name: String, type: String = "generic", id: Int64 = 0) {
+            self.frame = frame
+            self.name = name
+            self.type = type
+            self.id = id
+        }
     }
 
     /// A loop.
     public struct Loop: Equatable, Sendable, Codable {
         /// First frame of the loop.
         public var start: UInt64
-        /// Last frame of the loop.
+        /// Last frame of the loop (WAV `smpl`: the last frame played; AIFF and CAF: the end marker).
         public var end: UInt64
         /// How often it plays (0 = forever), when known.
         public var playCount: UInt32?
+        /// `forward`, `alternating` or `backward` (or `type N` for a vendor's WAV loop type).
+        public var kind: String = "forward"
+        /// `sustain` or `release` when the file says (AIFF `INST`, CAF `inst`), else absent.
+        public var role: String?
+        /// The loop's name, when the file gives one.
+        public var name: String?
+
+        /// Creates a loop.
+        public init(
+            start: UInt64, end: UInt64, playCount: UInt32? = nil, kind: String = "forward", role: String? = nil,
+            name: String? = nil
+        ) {
+            self.start = start
+            self.end = end
+            self.playCount = playCount
+            self.kind = kind
+            self.role = role
+            self.name = name
+        }
+    }
+
+    /// A CAF region (`regn`): its markers bound it.
+    public struct Region: Equatable, Sendable, Codable {
+        /// The region ID.
+        public var id: UInt32
+        /// The name from `strg`, empty when it has none.
+        public var name: String
+        /// The flags: 1 loop enable, 2 play forward, 4 play backward.
+        public var flags: UInt32
+        /// The first marker's frame.
+        public var start: Double?
+        /// The last marker's frame.
+        public var end: Double?
+    }
+
+    /// How a sampler plays the sound (CAF `inst`, WAV `smpl`, AIFF `INST`).
+    public struct Instrument: Equatable, Sendable, Codable {
+        /// The MIDI note of the recorded pitch, with the fine tuning as a fraction.
+        public var baseNote: Double
+        /// The lowest and highest MIDI notes, when the file says.
+        public var lowNote: Int?, highNote: Int?
+        /// The lowest and highest velocities, when the file says.
+        public var lowVelocity: Int?, highVelocity: Int?
+        /// The gain in decibels, when the file says.
+        public var gain: Double?
+        /// The IDs of the sustain and release regions (CAF), when set.
+        public var sustainRegion: UInt32?, releaseRegion: UInt32?
     }
 
     /// The path as given.
@@ -86,8 +146,12 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
     public var info: [Text]
     /// Markers and cue points.
     public var markers: [Marker]
-    /// Loops (WAV `smpl`).
+    /// Loops (WAV `smpl`, AIFF `INST`, CAF `regn` regions with loop enable set).
     public var loops: [Loop]
+    /// Regions (CAF `regn`).
+    public var regions: [Region] = []
+    /// Sampler settings, when the file has them.
+    public var instrument: Instrument?
     /// Recoverable problems.
     public var warnings: [String]
     /// Why the file is unreadable or invalid: the offset and the rule; absent when fine.
@@ -97,6 +161,7 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
         case path, container, format, formatDescription, sampleRate, channels, bitsPerChannel, validBitsPerChannel
         case isFloat, byteOrder, frames, durationSeconds, audioOffset, audioBytes, packets, primingFrames
         case remainderFrames, framesPerPacket, bytesPerPacket, channelLayout, chunks, info, markers, loops, warnings, error
+        case regions, instrument
     }
 
     /// Writes every key of DESIGN.md, with `null` for what is unknown; the extra keys only when known.
@@ -128,6 +193,8 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
         try container.encode(info, forKey: .info)
         try container.encode(markers, forKey: .markers)
         try container.encode(loops, forKey: .loops)
+        try container.encode(regions, forKey: .regions)
+        try container.encodeIfPresent(instrument, forKey: .instrument)
     }
 
     init(path: String) {
@@ -213,9 +280,7 @@ public enum Inspector {
         }
         info.chunks = file.chunks.map { AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: $0.declaredSize) }
         info.info = (document.contents.infoStrings?.entries ?? []).map { AudioFileInfo.Text(key: $0.key, value: $0.value) }
-        info.markers = document.contents.markers.map {
-            AudioFileInfo.Marker(frame: $0.framePosition, name: "'\($0.type)' #\($0.markerID)")
-        }
+        describeCAFMetadata(document.contents, into: &info)
         info.warnings = document.warnings.map(\.description)
         if let first = CAFValidator.validate(document, expecting: CAFExpectations()).first {
             info.error = "\(first)"
@@ -258,9 +323,23 @@ public enum Inspector {
             AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: Int64($0.declaredSize))
         }
         info.info = file.infoStrings.map { AudioFileInfo.Text(key: $0.key, value: $0.value) }
-        info.markers = file.cuePoints.map { AudioFileInfo.Marker(frame: Double($0.position), name: "cue \($0.id)") }
+        var names: [UInt32: String] = [:]
+        let adtl = file.associatedData
+        for entry in adtl.labeledTexts where !entry.text.isEmpty && names[entry.cueID] == nil { names[entry.cueID] = entry.text }
+        for entry in adtl.notes where !entry.text.isEmpty { names[entry.cueID] = entry.text }
+        for entry in adtl.labels where !entry.text.isEmpty { names[entry.cueID] = entry.text }
+        info.markers = file.cuePoints.map {
+            AudioFileInfo.Marker(frame: Double($0.position), name: names[$0.id] ?? "", type: "cue", id: Int64($0.id))
+        }
         info.loops = (file.sampler?.loops ?? []).map {
-            AudioFileInfo.Loop(start: UInt64($0.start), end: UInt64($0.end), playCount: $0.playCount)
+            AudioFileInfo.Loop(
+                start: UInt64($0.start), end: UInt64($0.end), playCount: $0.playCount,
+                kind: ["forward", "alternating", "backward"][safe: Int($0.type)] ?? "type \($0.type)",
+                name: names[$0.cuePointID])
+        }
+        if let sampler = file.sampler {
+            info.instrument = AudioFileInfo.Instrument(
+                baseNote: Double(sampler.midiUnityNote) + Double(sampler.midiPitchFraction) / 4_294_967_296)
         }
         info.warnings = file.warnings.map(\.message)
         setDuration(&info)
@@ -300,9 +379,82 @@ public enum Inspector {
             AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: Int64($0.declaredSize))
         }
         info.info = file.texts.map { AudioFileInfo.Text(key: $0.type.trimmed, value: $0.text) }
-        info.markers = file.markers.map { AudioFileInfo.Marker(frame: Double($0.position), name: $0.name) }
+        info.markers = file.markers.map {
+            AudioFileInfo.Marker(frame: Double($0.position), name: $0.name, type: "marker", id: Int64($0.id))
+        }
+        if let inst = file.instrument {
+            info.instrument = AudioFileInfo.Instrument(
+                baseNote: Double(inst.baseNote) + Double(inst.detune) / 100, lowNote: Int(inst.lowNote),
+                highNote: Int(inst.highNote), lowVelocity: Int(inst.lowVelocity), highVelocity: Int(inst.highVelocity),
+                gain: Double(inst.gain))
+            for (role, loop) in [("sustain", inst.sustainLoop), ("release", inst.releaseLoop)] where loop.playMode != 0 {
+                guard let start = file.markers.first(where: { $0.id == loop.beginMarker }),
+                    let end = file.markers.first(where: { $0.id == loop.endMarker })
+                else { continue }
+                info.loops.append(
+                    AudioFileInfo.Loop(
+                        start: UInt64(start.position), end: UInt64(end.position),
+                        kind: loop.playMode == 2 ? "alternating" : "forward", role: role,
+                        name: start.name.isEmpty ? nil : start.name))
+            }
+        }
         info.warnings = file.warnings.map(\.message)
         setDuration(&info)
+    }
+
+    /// The names CAFKit's marker types have in `info`.
+    static let markerTypeNames: [String: String] = [
+        "rbeg": "region start", "rend": "region end", "rsyc": "region sync point", "slbg": "sustain loop start",
+        "slen": "sustain loop end", "rlbg": "release loop start", "rlen": "release loop end", "indx": "index",
+        "pbeg": "program start", "pend": "program end", "tbeg": "track start", "tend": "track end",
+        "sbeg": "selection start", "send": "selection end", "sply": "saved play position",
+    ]
+
+    static func markerType(_ type: FourCC) -> String {
+        if type.rawValue == 0 { return "generic" }
+        return markerTypeNames[type.description] ?? type.description
+    }
+
+    /// Markers named from `strg`, regions, loops (regions with loop enable set) and `inst`.
+    static func describeCAFMetadata(_ contents: CAFContents, into info: inout AudioFileInfo) {
+        let strings = contents.strings
+        func name(_ id: UInt32) -> String { strings?.string(for: id) ?? "" }
+        info.markers = contents.markers.map {
+            AudioFileInfo.Marker(
+                frame: $0.framePosition, name: name(UInt32(bitPattern: $0.markerID)), type: markerType($0.type),
+                id: Int64($0.markerID))
+        }
+        let instrument = contents.instrument
+        for region in contents.regions {
+            let start = region.markers.first?.framePosition
+            let end = region.markers.last?.framePosition
+            info.regions.append(
+                AudioFileInfo.Region(id: region.regionID, name: name(region.regionID), flags: region.flags, start: start, end: end))
+            guard region.flags & 1 != 0, let start, let end, start.isFinite, end.isFinite, start >= 0, end >= 0 else { continue }
+            let kind =
+                switch region.flags & 6 {
+                case 6: "alternating"
+                case 4: "backward"
+                default: "forward"
+                }
+            let role: String? =
+                region.regionID == 0
+                ? nil
+                : instrument?.sustainRegionID == region.regionID
+                    ? "sustain" : instrument?.releaseRegionID == region.regionID ? "release" : nil
+            let regionName = name(region.regionID)
+            info.loops.append(
+                AudioFileInfo.Loop(
+                    start: UInt64(min(start, 1e18)), end: UInt64(min(end, 1e18)), kind: kind, role: role,
+                    name: regionName.isEmpty ? nil : regionName))
+        }
+        if let inst = instrument {
+            info.instrument = AudioFileInfo.Instrument(
+                baseNote: Double(inst.baseNote), lowNote: Int(inst.midiLowNote), highNote: Int(inst.midiHighNote),
+                lowVelocity: Int(inst.midiLowVelocity), highVelocity: Int(inst.midiHighVelocity),
+                gain: Double(inst.decibelGain), sustainRegion: inst.sustainRegionID == 0 ? nil : inst.sustainRegionID,
+                releaseRegion: inst.releaseRegionID == 0 ? nil : inst.releaseRegionID)
+        }
     }
 
     static func setDuration(_ info: inout AudioFileInfo) {
@@ -331,4 +483,8 @@ extension Inspector {
         guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
         return ["caf", "wav", "wave", "aif", "aiff", "aifc"].contains(name[name.index(after: dot)...].lowercased())
     }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

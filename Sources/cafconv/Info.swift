@@ -157,16 +157,38 @@ struct Info {
         }
         if !report.markers.isEmpty {
             lines.append("Markers:")
-            for marker in report.markers.prefix(32) { lines.append("  frame \(Output.number(marker.frame)): \(marker.name)") }
+            for marker in report.markers.prefix(32) {
+                let name = marker.name.isEmpty ? "" : "\(marker.name) "
+                lines.append("  frame \(Output.number(marker.frame)): \(name)(\(marker.type) #\(marker.id))")
+            }
             if report.markers.count > 32 { lines.append("  ... \(report.markers.count - 32) more") }
         }
         if !report.loops.isEmpty {
             lines.append("Loops:")
             for loop in report.loops {
                 lines.append(
-                    "  frames \(loop.start)...\(loop.end)"
-                        + (loop.playCount.map { $0 == 0 ? ", forever" : ", " + Output.count($0, "time") } ?? ""))
+                    "  frames \(loop.start)...\(loop.end), \(loop.kind)" + (loop.role.map { ", \($0) loop" } ?? "")
+                        + (loop.playCount.map { $0 == 0 ? ", forever" : ", " + Output.count($0, "time") } ?? "")
+                        + (loop.name.map { ": \($0)" } ?? ""))
             }
+        }
+        if !report.regions.isEmpty {
+            lines.append("Regions:")
+            for region in report.regions.prefix(32) {
+                let span = [region.start, region.end].map { $0.map(Output.number) ?? "?" }.joined(separator: "...")
+                lines.append(
+                    "  #\(region.id) frames \(span), flags \(region.flags)" + (region.name.isEmpty ? "" : ": \(region.name)"))
+            }
+            if report.regions.count > 32 { lines.append("  ... \(report.regions.count - 32) more") }
+        }
+        if let inst = report.instrument {
+            var parts = ["base note \(Output.number(inst.baseNote))"]
+            if let low = inst.lowNote, let high = inst.highNote { parts.append("notes \(low)...\(high)") }
+            if let low = inst.lowVelocity, let high = inst.highVelocity { parts.append("velocities \(low)...\(high)") }
+            if let gain = inst.gain { parts.append("gain \(Output.number(gain)) dB") }
+            if let id = inst.sustainRegion { parts.append("sustain region #\(id)") }
+            if let id = inst.releaseRegion { parts.append("release region #\(id)") }
+            add("Instrument:", parts.joined(separator: ", "))
         }
         for warning in report.warnings { lines.append("Warning:         \(warning)") }
         if let error = report.error { lines.append("Error:           \(error)") }

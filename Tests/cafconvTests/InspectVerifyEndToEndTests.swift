@@ -34,7 +34,7 @@ struct InspectVerifyEndToEndTests {
         let always: Set = [
             "path", "container", "format", "sampleRate", "channels", "bitsPerChannel", "isFloat", "byteOrder",
             "frames", "durationSeconds", "audioOffset", "audioBytes", "chunks", "warnings", "error", "info",
-            "markers", "loops",
+            "markers", "loops", "regions",
         ]
         #expect(always.isSubset(of: object.keys), "\(always.subtracting(object.keys))")
         #expect(object["error"] is NSNull && object["isFloat"] as? Bool == false)
