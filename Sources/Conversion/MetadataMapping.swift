@@ -41,6 +41,17 @@ public enum MetadataMapping {
         }
     }
 
+    /// The sample rate of the WAV, AIFF or CAF file `source` holds, `nil` when no reader can tell.
+    public static func sampleRate(of source: some ByteSource) -> Double? {
+        let prefix = (try? source.read(at: 0, count: 12)) ?? []
+        switch Container.detect(prefix) {
+        case .wav?, .rifx?, .rf64?: return (try? WAVEFile(reading: source)).map { Double($0.format.sampleRate) }
+        case .aiff?, .aifc?: return (try? AIFFFile(reading: source)).map(\.sampleRate)
+        case .caf?: return (try? CAFFile(reading: source)).map(\.audioDescription.sampleRate)
+        case nil: return nil
+        }
+    }
+
     /// Marker and region IDs handed out in order from 1, shared by markers and regions so that a
     /// `strg` ID names one thing.
     struct Builder {

@@ -92,6 +92,8 @@ public enum VerifyRule: String, CaseIterable, Sendable, Codable {
     case againstChannels = "against-channels"
     /// `--against`: the source has the same number of frames.
     case againstFrames = "against-frames"
+    /// `--against`: the source's loops, markers and text are in the file, positions scaled.
+    case againstMetadata = "against-metadata"
 
     /// The stable name reports show, such as `max-duration`.
     public var code: String { rawValue }
@@ -108,6 +110,8 @@ public enum VerifyRule: String, CaseIterable, Sendable, Codable {
         case .againstRate: return "The source has the same sample rate."
         case .againstChannels: return "The source has the same number of channels."
         case .againstFrames: return "The source has the same number of frames."
+        case .againstMetadata:
+            return "The source's loops, markers, regions, instrument and text are in the file, positions scaled to its rate."
         }
     }
 }
@@ -381,6 +385,9 @@ public enum Verifier {
             result.against = source
             let (found, comparison) = compare(file, byteSource: byteSource, path: path, with: source)
             failures += found
+            let (lost, notes) = compareMetadata(document, with: source)
+            failures += lost
+            result.warnings += notes
             result.comparison = comparison
         }
         result.failures = failures
@@ -389,6 +396,53 @@ public enum Verifier {
     }
 
     static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+
+    /// Checks that the loops, markers, regions, instrument and text `convert` would carry from
+    /// `source` are in `document`, positions scaled from the source's rate to the file's (what
+    /// ``MetadataMapping`` and ``CAFMetadata/rescaled(sourceRate:outputRate:outputFrames:)``
+    /// make). IDs may differ; what is compared is each marker's type, position and name, each
+    /// region's flags, markers and name, the instrument's fields and the roles of its regions, and
+    /// every text pair. A file with none of these chunks at all passes with a warning (written
+    /// with `--strip-metadata`).
+    static func compareMetadata(_ document: CAFDocument, with source: String) -> ([VerifyFailure], [String]) {
+        guard let input = try? FileByteSource(path: source) else { return ([], []) }
+        let frames = document.file.validFrames ?? 0
+        let (mapped, _) = MetadataMapping.read(input)
+        let sourceRate = MetadataMapping.sampleRate(of: input) ?? document.file.audioDescription.sampleRate
+        let (expected, _) = mapped.rescaled(
+            sourceRate: sourceRate, outputRate: document.file.audioDescription.sampleRate, outputFrames: frames)
+        let found = CAFMetadata(contents: document.contents)
+        if expected.isEmpty { return ([], []) }
+        if found.isEmpty {
+            return ([], ["the source's loops, markers and text are not in the file (converted with --strip-metadata?)"])
+        }
+        var failures: [VerifyFailure] = []
+        func fail(_ what: String, _ chunk: String, expected: String, found: String) {
+            failures.append(
+                VerifyFailure(rule: .againstMetadata, expected: "\(what) \(expected) as in \(source)", found: found, chunk: chunk))
+        }
+        let wanted = MetadataSummary(expected)
+        let have = MetadataSummary(found)
+        for pair in wanted.text where !have.text.contains(pair) {
+            fail("the text", "info", expected: "\(pair.key): \(pair.value)", found: have.text[pair.key] ?? "no such key")
+        }
+        if wanted.markers != have.markers {
+            let missing = wanted.markers.subtracting(have.markers).sorted().prefix(3)
+            fail(
+                "\(wanted.markers.count) markers", "mark", expected: missing.joined(separator: "; "),
+                found: "\(have.markers.count) markers, these missing")
+        }
+        if wanted.regions != have.regions {
+            let missing = wanted.regions.subtracting(have.regions).sorted().prefix(3)
+            fail(
+                "\(wanted.regions.count) regions", "regn", expected: missing.joined(separator: "; "),
+                found: "\(have.regions.count) regions, these missing")
+        }
+        if wanted.instrument != have.instrument {
+            fail("the instrument", "inst", expected: wanted.instrument ?? "none", found: have.instrument ?? "none")
+        }
+        return (failures, [])
+    }
 
     static func containerName(_ type: FourCC) -> String {
         switch type {
@@ -538,4 +592,38 @@ public enum Verifier {
                 outputDecoder: outputDecoder, extent: "every-frame")
         )
     }
+}
+
+/// Loops, markers and text as comparable text, free of the IDs that tie them together.
+struct MetadataSummary {
+    var text: [String: String] = [:]
+    var markers: Set<String> = []
+    var regions: Set<String> = []
+    var instrument: String?
+
+    init(_ metadata: CAFMetadata) {
+        for entry in metadata.info?.entries ?? [] where text[entry.key] == nil { text[entry.key] = entry.value }
+        let strings = metadata.strings
+        func name(_ id: UInt32) -> String { strings?.string(for: id) ?? "" }
+        func marker(_ marker: Marker) -> String { "'\(marker.type)' at \(marker.framePosition)" }
+        for item in metadata.markers?.markers ?? [] {
+            markers.insert(marker(item) + " \"\(name(UInt32(bitPattern: item.markerID)))\"")
+        }
+        var roles: [UInt32: String] = [:]
+        if let inst = metadata.instrument {
+            if inst.sustainRegionID != 0 { roles[inst.sustainRegionID] = "sustain " }
+            if inst.releaseRegionID != 0 { roles[inst.releaseRegionID] = "release " }
+            instrument =
+                "base note \(inst.baseNote), notes \(inst.midiLowNote)...\(inst.midiHighNote), velocities \(inst.midiLowVelocity)...\(inst.midiHighVelocity), gain \(inst.decibelGain) dB"
+        }
+        for region in metadata.regions?.regions ?? [] {
+            regions.insert(
+                "\(roles[region.regionID] ?? "")region flags \(region.flags) ["
+                    + region.markers.map(marker).joined(separator: ", ") + "] \"\(name(region.regionID))\"")
+        }
+    }
+}
+
+extension [String: String] {
+    func contains(_ pair: (key: String, value: String)) -> Bool { self[pair.key] == pair.value }
 }

@@ -418,4 +418,36 @@ struct MetadataTests {
             expectCleanLayout(converted.file)
         }
     }
+
+    @Test("verify --against: the loops, markers and text must have survived")
+    func verifyAgainst() throws {
+        let folder = TempDirectory()
+        let converted = try convert(richWave(), in: folder)
+        let source = folder.file("in.wav")
+        let good = try #require(Verifier.verify(paths: [converted.path], options: VerifyOptions(against: source)).files.first)
+        #expect(good.failures.isEmpty, "\(good.failures)")
+        // A marker moved by one frame, and a changed title: both are found.
+        var bytes = converted.bytes
+        let caf = try PlainCAF(bytes)
+        let markAt = try #require(caf.order.firstIndex(of: "mark"))
+        var offset = 8
+        for type in caf.order[..<markAt] { offset += 12 + (caf.bodies[type]?.count ?? 0) }
+        // The first marker's position (a big-endian Double after the 8-byte header and 4-byte type).
+        let position = offset + 12 + 8 + 4
+        let moved = (101.0).bitPattern
+        for index in 0..<8 { bytes[position + index] = UInt8(truncatingIfNeeded: moved >> (56 - 8 * UInt64(index))) }
+        let titleAt = try #require(
+            bytes.indices.first { bytes[$0...].starts(with: Array("Café ☕ title".utf8)) })
+        bytes[titleAt] = UInt8(ascii: "K")
+        writeFile(converted.path, bytes)
+        let bad = try #require(Verifier.verify(paths: [converted.path], options: VerifyOptions(against: source)).files.first)
+        let found = bad.failures.filter { $0.code == "against-metadata" }.map(\.description)
+        #expect(found.count == 2, "\(found)")
+        #expect(found.contains { $0.contains("'mark'") || $0.contains("markers") })
+        #expect(found.contains { $0.contains("title") })
+        // An output written with --strip-metadata passes, with a warning.
+        let stripped = try convert(richWave(), options: ConversionOptions(jobs: 1, stripMetadata: true), in: folder)
+        let plain = try #require(Verifier.verify(paths: [stripped.path], options: VerifyOptions(against: source)).files.first)
+        #expect(plain.failures.isEmpty && plain.warnings.contains { $0.contains("--strip-metadata") })
+    }
 }
