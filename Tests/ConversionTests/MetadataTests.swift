@@ -453,4 +453,14 @@ struct MetadataTests {
         let plain = try #require(Verifier.verify(paths: [stripped.path], options: VerifyOptions(against: source)).files.first)
         #expect(plain.failures.isEmpty && plain.warnings.contains { $0.contains("--strip-metadata") })
     }
+
+    @Test("the IMA4 header writer places the same metadata chunks, audio at a multiple of 4096")
+    func ima4Header() throws {
+        let (metadata, _) = MetadataMapping.read(MemoryByteSource(richWave()))
+        let header = CAFWriter.ima4Header(sampleRate: 8000, channels: 1, frames: 4000, metadata: metadata.chunks)
+        let caf = try PlainCAF(header)
+        #expect(caf.order == ["desc", "info", "inst", "regn", "mark", "strg", "pakt", "free", "data"])
+        #expect((caf.dataOffset + 16) % 4096 == 0)
+        #expect(caf.markers.count == 9 && caf.regions.count == 2 && caf.info.count == 6)
+    }
 }

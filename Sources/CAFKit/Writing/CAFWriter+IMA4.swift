@@ -57,7 +57,7 @@ extension CAFWriter {
         return bytes
     }
 
-    /// Writes a whole IMA4 CAF file to `sink`, streaming: the header of ``ima4Header(sampleRate:channels:frames:channelLayout:info:)``,
+    /// Writes a whole IMA4 CAF file to `sink`, streaming: the header of ``ima4Header(sampleRate:channels:frames:channelLayout:info:metadata:)``,
     /// then the packets encoded from the interleaved 16-bit blocks `nextBlock` returns (an empty
     /// block ends the input). Exactly `frames` frames must come; memory is bounded by the block
     /// size. Returns the padding frames of the last packet.

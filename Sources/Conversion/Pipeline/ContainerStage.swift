@@ -5,8 +5,9 @@ import SndFile
 /// Stage 3 of a conversion, the **Container**: how the CAF is laid out. Today libsndfile's CAF
 /// writer makes the header and chunks on the temporary file's descriptor (the direct payload then
 /// appends to its empty `data` chunk); `finish` trims libsndfile's stray pad byte and checks the
-/// layout with CAFKit against what the target says it must be. CAFKit's writer (for `pakt`,
-/// `kuki`, markers and info, which libsndfile cannot write) is the second container to come.
+/// layout with CAFKit against what the target says it must be. The source's loops, markers and
+/// text, which libsndfile cannot write, are placed before `data` by CAFKit's
+/// `CAFWriter.placeBeforeData`. CAFKit's writer (for `pakt`, `kuki`) is the second container to come.
 enum ContainerStage {
     /// libsndfile's CAF writer for `target` on `descriptor` (the temporary file at `path`), with
     /// the source's rate, channels and channel map; no peak chunk, no normalisation.
