@@ -463,4 +463,37 @@ struct MetadataTests {
         #expect((caf.dataOffset + 16) % 4096 == 0)
         #expect(caf.markers.count == 9 && caf.regions.count == 2 && caf.info.count == 6)
     }
+
+    @Test("every output format keeps the metadata (libsndfile's ALAC header has kuki and pakt before it)", arguments: [
+        "alac", "ulaw", "alaw", "LEF32", "BEI24", "I8",
+    ])
+    func everyFormat(_ format: String) throws {
+        let options = ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1)
+        let converted = try convert(richWave(), options: options)
+        let caf = try PlainCAF(converted.bytes)
+        #expect(metadataTypes.isSubset(of: Set(caf.order)), "\(caf.order)")
+        #expect(caf.markers.count == 9 && caf.regions.count == 2 && caf.instrument?.sustain == 6)
+        #expect(caf.strings.count == 7 && caf.info.count == 6)
+        expectCleanLayout(converted.file)
+    }
+
+    @Test("placing metadata in a written file replaces the writer's own info and moves the audio intact")
+    func placementInPlace() throws {
+        let folder = TempDirectory()
+        let samples = (0..<6400).map { Int16(truncatingIfNeeded: $0 &* 31) }
+        let writerInfo = InfoStrings([CAFKit.InfoEntry(key: "encoding application", value: "writer")])
+        let original = try CAFWriter.ima4Bytes(sampleRate: 8000, channels: 1, samples: samples, info: writerInfo)
+        let path = folder.write("t.caf", original)
+        let long = String(repeating: "x", count: 5000)
+        let metadata: [CAFChunk] = [.info(InfoStrings([CAFKit.InfoEntry(key: "title", value: long)]))]
+        let document = try CAFDocument(reading: MemoryByteSource(original))
+        try ContainerStage.placeMetadata(metadata, in: path, document: document, blockSize: 4096)
+        let placed = try #require(readFile(path))
+        let caf = try PlainCAF(placed)
+        #expect(caf.order.filter { $0 == "info" }.count == 1)
+        #expect(caf.info == [["title", long]])
+        let before = try PlainCAF(original)
+        #expect(caf.dataOffset - before.dataOffset == 4096)  // about 5 KB more: one page
+        #expect(placed[(caf.dataOffset)...] == original[(before.dataOffset)...])
+    }
 }

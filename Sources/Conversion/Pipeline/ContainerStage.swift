@@ -91,9 +91,11 @@ enum ContainerStage {
         }
         let fd = try FileSystem.openForUpdate(path)
         defer { FileSystem.closeFile(fd) }
-        // The file header and every chunk before 'data' but the writer's padding, byte for byte.
+        // The file header and every chunk before 'data' but the writer's padding and the chunks
+        // `metadata` replaces (a header writer's own 'info'), byte for byte.
+        let replaced = Set(metadata.map(\.type)).union([.free])
         var leading = try FileSystem.readExactly(fd, count: Int(CAFFile.headerSize), at: 0)
-        for chunk in document.file.chunks where chunk.offset < data.offset && chunk.type != .free {
+        for chunk in document.file.chunks where chunk.offset < data.offset && !replaced.contains(chunk.type) {
             let end = min(chunk.end, data.offset)
             leading += try FileSystem.readExactly(fd, count: Int(end - chunk.offset), at: chunk.offset)
         }
