@@ -496,4 +496,15 @@ struct MetadataTests {
         #expect(caf.dataOffset - before.dataOffset == 4096)  // about 5 KB more: one page
         #expect(placed[(caf.dataOffset)...] == original[(before.dataOffset)...])
     }
+
+    @Test("bounded memory: a cue chunk of 100,000 points is read up to the reader's 1 MiB cap, with a warning")
+    func boundedCue() throws {
+        let points = (0..<100_000).map { (id: UInt32($0 + 1), position: UInt32($0 % 100)) }
+        let converted = try convert(wave(frames: 100, [cue(points)]))
+        let caf = try PlainCAF(converted.bytes)
+        #expect(caf.markers.count == ((1 << 20) - 4) / 24)  // the count field takes 4 of the first MiB
+        #expect(converted.result.warnings.contains { $0.contains("only the first") })
+        #expect(converted.file.audioOffset % CAFWriter.metadataPageSize == 0)  // moved by whole pages from 4096
+        expectCleanLayout(converted.file)
+    }
 }
