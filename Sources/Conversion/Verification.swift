@@ -419,7 +419,8 @@ public enum Verifier {
         var failures: [VerifyFailure] = []
         func fail(_ what: String, _ chunk: String, expected: String, found: String) {
             failures.append(
-                VerifyFailure(rule: .againstMetadata, expected: "\(what) \(expected) as in \(source)", found: found, chunk: chunk))
+                VerifyFailure(rule: .againstMetadata, expected: "\(what) \(expected) as in \(source)", found: found, chunk: chunk)
+            )
         }
         let wanted = MetadataSummary(expected)
         let have = MetadataSummary(found)

@@ -429,7 +429,8 @@ public enum Inspector {
             let start = region.markers.first?.framePosition
             let end = region.markers.last?.framePosition
             info.regions.append(
-                AudioFileInfo.Region(id: region.regionID, name: name(region.regionID), flags: region.flags, start: start, end: end))
+                AudioFileInfo.Region(
+                    id: region.regionID, name: name(region.regionID), flags: region.flags, start: start, end: end))
             guard region.flags & 1 != 0, let start, let end, start.isFinite, end.isFinite, start >= 0, end >= 0 else { continue }
             let kind =
                 switch region.flags & 6 {

@@ -37,7 +37,9 @@ private func smpl(_ loops: [(cue: UInt32, type: UInt32, start: UInt32, end: UInt
 
 private func cue(_ points: [(id: UInt32, position: UInt32)], declared: UInt32? = nil) -> [UInt8] {
     var body = le32(declared ?? UInt32(points.count))
-    for point in points { body += le32(point.id) + le32(point.position) + Array("data".utf8) + le32(0) + le32(0) + le32(point.position) }
+    for point in points {
+        body += le32(point.id) + le32(point.position) + Array("data".utf8) + le32(0) + le32(0) + le32(point.position)
+    }
     return riff("cue ", body)
 }
 
@@ -50,12 +52,14 @@ private func richWave(frames: Int = 4000) -> [UInt8] {
         + riff("IART", [0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72, 0])  // "Müller" in Latin-1
         + riff("ICMT", Array("Loops twice".utf8) + [0]) + riff("ICRD", Array("2026-11-24".utf8) + [0])
         + riff("ISFT", Array("fixture".utf8) + [0]) + riff("IENG", Array("Ann".utf8) + [0])
-    return wave(frames: frames, [
-        smpl([(1, 0, 500, 1500, 0), (2, 1, 2000, 3000, 0)]),
-        cue([(1, 100), (2, 200), (3, 300), (4, 400), (5, 3999)]),
-        riff("LIST", Array("adtl".utf8) + labels.flatMap { $0 }),
-        riff("LIST", Array("INFO".utf8) + info),
-    ])
+    return wave(
+        frames: frames,
+        [
+            smpl([(1, 0, 500, 1500, 0), (2, 1, 2000, 3000, 0)]),
+            cue([(1, 100), (2, 200), (3, 300), (4, 400), (5, 3999)]),
+            riff("LIST", Array("adtl".utf8) + labels.flatMap { $0 }),
+            riff("LIST", Array("INFO".utf8) + info),
+        ])
 }
 
 // MARK: - An independent CAF reader (no CAFKit)
@@ -112,7 +116,9 @@ struct PlainCAF {
         for _ in 0..<Self.u32(b, 4) {
             let count = Int(Self.u32(b, at + 8))
             result.append(
-                Regn(id: Self.u32(b, at), flags: Self.u32(b, at + 4), markers: (0..<count).map { Self.mark(b, at + 12 + 28 * $0) }))
+                Regn(
+                    id: Self.u32(b, at), flags: Self.u32(b, at + 4), markers: (0..<count).map { Self.mark(b, at + 12 + 28 * $0) })
+            )
             at += 12 + 28 * count
         }
         return result
@@ -216,14 +222,20 @@ struct MetadataTests {
 
     @Test("placement: the free chunk absorbs the metadata, a gap of 1 to 11 bytes grows a page")
     func placement() {
-        let leading = CAFWriter.header() + CAFWriter.chunkBytes(.description(AudioDescription(
-            sampleRate: 8000, formatID: .lpcm, formatFlags: 2, bytesPerPacket: 2, framesPerPacket: 1,
-            channelsPerFrame: 1, bitsPerChannel: 16)))
+        let leading =
+            CAFWriter.header()
+            + CAFWriter.chunkBytes(
+                .description(
+                    AudioDescription(
+                        sampleRate: 8000, formatID: .lpcm, formatFlags: 2, bytesPerPacket: 2, framesPerPacket: 1,
+                        channelsPerFrame: 1, bitsPerChannel: 16)))
         let info = CAFChunk.info(InfoStrings([CAFKit.InfoEntry(key: "title", value: "x")]))
         let size = UInt64(leading.count + CAFWriter.chunkBytes(info).count)
         #expect(CAFWriter.placeBeforeData(leading: leading, metadata: [info], dataChunkOffset: 4080).count == 4080)
         #expect(CAFWriter.placeBeforeData(leading: leading, metadata: [info], dataChunkOffset: size).count == Int(size))
-        #expect(CAFWriter.placeBeforeData(leading: leading, metadata: [info], dataChunkOffset: size + 5).count == Int(size) + 5 + 4096)
+        #expect(
+            CAFWriter.placeBeforeData(leading: leading, metadata: [info], dataChunkOffset: size + 5).count == Int(size) + 5 + 4096
+        )
         #expect(CAFWriter.placeBeforeData(leading: leading, metadata: [info], dataChunkOffset: size + 12).count == Int(size) + 12)
         #expect(CAFWriter.placeBeforeData(leading: leading, metadata: [info], dataChunkOffset: 40).count == 40 + 4096)
     }
@@ -251,9 +263,13 @@ struct MetadataTests {
         let aiff = Array("FORM".utf8) + be32(UInt32(body.count)) + body
         let (metadata, warnings) = MetadataMapping.read(MemoryByteSource(aiff))
         #expect(warnings.isEmpty)
-        let leading = CAFWriter.header() + CAFWriter.chunkBytes(.description(AudioDescription(
-            sampleRate: 8000, formatID: .lpcm, formatFlags: 0, bytesPerPacket: 2, framesPerPacket: 1,
-            channelsPerFrame: 1, bitsPerChannel: 16)))
+        let leading =
+            CAFWriter.header()
+            + CAFWriter.chunkBytes(
+                .description(
+                    AudioDescription(
+                        sampleRate: 8000, formatID: .lpcm, formatFlags: 0, bytesPerPacket: 2, framesPerPacket: 1,
+                        channelsPerFrame: 1, bitsPerChannel: 16)))
         let head = CAFWriter.placeBeforeData(leading: leading, metadata: metadata.chunks, dataChunkOffset: 4080)
         let file = head + Array("data".utf8) + [0, 0, 0, 0, 0, 0, 0, 4] + [0, 0, 0, 0]
         let caf = try PlainCAF(file)
@@ -289,14 +305,23 @@ struct MetadataTests {
                 baseNote: 60, midiLowNote: 0, midiHighNote: 127, midiLowVelocity: 1, midiHighVelocity: 127,
                 decibelGain: 0, startRegionID: 0, sustainRegionID: 10, releaseRegionID: 11, instrumentID: 0),
             regions: RegionChunk(regions: [
-                Region(regionID: 10, flags: 3, markers: [Marker(type: .markerSustainLoopStart, framePosition: 3, markerID: 1),
-                    Marker(type: .markerSustainLoopEnd, framePosition: 999, markerID: 2)]),
-                Region(regionID: 11, flags: 3, markers: [Marker(type: .markerReleaseLoopStart, framePosition: 500, markerID: 3),
-                    Marker(type: .markerReleaseLoopEnd, framePosition: 1001, markerID: 4)]),
+                Region(
+                    regionID: 10, flags: 3,
+                    markers: [
+                        Marker(type: .markerSustainLoopStart, framePosition: 3, markerID: 1),
+                        Marker(type: .markerSustainLoopEnd, framePosition: 999, markerID: 2),
+                    ]),
+                Region(
+                    regionID: 11, flags: 3,
+                    markers: [
+                        Marker(type: .markerReleaseLoopStart, framePosition: 500, markerID: 3),
+                        Marker(type: .markerReleaseLoopEnd, framePosition: 1001, markerID: 4),
+                    ]),
             ]),
-            markers: MarkerChunk(markers: [0, 1, 3, 1000, 1001, 50_000].enumerated().map {
-                Marker(type: .markerGeneric, framePosition: $0.element, markerID: Int32($0.offset + 20))
-            }))
+            markers: MarkerChunk(
+                markers: [0, 1, 3, 1000, 1001, 50_000].enumerated().map {
+                    Marker(type: .markerGeneric, framePosition: $0.element, markerID: Int32($0.offset + 20))
+                }))
         // 48000 -> 44100 Hz, 1001 source frames -> 920 output frames (rounded).
         let (down, warnings) = metadata.rescaled(sourceRate: 48000, outputRate: 44100, outputFrames: 920)
         // 1 -> 0.92 -> 1; 3 -> 2.76 -> 3; 1000 -> 918.75 -> 919; 1001 -> 919.67 -> 920
@@ -322,10 +347,12 @@ struct MetadataTests {
 
     @Test("positions past the end of the audio are dropped with a warning, never written out of range")
     func pastTheEnd() throws {
-        let fixture = wave(frames: 1000, [
-            smpl([(1, 0, 10, 900, 0), (2, 0, 500, 70_000, 0)]),
-            cue([(1, 5), (2, 0xFFFF_FFF0)]),
-        ])
+        let fixture = wave(
+            frames: 1000,
+            [
+                smpl([(1, 0, 10, 900, 0), (2, 0, 500, 70_000, 0)]),
+                cue([(1, 5), (2, 0xFFFF_FFF0)]),
+            ])
         let converted = try convert(fixture)
         let caf = try PlainCAF(converted.bytes)
         #expect(caf.markers.allSatisfy { $0.position <= 1000 })
@@ -343,8 +370,14 @@ struct MetadataTests {
             // A LIST whose entry claims more bytes than the list holds.
             [riff("LIST", Array("INFO".utf8) + Array("INAM".utf8) + le32(0xFFFF_FF00) + Array("abc".utf8))],
             // labl with a cue ID that names no cue, and an ltxt region far past the end.
-            [cue([(1, 5)]), riff("LIST", Array("adtl".utf8) + riff("labl", le32(99) + Array("x".utf8)) + riff(
-                "ltxt", le32(1) + le32(0xFFFF_FFFF) + Array("rgn ".utf8) + [0, 0, 0, 0, 0, 0, 0, 0]))],
+            [
+                cue([(1, 5)]),
+                riff(
+                    "LIST",
+                    Array("adtl".utf8) + riff("labl", le32(99) + Array("x".utf8))
+                        + riff(
+                            "ltxt", le32(1) + le32(0xFFFF_FFFF) + Array("rgn ".utf8) + [0, 0, 0, 0, 0, 0, 0, 0])),
+            ],
             // Text that is neither: bytes 0x80-0xFF are read as Latin-1.
             [riff("LIST", Array("INFO".utf8) + riff("INAM", [0xC3, 0x28, 0xFF, 0]))],
         ]
@@ -378,9 +411,10 @@ struct MetadataTests {
     @Test("CAF to CAF: every chunk that describes the audio is kept; peak and overview are dropped")
     func cafToCAF() throws {
         let chunks: [CAFChunk] = [
-            .description(AudioDescription(
-                sampleRate: 8000, formatID: .lpcm, formatFlags: 2, bytesPerPacket: 2, framesPerPacket: 1,
-                channelsPerFrame: 1, bitsPerChannel: 16)),
+            .description(
+                AudioDescription(
+                    sampleRate: 8000, formatID: .lpcm, formatFlags: 2, bytesPerPacket: 2, framesPerPacket: 1,
+                    channelsPerFrame: 1, bitsPerChannel: 16)),
             .info(InfoStrings([CAFKit.InfoEntry(key: "title", value: "T")])),
             .markers(MarkerChunk(markers: [Marker(type: .markerGeneric, framePosition: 4, markerID: 1)])),
             .strings(StringsChunk(strings: [(1, "one")])),
@@ -464,9 +498,11 @@ struct MetadataTests {
         #expect(caf.markers.count == 9 && caf.regions.count == 2 && caf.info.count == 6)
     }
 
-    @Test("every output format keeps the metadata (libsndfile's ALAC header has kuki and pakt before it)", arguments: [
-        "alac", "ulaw", "alaw", "LEF32", "BEI24", "I8",
-    ])
+    @Test(
+        "every output format keeps the metadata (libsndfile's ALAC header has kuki and pakt before it)",
+        arguments: [
+            "alac", "ulaw", "alaw", "LEF32", "BEI24", "I8",
+        ])
     func everyFormat(_ format: String) throws {
         let options = ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1)
         let converted = try convert(richWave(), options: options)
