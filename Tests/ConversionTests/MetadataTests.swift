@@ -543,4 +543,34 @@ struct MetadataTests {
         #expect(converted.file.audioOffset % CAFWriter.metadataPageSize == 0)  // moved by whole pages from 4096
         expectCleanLayout(converted.file)
     }
+
+    @Test("WAV ltxt regions, names from note or ltxt when there is no labl, bext description and originator")
+    func ltxtNotesAndBext() throws {
+        func padded(_ text: String, _ width: Int) -> [UInt8] {
+            Array(text.utf8) + [UInt8](repeating: 0, count: width - text.utf8.count)
+        }
+        let bext = riff(
+            "bext",
+            padded("Field recording", 256) + padded("Recorder X", 32) + padded("", 32) + padded("2026-11-24", 10)
+                + padded("01:02:03", 8) + [UInt8](repeating: 0, count: 8 + 2 + 64 + 10 + 180))
+        let adtl = riff(
+            "LIST",
+            Array("adtl".utf8) + riff("note", le32(1) + Array("from note".utf8) + [0])
+                + riff("ltxt", le32(2) + le32(50) + Array("rgn ".utf8) + [UInt8](repeating: 0, count: 8) + Array("chorus".utf8) + [0]))
+        let fixture = wave(frames: 1000, [cue([(1, 5), (2, 100)]), adtl, bext])
+        let (metadata, warnings) = MetadataMapping.read(MemoryByteSource(fixture))
+        #expect(warnings.isEmpty)
+        let markers = try #require(metadata.markers?.markers)
+        #expect(markers.map(\.type) == [.markerGeneric, .markerGeneric, .markerRegionStart, .markerRegionEnd])
+        #expect(markers.map(\.framePosition) == [5, 100, 100, 150])
+        #expect(metadata.regions?.regions.map(\.flags) == [0])
+        #expect(metadata.regions?.regions.first?.markers.map(\.framePosition) == [100, 150])
+        #expect(metadata.strings?.string(for: 1) == "from note" && metadata.strings?.string(for: 2) == "chorus")
+        #expect(metadata.strings?.string(for: 3) == "chorus")  // the region
+        #expect(
+            metadata.info?.entries == [
+                CAFKit.InfoEntry(key: "comments", value: "Field recording"),
+                CAFKit.InfoEntry(key: "originator", value: "Recorder X"),
+            ])
+    }
 }
