@@ -556,7 +556,9 @@ struct MetadataTests {
         let adtl = riff(
             "LIST",
             Array("adtl".utf8) + riff("note", le32(1) + Array("from note".utf8) + [0])
-                + riff("ltxt", le32(2) + le32(50) + Array("rgn ".utf8) + [UInt8](repeating: 0, count: 8) + Array("chorus".utf8) + [0]))
+                + riff(
+                    "ltxt", le32(2) + le32(50) + Array("rgn ".utf8) + [UInt8](repeating: 0, count: 8) + Array("chorus".utf8) + [0]
+                ))
         let fixture = wave(frames: 1000, [cue([(1, 5), (2, 100)]), adtl, bext])
         let (metadata, warnings) = MetadataMapping.read(MemoryByteSource(fixture))
         #expect(warnings.isEmpty)
