@@ -117,7 +117,7 @@ enum Converter {
         do {
             let source = try SourceStage.open(job.input, warnings: &result.warnings)
             let target = TargetFormat.resolve(
-                source: source.encoding, sourceOrder: source.wave.byteOrder,
+                source: source.encoding, sourceOrder: source.byteOrder,
                 dataFormat: options.dataFormat, endian: options.endian)
             result.formatIn = source.formatCode
             result.formatOut = target.description

@@ -151,8 +151,10 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
 
     /// Picks the output format for a source, following the options.
     ///
-    /// Without `-d`, the source's sample format is kept when CAF can hold it; unsigned 8-bit
-    /// becomes signed 8-bit, and encodings CAF cannot hold (ADPCM, GSM 6.10, ...) become 16-bit.
+    /// Without `-d`, the source's sample format is kept when CAF can hold it (linear PCM, FLAC's
+    /// bit depth as linear PCM, µ-law, A-law, ALAC); unsigned 8-bit becomes signed 8-bit, and
+    /// lossy encodings (MP3, Vorbis, Opus) and encodings CAF cannot hold (ADPCM, GSM 6.10, ...)
+    /// become 16-bit.
     public static func resolve(
         source: Encoding, sourceOrder: ByteOrder, dataFormat: DataFormat?,
         endian: EndianChoice?
@@ -179,6 +181,9 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
             switch source {
             case .pcmU8, .pcmS8: encoding = .pcmS8
             case .pcm16, .pcm24, .pcm32, .float32, .float64, .ulaw, .alaw: encoding = source
+            // Apple Lossless stays Apple Lossless at its bit depth.
+            case .alac16, .alac20, .alac24, .alac32: encoding = source
+            // Lossy (MP3, Vorbis, Opus) and codecs CAF cannot hold (ADPCM, GSM 6.10): 16-bit.
             default: encoding = .pcm16
             }
         }

@@ -19,8 +19,8 @@ enum EncoderStage {
 
     /// Picks the road for `source` becoming `target`.
     static func choose(for source: SourceStage, target: TargetFormat, options: ConversionOptions) -> EncoderStage {
-        if options.directPayload, let probe = source.probe,
-            let payload = DirectPayload(wave: source.wave, source: source.info, target: target, fileLength: source.input.length)
+        if options.directPayload, let probe = source.probe, let samples = source.samples,
+            let payload = DirectPayload(samples: samples, source: source.info, target: target, fileLength: source.input.length)
         {
             return .directPayload(payload, probe: probe)
         }
