@@ -55,6 +55,7 @@ public struct ConversionOptions: Sendable, Equatable {
         case .ulaw?: format = "ulaw"
         case .alaw?: format = "alaw"
         case .alac?: format = "alac"
+        case .alacBits(let bits)?: format = "alac\(bits)"
         case nil: break
         }
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""

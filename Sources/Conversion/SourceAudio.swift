@@ -360,23 +360,39 @@ final class SourceAudio {
         bits = reader.info.encoding.isLinearPCM ? (reader.info.encoding.bits ?? 16) : 16
     }
 
-    /// Opens `path` for reading: cafconv's own decoder for linear PCM and G.711 WAV, else
-    /// libsndfile limited to the header's frame count.
+    /// Opens `path` for reading as `convert` reads it: the container told by content, and the
+    /// decoder ``DecodeRoute/route(for:)`` picks (cafconv's own for linear PCM and G.711 in WAV,
+    /// AIFF and CAF; else libsndfile limited to the header's frame count, or its own count).
     static func open(_ path: String) throws(SourceError) -> SourceAudio {
-        var wave: WAVEFile?
-        var byteSource: FileByteSource?
-        if let source = try? FileByteSource(path: path) {
-            byteSource = source
-            wave = try? WAVEFile(reading: source)
+        let byteSource: FileByteSource
+        let content: SourceContent
+        let route: DecodeRoute
+        do {
+            byteSource = try FileByteSource(path: path)
+        } catch {
+            throw SourceError("\(path): \(error)")
         }
-        if let wave, let byteSource, var samples = WAVESamples(wave: wave) {
+        do {
+            content = try SourceContent.read(byteSource)
+            route = try DecodeRoute.route(for: content)
+        } catch {
+            throw SourceError("\(path): \(error.message)")
+        }
+        if case .cafconv(var samples) = route {
             try samples.settleSlots(in: byteSource)
-            return SourceAudio(samples: samples, source: byteSource, sampleRate: Int(wave.format.sampleRate))
+            let rate: Int
+            switch content {
+            case .wave(let wave): rate = Int(wave.format.sampleRate)
+            case .aiff(let aiff): rate = Int(aiff.sampleRate.rounded())
+            case .caf(let caf): rate = Int(caf.audioDescription.sampleRate.rounded())
+            case .other: rate = 0
+            }
+            return SourceAudio(samples: samples, source: byteSource, sampleRate: rate)
         }
         do {
             let reader = try SoundFile.open(readingFrom: path)
             try reader.setNormalisation(false)
-            let limit = wave.map { $0.audioBytes == 0 ? 0 : $0.frames.map { Int64(clamping: $0) } } ?? nil
+            let limit: Int64? = content.audioBytes == 0 ? 0 : content.declaredFrames ?? reader.info.frames
             return SourceAudio(reader: reader, limit: limit)
         } catch {
             throw SourceError("\(path): \(error.message)")
