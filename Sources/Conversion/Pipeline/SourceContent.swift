@@ -36,6 +36,14 @@ enum SourceContent {
                 throw ConversionError(.notAudio, "not a readable CAF file: \(error)")
             }
         case nil:
+            // A header cut short is still told by its first four bytes, and its parser says so.
+            let head = prefix.prefix(4)
+            if ["RIFF", "RIFX", "RF64", "BW64"].contains(where: { Array($0.utf8) == Array(head) }) {
+                do { _ = try WAVEFile(reading: input) } catch { throw ConversionError(.notAudio, error.message) }
+            }
+            if Array("FORM".utf8) == Array(head) {
+                do { _ = try AIFFFile(reading: input) } catch { throw ConversionError(.notAudio, error.message) }
+            }
             return .other(prefix: describe(prefix))
         }
     }
