@@ -43,7 +43,8 @@ struct Convert {
         add(["-c", "--channels"], "cafconv keeps the source's channels (channel conversion is planned, not there yet)")
         add(["-l", "--channellayout"], "cafconv copies the source's channel layout (from WAVE_FORMAT_EXTENSIBLE)")
         add(["-r", "--src-quality", "--src-complexity"], "cafconv keeps the source's sample rate (sample rate conversion is planned, not there yet)")
-        add(["-b", "--bitrate", "-s", "--strategy", "-q", "--quality"], "cafconv writes no lossy codec yet (AAC is planned); its formats are \(DataFormat.examples)")
+        // afconvert's -q (quality) is cafconv's --quiet: only its long spelling is listed.
+        add(["-b", "--bitrate", "-s", "--strategy", "--quality"], "cafconv writes no lossy codec yet (AAC is planned); its formats are \(DataFormat.examples)")
         add(["--mix", "--no-mix"], "cafconv keeps the source's channels (mixing is planned, not there yet)")
         add(["--dither"], "cafconv never dithers (narrower integers keep the top bits)")
         add(["--prime-method", "--prime-override", "--no-filler", "--codec-manuf"], "cafconv writes no codec that needs priming or encoder options")
