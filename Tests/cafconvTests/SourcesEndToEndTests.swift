@@ -93,4 +93,34 @@ struct SourcesEndToEndTests {
         #expect(result.text.contains("ignored: \(folder.file("in/b/x.wav")) (matches no --include pattern)"))
         #expect(result.stderr.contains("2 converted, 0 failed, 2 ignored ("), "\(result.stderr)")
     }
+
+    @Test("the README's source table, convert --help and the manual page list the same audio extensions")
+    func documentedExtensions() throws {
+        let readme = try String(contentsOfFile: RepositoryPaths.root + "/README.md", encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "### Sources: what `convert` reads").last)
+        let table = section.components(separatedBy: "\n\n").dropFirst().first { $0.hasPrefix("| source") } ?? ""
+        var documented = Set<String>()
+        for row in table.split(separator: "\n") {
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false)
+            guard cells.count > 2 else { continue }
+            for word in cells[2].replacingOccurrences(of: "`", with: " ").split(separator: " ") where word.hasPrefix(".") {
+                documented.insert(String(word.dropFirst()))
+            }
+        }
+        let help = try run(RepositoryPaths.executable, ["convert", "--help"]).text.replacingOccurrences(of: "\n", with: " ")
+        let manual = try run(RepositoryPaths.executable, ["--generate-manual"]).text.replacingOccurrences(of: "\n", with: " ")
+        func listed(_ text: String) -> Set<String> {
+            var found = Set<String>()
+            var rest = Substring(text)
+            while let star = rest.range(of: "*.") {
+                rest = rest[star.upperBound...]
+                let word = rest.prefix { $0.isLetter || $0.isNumber }
+                if !word.isEmpty { found.insert(String(word)) }
+            }
+            return found
+        }
+        #expect(documented.count >= 15, "\(documented)")
+        #expect(listed(help) == documented, "convert --help: \(listed(help)), README: \(documented)")
+        #expect(listed(manual).isSuperset(of: documented), "manual: \(listed(manual)), README: \(documented)")
+    }
 }
