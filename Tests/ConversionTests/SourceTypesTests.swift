@@ -415,4 +415,39 @@ struct SourceTypesTests {
         #expect(report.files[1].reason?.hasPrefix("not audio cafconv can read (only 2 bytes)") == true, "\(report.files[1])")
         #expect(report.files.allSatisfy { $0.code == .notAudio })
     }
+
+    @Test(
+        "the real AIFF and CAF files: converted with the oracle's frames and verified, or refused saying why",
+        .enabled(if: RepositoryPaths.realCorpus != nil, "../shared/corpus/real is absent"))
+    func realAIFFAndCAF() throws {
+        let corpus = try #require(RepositoryPaths.realCorpus)
+        let oracle = try RepositoryPaths.oracle()
+        let names = oracle.filter { ["aiff", "caf"].contains($0.value["container"] as? String) }.keys.sorted()
+        #expect(names.count >= 20)
+        var converted = 0
+        for name in names {
+            let folder = TempDirectory()
+            let report = Engine.convert(inputs: [corpus + "/" + name], output: folder.file("out.caf"), options: options)
+            let file = try #require(report.files.first)
+            let format = oracle[name]?["format"] as? String ?? ""
+            if ["aac", "aacl", "ima4", "opus"].contains(format) {
+                #expect(file.status == .failed && file.code == .unsupported, "\(name): \(file.reason ?? "")")
+                #expect(
+                    file.reason?.contains("is not converted yet") == true || file.reason?.contains("libsndfile cannot read this CAF (Opus)") == true,
+                    "\(name): \(file.reason ?? "")")
+                continue
+            }
+            #expect(file.status == .converted, "\(name): \(file.reason ?? "")")
+            #expect(file.frames == (oracle[name]?["frames"] as? Int).map(Int64.init), "\(name)")
+            #expect(file.proof?.sourceDecoder == "cafconv", "\(name)")
+            let verified = Verifier.verify(
+                paths: [folder.file("out.caf")], options: VerifyOptions(against: corpus + "/" + name))
+            #expect(verified.files.first?.status == .passed, "\(name): \(verified.files.first?.failures ?? [])")
+            if name == "Borewit_music-metadata__Porder.aif" {
+                #expect(file.warnings.contains { $0.contains("6 frames more than the 9 'COMM' declares") }, "\(file.warnings)")
+            }
+            converted += 1
+        }
+        #expect(converted >= 14)
+    }
 }

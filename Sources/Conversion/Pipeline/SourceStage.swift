@@ -64,6 +64,11 @@ struct SourceStage {
                     .notAudio,
                     "not audio cafconv can read (\(prefix)): not WAV, AIFF or CAF, and libsndfile cannot read it either (\(error.message))")
             }
+            if case .caf(let caf) = content {
+                throw ConversionError(
+                    .unsupported,
+                    "libsndfile cannot read this CAF (\(caf.audioDescription.formatName)), and cafconv does not decode it itself: \(error.message)")
+            }
             throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
         }
         do { try reader.setNormalisation(false) } catch {
@@ -80,6 +85,11 @@ struct SourceStage {
             switch try crossCheck(samples, content: content, reader: reader, input: input) {
             case .agree(let agreed): probe = agreed
             case .ownReader(let note): warnings.append(note)
+            }
+            if source.frames > samples.frames, case .aiff = content {
+                warnings.append(
+                    "the 'SSND' chunk holds \(source.frames - samples.frames) frames more than the \(samples.frames) 'COMM' declares; they are not audio (libsndfile reads them): \(samples.frames) frames converted"
+                )
             }
         }
         // The header's frame count: compressed formats decode to whole blocks, `fact` (or a
@@ -165,7 +175,11 @@ struct SourceStage {
                 .readersDisagree,
                 "\(what): libsndfile reads \(info.encoding), the '\(header)' chunk says \(samples.encoding); not converted")
         }
-        if info.frames != samples.frames {
+        // AIFF: 'COMM' counts the frames; bytes of 'SSND' after them are not audio, though
+        // libsndfile reads them. The first frames must still agree.
+        var aiffTail = false
+        if case .aiff(let aiff) = content, info.frames > samples.frames, aiff.frames == UInt64(samples.frames) { aiffTail = true }
+        if info.frames != samples.frames && !aiffTail {
             let bytes = content.audioBytes ?? 0
             let extent =
                 bytes == 0
