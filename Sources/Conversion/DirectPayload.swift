@@ -219,7 +219,8 @@ enum PayloadMover {
         _ isCancelled: () -> Bool
     ) throws(ConversionError) -> Bool {
         let frameBytes = payload.layout.bytesPerFrame
-        let step = max(1, bufferBytes / frameBytes) * frameBytes
+        // No bigger than the payload: most sound effects are far smaller than the 1 MiB buffer.
+        let step = Int(min(UInt64(max(1, bufferBytes / frameBytes) * frameBytes), max(payload.byteCount, 1)))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: step, alignment: 64)
         defer { buffer.deallocate() }
         var done: UInt64 = 0
