@@ -65,7 +65,7 @@ public enum Engine {
         if !orphans.isEmpty {
             // A folder whose WAV files are all gone still had something to check: the outputs its
             // manifest records (reported orphaned, or pruned). Only a run that checked nothing fails.
-            plan.failures.removeAll { $0.reason == Planner.nothingFound }
+            plan.failures.removeAll { $0.reason?.hasPrefix(Planner.nothingFound) == true }
         }
         var report = [FileResult]()
 

@@ -163,7 +163,9 @@ public enum Planner {
                 ignored += walk.ignored
                 // A build step that converted nothing must not pass as a success.
                 if (jobs.count, failures.count) == found {
-                    failures.append(.failed(input, code: .input, reason: Self.nothingFound))
+                    let narrowed = walk.ignored.filter { $0.reason?.contains("--include") == true || $0.reason?.contains("--exclude") == true }.count
+                    let why = narrowed == 0 ? "" : "; \(narrowed) left out by --include/--exclude"
+                    failures.append(.failed(input, code: .input, reason: Self.nothingFound + why))
                 }
             }
         }

@@ -377,6 +377,12 @@ struct SourceTypesTests {
         let reasons: [String] = report.files.filter { $0.status == .ignored }.map { $0.reason ?? "" }
         let expected: [String] = ["not an audio file name", "excluded by --exclude ui/**", "excluded by --exclude ui/**"]
         #expect(reasons == expected)
+        // Everything left out: the folder converted nothing, which fails, saying why.
+        let none = Engine.convert(
+            inputs: [folder.file("in")], output: TempDirectory().path, options: options,
+            selection: Planner.Selection(include: [try Glob("*.flac")]))
+        let failure = try #require(none.files.first { $0.status == .failed })
+        #expect(failure.reason?.hasSuffix("searched recursively); 5 left out by --include/--exclude") == true, "\(failure)")
     }
 
     @Test("glob semantics: * and ? within a name, ** across folders, classes, escapes, bad patterns")
