@@ -2,6 +2,7 @@ import BinaryIO
 import CAFKit
 import Conversion
 import Foundation
+import Inspection
 import SndFile
 import TestSupport
 import Testing
@@ -37,6 +38,8 @@ struct SourceKind: Sendable, CustomStringConvertible {
         SourceKind(name: "aiff24.aif", major: .aiff, encoding: .pcm24, formatOut: "LEI24", decoder: "cafconv", exactBits: 24),
         SourceKind(name: "aiff32.aif", major: .aiff, encoding: .pcm32, formatOut: "LEI32", decoder: "cafconv", exactBits: 32),
         SourceKind(name: "aiff8.aif", major: .aiff, encoding: .pcmS8, formatOut: "I8", decoder: "cafconv", exactBits: 8),
+        // Unsigned 8-bit: AIFF-C 'raw ' (offset binary), as libsndfile writes it.
+        SourceKind(name: "aifc-raw8.aifc", major: .aiff, encoding: .pcmU8, formatOut: "I8", decoder: "cafconv", exactBits: 8),
         SourceKind(
             name: "aifc-sowt.aifc", major: .aiff, encoding: .pcm16, endianness: .little, formatOut: "LEI16",
             decoder: "cafconv", exactBits: 16),
@@ -222,10 +225,22 @@ struct SourceTypesTests {
         // The direct road moves AIFF and CAF linear PCM payloads as bytes, and writes the same bytes.
         let direct = Engine.convert(inputs: [folder.file("in")], output: folder.file("direct"), options: options)
         for file in direct.files where file.formatOut != "ulaw" && file.formatOut != "alaw" {
-            #expect([.copied, .byteSwapped].contains(file.samples), "\(file.input): \(String(describing: file.samples))")
+            #expect([.copied, .byteSwapped, .signFlipped].contains(file.samples), "\(file.input): \(String(describing: file.samples))")
             let relative = FileSystem.baseName(try #require(file.output))
             #expect(readFile(folder.file("direct/" + relative)) == readFile(folder.file("out/" + relative)), "\(relative)")
         }
+    }
+
+    @Test("an AIFF-C 'raw ' source is unsigned 8-bit: converted to signed I8 with the same waveform, and info says unsigned")
+    func rawAIFF() throws {
+        let folder = TempDirectory()
+        let kind = try #require(SourceKind.all.first { $0.name == "aifc-raw8.aifc" })
+        try SourceFixtures.tree(folder, kinds: [kind])
+        let path = folder.file("in/aifc-raw8.aifc")
+        let info = Inspector.inspect(path: path)
+        #expect(info.formatDescription == "8-bit unsigned integer", "\(info.formatDescription)")
+        let report = Engine.convert(inputs: [path], output: folder.file("out.caf"), options: options)
+        #expect(report.files.first?.formatIn == "UI8" && report.files.first?.samples == .signFlipped, "\(report.files)")
     }
 
     @Test("--endian source keeps a big-endian AIFF or CAF big-endian; the default is little")
