@@ -163,7 +163,9 @@ public enum Planner {
                 ignored += walk.ignored
                 // A build step that converted nothing must not pass as a success.
                 if (jobs.count, failures.count) == found {
-                    let narrowed = walk.ignored.filter { $0.reason?.contains("--include") == true || $0.reason?.contains("--exclude") == true }.count
+                    let narrowed = walk.ignored.filter {
+                        $0.reason?.contains("--include") == true || $0.reason?.contains("--exclude") == true
+                    }.count
                     let why = narrowed == 0 ? "" : "; \(narrowed) left out by --include/--exclude"
                     failures.append(.failed(input, code: .input, reason: Self.nothingFound + why))
                 }
@@ -229,7 +231,9 @@ public enum Planner {
                 // Hidden names (the manifest, temporary files, .DS_Store) are not mentioned.
                 if name.hasPrefix(".") { continue }
                 guard isAudioName(name) else {
-                    if kind == .file { ignored.append(FileResult(input: path, status: .ignored, reason: "not an audio file name")) }
+                    if kind == .file {
+                        ignored.append(FileResult(input: path, status: .ignored, reason: "not an audio file name"))
+                    }
                     continue
                 }
                 if let source = written[PathKey(path)] {

@@ -500,7 +500,8 @@ public enum Verifier {
                 failures.append(
                     VerifyFailure(
                         rule: .against, expected: "one \(law) code per channel and frame to compare",
-                        found: "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channel\(channels == 1 ? "" : "s")",
+                        found:
+                            "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channel\(channels == 1 ? "" : "s")",
                         chunk: "desc"))
                 return (failures, nil)
             }

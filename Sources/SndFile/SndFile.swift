@@ -1,7 +1,6 @@
 import BinaryIO
 internal import CSndFile
 import Synchronization
-
 import SystemLayer
 
 /// An error from libsndfile, with its message and the path it concerns.

@@ -42,77 +42,87 @@ struct Convert {
         }
         add(["-c", "--channels"], "cafconv keeps the source's channels (channel conversion is planned, not there yet)")
         add(["-l", "--channellayout"], "cafconv copies the source's channel layout (from WAVE_FORMAT_EXTENSIBLE)")
-        add(["-r", "--src-quality", "--src-complexity"], "cafconv keeps the source's sample rate (sample rate conversion is planned, not there yet)")
+        add(
+            ["-r", "--src-quality", "--src-complexity"],
+            "cafconv keeps the source's sample rate (sample rate conversion is planned, not there yet)")
         // afconvert's -q (quality) is cafconv's --quiet: only its long spelling is listed.
-        add(["-b", "--bitrate", "-s", "--strategy", "--quality"], "cafconv writes no lossy codec yet (AAC is planned); its formats are \(DataFormat.examples)")
+        add(
+            ["-b", "--bitrate", "-s", "--strategy", "--quality"],
+            "cafconv writes no lossy codec yet (AAC is planned); its formats are \(DataFormat.examples)")
         add(["--mix", "--no-mix"], "cafconv keeps the source's channels (mixing is planned, not there yet)")
         add(["--dither"], "cafconv never dithers (narrower integers keep the top bits)")
-        add(["--prime-method", "--prime-override", "--no-filler", "--codec-manuf"], "cafconv writes no codec that needs priming or encoder options")
-        add(["--soundcheck-generate", "--soundcheck-read", "--media-kind", "--anchor-loudness", "--generate-hash", "--copy-hash", "-u", "--userproperty", "--gain"], "cafconv writes the audio and its layout only")
+        add(
+            ["--prime-method", "--prime-override", "--no-filler", "--codec-manuf"],
+            "cafconv writes no codec that needs priming or encoder options")
+        add(
+            [
+                "--soundcheck-generate", "--soundcheck-read", "--media-kind", "--anchor-loudness", "--generate-hash",
+                "--copy-hash", "-u", "--userproperty", "--gain",
+            ], "cafconv writes the audio and its layout only")
         add(["--read-track", "--write-track"], "cafconv reads the one audio stream of each source")
         return table
     }()
 
     static let command: Command = {
         var command = Command(
-        "convert",
-        abstract: "Convert audio files and folders to CAF with an explicit byte order.",
-        discussion: """
-            Sources: WAV (RIFF, RIFX, RF64, Wave64), AIFF and AIFF-C, CAF, FLAC, Ogg Vorbis, Ogg \
-            Opus, MP3 and Sun/NeXT .au, recognised by their content, not their name; anything else \
-            is an error naming the file. IMA4 (AIFF-C and CAF) and AAC sources are refused for now. \
-            Folders are searched recursively for files named *.\(Planner.audioExtensions.joined(separator: ", *.")) \
-            (any case); other files, hidden files and files cafconv wrote (its manifests record them) \
-            are ignored, and a folder without any audio file is an error. --include and --exclude \
-            (each repeatable) narrow what folders contribute: a pattern without '/' matches the file \
-            name, one with '/' the path below the input folder; * and ? match within a name, [a-z] \
-            one character of a set, ** whole folders (old/**, **/take-*.wav); --exclude wins. With \
-            -v the ignored files are listed; the summary and --json count them. Two sources that \
-            would become one output (a.wav and a.aif) are both refused before anything is written. \
-            With -o and a folder (or several inputs), the output folder mirrors each input tree (an \
-            existing file in its place is a usage error); without -o, each CAF is written beside its \
-            input (a CAF source is never overwritten: convert it into another folder).
+            "convert",
+            abstract: "Convert audio files and folders to CAF with an explicit byte order.",
+            discussion: """
+                Sources: WAV (RIFF, RIFX, RF64, Wave64), AIFF and AIFF-C, CAF, FLAC, Ogg Vorbis, Ogg \
+                Opus, MP3 and Sun/NeXT .au, recognised by their content, not their name; anything else \
+                is an error naming the file. IMA4 (AIFF-C and CAF) and AAC sources are refused for now. \
+                Folders are searched recursively for files named *.\(Planner.audioExtensions.joined(separator: ", *.")) \
+                (any case); other files, hidden files and files cafconv wrote (its manifests record them) \
+                are ignored, and a folder without any audio file is an error. --include and --exclude \
+                (each repeatable) narrow what folders contribute: a pattern without '/' matches the file \
+                name, one with '/' the path below the input folder; * and ? match within a name, [a-z] \
+                one character of a set, ** whole folders (old/**, **/take-*.wav); --exclude wins. With \
+                -v the ignored files are listed; the summary and --json count them. Two sources that \
+                would become one output (a.wav and a.aif) are both refused before anything is written. \
+                With -o and a folder (or several inputs), the output folder mirrors each input tree (an \
+                existing file in its place is a usage error); without -o, each CAF is written beside its \
+                input (a CAF source is never overwritten: convert it into another folder).
 
-            By default the source's sample format is kept where CAF can hold it: unsigned 8-bit \
-            becomes signed I8 with the same waveform; FLAC becomes linear PCM of its bit depth; \
-            ALAC stays ALAC; MP3, Vorbis and Opus become 16-bit (LEI16); ADPCM and GSM 6.10 become \
-            16-bit. Samples are \
-            little-endian unless --endian or -d says otherwise. Integer <-> float conversion is not \
-            normalised: an N-bit sample s becomes s / 2^(N-1); floats become round(x * 2^(N-1)), \
-            clipped. -d ulaw and -d alaw code each sample to the nearest G.711 level of the same \
-            sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
-            kept in their law are copied byte for byte.
+                By default the source's sample format is kept where CAF can hold it: unsigned 8-bit \
+                becomes signed I8 with the same waveform; FLAC becomes linear PCM of its bit depth; \
+                ALAC stays ALAC; MP3, Vorbis and Opus become 16-bit (LEI16); ADPCM and GSM 6.10 become \
+                16-bit. Samples are \
+                little-endian unless --endian or -d says otherwise. Integer <-> float conversion is not \
+                normalised: an N-bit sample s becomes s / 2^(N-1); floats become round(x * 2^(N-1)), \
+                clipped. -d ulaw and -d alaw code each sample to the nearest G.711 level of the same \
+                sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
+                kept in their law are copied byte for byte.
 
-            Each output is written to a temporary file beside it, read back and checked, then \
-            renamed into place; a failed file leaves nothing at its output path. Inputs are never \
-            modified.
+                Each output is written to a temporary file beside it, read back and checked, then \
+                renamed into place; a failed file leaves nothing at its output path. Inputs are never \
+                modified.
 
-            Re-runs are incremental, like make: an output is converted again only when it is \
-            missing, its source changed (size or modification time), the conversion options \
-            changed, or the output itself was changed. The state lives in a .cafconv-manifest file \
-            in the output folder (or in the input folder when outputs are written beside inputs). \
-            --force converts everything; --dry-run prints the plan and writes nothing; --check \
-            writes nothing, lists on stdout each output that is missing, out of date or orphaned \
-            (also with -q) and exits 1 if there is any (or an input is unreadable). Outputs cafconv \
-            made whose source is gone are reported as orphaned; --prune deletes them, and the \
-            folders that held nothing else.
+                Re-runs are incremental, like make: an output is converted again only when it is \
+                missing, its source changed (size or modification time), the conversion options \
+                changed, or the output itself was changed. The state lives in a .cafconv-manifest file \
+                in the output folder (or in the input folder when outputs are written beside inputs). \
+                --force converts everything; --dry-run prints the plan and writes nothing; --check \
+                writes nothing, lists on stdout each output that is missing, out of date or orphaned \
+                (also with -q) and exits 1 if there is any (or an input is unreadable). Outputs cafconv \
+                made whose source is gone are reported as orphaned; --prune deletes them, and the \
+                folders that held nothing else.
 
-            Results go to stdout, one line per file, in the order of the inputs. Errors and warnings \
-            go to stderr as soon as each file is done (above the progress line, drawn when stderr \
-            is a terminal); when any file failed, the failed files are listed again before the \
-            summary, which is the last line on stderr. SIGINT or SIGTERM stops the run: no new file \
-            is started, temporary files are deleted, the exit status is 130, and the next run \
-            finishes the work. A second signal stops at once (the next run deletes what is left).
+                Results go to stdout, one line per file, in the order of the inputs. Errors and warnings \
+                go to stderr as soon as each file is done (above the progress line, drawn when stderr \
+                is a terminal); when any file failed, the failed files are listed again before the \
+                summary, which is the last line on stderr. SIGINT or SIGTERM stops the run: no new file \
+                is started, temporary files are deleted, the exit status is 130, and the next run \
+                finishes the work. A second signal stops at once (the next run deletes what is left).
 
-            Exit status: 0 every input converted or up to date; 1 any input failed, or a folder \
-            held no audio file (with --check, also: anything is missing, out of date or orphaned); \
-            64 usage error; 130 interrupted.
-            """,
-        positionals: inputs,
-        options: [
-            output, endian, dataFormat, fileType, include, exclude, jobs, force, dryRun, check, prune, SharedOptions.report,
-            verbose,
-        ])
+                Exit status: 0 every input converted or up to date; 1 any input failed, or a folder \
+                held no audio file (with --check, also: anything is missing, out of date or orphaned); \
+                64 usage error; 130 interrupted.
+                """,
+            positionals: inputs,
+            options: [
+                output, endian, dataFormat, fileType, include, exclude, jobs, force, dryRun, check, prune, SharedOptions.report,
+                verbose,
+            ])
         command.foreignOptions = afconvertOptions
         return command
     }()

@@ -41,7 +41,9 @@ struct BadInputTests {
         caf.write(bytes: Array("caff".utf8)); caf.write(UInt16(1), .big); caf.write(UInt16(0), .big)
         return [
             Case(name: "empty file", bytes: [], failure: "empty file"),
-            Case(name: "text named .wav", bytes: Array("hello, this is not audio\n".utf8), failure: "not audio cafconv can read (starts with 'hell')"),
+            Case(
+                name: "text named .wav", bytes: Array("hello, this is not audio\n".utf8),
+                failure: "not audio cafconv can read (starts with 'hell')"),
             Case(name: "truncated RIFF header", bytes: Array(good.prefix(10)), failure: "truncated RIFF header"),
             Case(name: "truncated fmt chunk", bytes: Array(good.prefix(28)), failure: "fmt"),
             Case(name: "missing fmt", bytes: WAVFixture.riff(chunks: [("data", [0, 0, 0, 0])]), failure: "no 'fmt ' chunk"),

@@ -43,8 +43,10 @@ struct SourceKind: Sendable, CustomStringConvertible {
         SourceKind(
             name: "aifc-sowt.aifc", major: .aiff, encoding: .pcm16, endianness: .little, formatOut: "LEI16",
             decoder: "cafconv", exactBits: 16),
-        SourceKind(name: "aifc-fl32.aifc", major: .aiff, encoding: .float32, formatOut: "LEF32", decoder: "cafconv", exactBits: nil),
-        SourceKind(name: "aifc-fl64.aifc", major: .aiff, encoding: .float64, formatOut: "LEF64", decoder: "cafconv", exactBits: nil),
+        SourceKind(
+            name: "aifc-fl32.aifc", major: .aiff, encoding: .float32, formatOut: "LEF32", decoder: "cafconv", exactBits: nil),
+        SourceKind(
+            name: "aifc-fl64.aifc", major: .aiff, encoding: .float64, formatOut: "LEF64", decoder: "cafconv", exactBits: nil),
         SourceKind(name: "aifc-ulaw.aifc", major: .aiff, encoding: .ulaw, formatOut: "ulaw", decoder: "cafconv", exactBits: nil),
         SourceKind(name: "aifc-alaw.aifc", major: .aiff, encoding: .alaw, formatOut: "alaw", decoder: "cafconv", exactBits: nil),
         SourceKind(name: "flac16.flac", major: .flac, encoding: .pcm16, formatOut: "LEI16", decoder: "libsndfile", exactBits: 16),
@@ -65,8 +67,10 @@ struct SourceKind: Sendable, CustomStringConvertible {
             exactBits: nil),
         SourceKind(name: "caf-ulaw.caf", major: .caf, encoding: .ulaw, formatOut: "ulaw", decoder: "cafconv", exactBits: nil),
         SourceKind(name: "caf-alaw.caf", major: .caf, encoding: .alaw, formatOut: "alaw", decoder: "cafconv", exactBits: nil),
-        SourceKind(name: "caf-alac16.caf", major: .caf, encoding: .alac16, formatOut: "alac16", decoder: "libsndfile", exactBits: 16),
-        SourceKind(name: "caf-alac24.caf", major: .caf, encoding: .alac24, formatOut: "alac24", decoder: "libsndfile", exactBits: 24),
+        SourceKind(
+            name: "caf-alac16.caf", major: .caf, encoding: .alac16, formatOut: "alac16", decoder: "libsndfile", exactBits: 16),
+        SourceKind(
+            name: "caf-alac24.caf", major: .caf, encoding: .alac24, formatOut: "alac24", decoder: "libsndfile", exactBits: 24),
     ]
 }
 
@@ -161,7 +165,9 @@ struct SourceTypesTests {
         let folder = TempDirectory()
         try SourceFixtures.tree(folder)
         let report = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
-        #expect(report.totals.failed == 0, "\(report.files.filter { $0.status == .failed }.map { "\($0.input): \($0.reason ?? "")" })")
+        #expect(
+            report.totals.failed == 0, "\(report.files.filter { $0.status == .failed }.map { "\($0.input): \($0.reason ?? "")" })"
+        )
         #expect(report.totals.converted == SourceKind.all.count)
         for kind in SourceKind.all {
             let output = folder.file("out/" + FileSystem.stem(kind.name) + ".caf")
@@ -187,7 +193,9 @@ struct SourceTypesTests {
                 #expect(first == nil, "\(kind): sample \(first ?? -1) differs")
             } else if kind.encoding.isFloat {
                 // Floats: the same values, bit for bit.
-                let (a, b) = (try SourceFixtures.decodeDoubles(folder.file("in/" + kind.name)), try SourceFixtures.decodeDoubles(output))
+                let (a, b) = (
+                    try SourceFixtures.decodeDoubles(folder.file("in/" + kind.name)), try SourceFixtures.decodeDoubles(output)
+                )
                 #expect(a.count == b.count && zip(a, b).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(kind)")
             } else {
                 // Lossy and G.711: the output holds libsndfile's decoding of the source at 16 bits.
@@ -225,7 +233,9 @@ struct SourceTypesTests {
         // The direct road moves AIFF and CAF linear PCM payloads as bytes, and writes the same bytes.
         let direct = Engine.convert(inputs: [folder.file("in")], output: folder.file("direct"), options: options)
         for file in direct.files where file.formatOut != "ulaw" && file.formatOut != "alaw" {
-            #expect([.copied, .byteSwapped, .signFlipped].contains(file.samples), "\(file.input): \(String(describing: file.samples))")
+            #expect(
+                [.copied, .byteSwapped, .signFlipped].contains(file.samples), "\(file.input): \(String(describing: file.samples))"
+            )
             let relative = FileSystem.baseName(try #require(file.output))
             #expect(readFile(folder.file("direct/" + relative)) == readFile(folder.file("out/" + relative)), "\(relative)")
         }
@@ -307,7 +317,8 @@ struct SourceTypesTests {
         let second = Engine.convert(inputs: [folder.file("in")], output: nil, options: options)
         #expect(
             second.totals.converted == 0 && second.totals.upToDate == kinds.count && second.totals.failed == 0,
-            "\(second.files.filter { $0.status != .upToDate && $0.status != .ignored }.map { "\($0.input): \($0.status) \($0.reason ?? "")" })")
+            "\(second.files.filter { $0.status != .upToDate && $0.status != .ignored }.map { "\($0.input): \($0.status) \($0.reason ?? "")" })"
+        )
         #expect(second.totals.ignored == kinds.count, "each output is ignored as an input")
         let cafs = try FileManager.default.contentsOfDirectory(atPath: folder.file("in")).filter { $0.hasSuffix(".caf") }
         #expect(cafs.count == kinds.count)
@@ -371,7 +382,8 @@ struct SourceTypesTests {
         folder.write("in/notes.txt", Array("not audio".utf8))
         func converted(_ include: [String], _ exclude: [String]) throws -> [String] {
             let out = TempDirectory()
-            let selection = Planner.Selection(include: try include.map { try Glob($0) }, exclude: try exclude.map { try Glob($0) })
+            let selection = Planner.Selection(
+                include: try include.map { try Glob($0) }, exclude: try exclude.map { try Glob($0) })
             let report = Engine.convert(
                 inputs: [folder.file("in")], output: out.path, options: options, selection: selection)
             #expect(
@@ -432,7 +444,8 @@ struct SourceTypesTests {
         let text = folder.write("in/a.mp3", Array("hello, not audio at all".utf8))
         let short = folder.write("in/b.flac", [0x66, 0x4C])
         let report = Engine.convert(inputs: [text, short], output: folder.file("out"), options: options)
-        #expect(report.files[0].reason?.hasPrefix("not audio cafconv can read (starts with 'hell')") == true, "\(report.files[0])")
+        #expect(
+            report.files[0].reason?.hasPrefix("not audio cafconv can read (starts with 'hell')") == true, "\(report.files[0])")
         #expect(report.files[1].reason?.hasPrefix("not audio cafconv can read (only 2 bytes)") == true, "\(report.files[1])")
         #expect(report.files.allSatisfy { $0.code == .notAudio })
     }
@@ -454,7 +467,8 @@ struct SourceTypesTests {
             if ["aac", "aacl", "ima4", "opus"].contains(format) {
                 #expect(file.status == .failed && file.code == .unsupported, "\(name): \(file.reason ?? "")")
                 #expect(
-                    file.reason?.contains("is not converted yet") == true || file.reason?.contains("libsndfile cannot read this CAF (Opus)") == true,
+                    file.reason?.contains("is not converted yet") == true
+                        || file.reason?.contains("libsndfile cannot read this CAF (Opus)") == true,
                     "\(name): \(file.reason ?? "")")
                 continue
             }

@@ -22,11 +22,13 @@ struct SourcesEndToEndTests {
         let result = try run(
             RepositoryPaths.executable, ["convert", "-v", folder.file("in"), "-o", folder.file("out")])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.text.contains("from-sox.aiff -> \(folder.file("out/from-sox.caf")) (BEI16 -> LEI16, 2 ch"), "\(result.text)")
+        #expect(
+            result.text.contains("from-sox.aiff -> \(folder.file("out/from-sox.caf")) (BEI16 -> LEI16, 2 ch"), "\(result.text)")
         #expect(result.text.contains("from-ffmpeg.caf -> \(folder.file("out/from-ffmpeg.caf")) (BEI16 -> LEI16, 2 ch"))
         #expect(result.text.contains("source decoded by cafconv"))
         #expect(result.text.contains("ignored: \(folder.file("in/notes.txt")) (not an audio file name)"))
-        #expect(result.stderr.hasSuffix(")\n") && result.stderr.contains("2 converted, 0 failed, 1 ignored ("), "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix(")\n") && result.stderr.contains("2 converted, 0 failed, 1 ignored ("), "\(result.stderr)")
         let verify = try run(
             RepositoryPaths.executable, ["verify", "--endian", "little", "--against", folder.file("in"), folder.file("out")])
         #expect(verify.status == 0, "\(verify.text)\(verify.stderr)")

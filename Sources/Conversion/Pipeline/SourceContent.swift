@@ -53,10 +53,11 @@ enum SourceContent {
         if prefix.count < 4 { return "only \(prefix.count) byte\(prefix.count == 1 ? "" : "s")" }
         let printable = prefix.prefix(4).allSatisfy { (0x20...0x7E).contains($0) }
         if printable { return "starts with '\(String(decoding: prefix.prefix(4), as: UTF8.self))'" }
-        return "starts with bytes " + prefix.prefix(4).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined(separator: " ")
+        return "starts with bytes "
+            + prefix.prefix(4).map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined(separator: " ")
     }
 
     /// The name of cafconv's reader of this container, for messages: `WAV` (RIFF, RIFX, RF64),
@@ -175,13 +176,15 @@ enum DecodeRoute {
             if aiff.compressionType == .ima4 {
                 throw ConversionError(
                     .unsupported,
-                    "AIFF-C with IMA4 ADPCM ('ima4') is not converted yet: libsndfile's decoder of it is wrong (libsndfile issue #845) and cafconv has no IMA4 decoder for sources yet")
+                    "AIFF-C with IMA4 ADPCM ('ima4') is not converted yet: libsndfile's decoder of it is wrong (libsndfile issue #845) and cafconv has no IMA4 decoder for sources yet"
+                )
             }
             if let samples = WAVESamples(aiff: aiff) { return .cafconv(samples) }
             if aiff.formatID == "lpcm" {
                 throw ConversionError(
                     .unsupported,
-                    "cafconv's AIFF reader cannot decode \(aiff.common.sampleSize)-bit \(aiff.isFloat ? "float" : "integer") samples, and the file is not converted on libsndfile's reading alone")
+                    "cafconv's AIFF reader cannot decode \(aiff.common.sampleSize)-bit \(aiff.isFloat ? "float" : "integer") samples, and the file is not converted on libsndfile's reading alone"
+                )
             }
             return .libsndfile
         case .caf(let caf):
@@ -190,18 +193,21 @@ enum DecodeRoute {
             case .ima4:
                 throw ConversionError(
                     .unsupported,
-                    "CAF with IMA4 ADPCM ('ima4') is not converted yet: libsndfile cannot read it and cafconv has no IMA4 decoder for sources yet")
+                    "CAF with IMA4 ADPCM ('ima4') is not converted yet: libsndfile cannot read it and cafconv has no IMA4 decoder for sources yet"
+                )
             case .aac, FourCC("aach"), FourCC("aacl"), FourCC("aace"), FourCC("aacf"), FourCC("aacg"), FourCC("aacp"):
                 throw ConversionError(
                     .unsupported,
-                    "CAF with AAC ('\(description.formatID.trimmed)') is not converted yet: libsndfile cannot decode AAC and cafconv has no AAC decoder yet")
+                    "CAF with AAC ('\(description.formatID.trimmed)') is not converted yet: libsndfile cannot decode AAC and cafconv has no AAC decoder yet"
+                )
             default: break
             }
             if let samples = WAVESamples(caf: caf) { return .cafconv(samples) }
             if description.isLinearPCM {
                 throw ConversionError(
                     .unsupported,
-                    "cafconv's CAF reader cannot decode \(description.bitsPerChannel)-bit \(description.isFloat ? "float" : "integer") samples in \(description.bytesPerPacket)-byte packets of \(description.framesPerPacket) frames, and the file is not converted on libsndfile's reading alone")
+                    "cafconv's CAF reader cannot decode \(description.bitsPerChannel)-bit \(description.isFloat ? "float" : "integer") samples in \(description.bytesPerPacket)-byte packets of \(description.framesPerPacket) frames, and the file is not converted on libsndfile's reading alone"
+                )
             }
             return .libsndfile
         case .other:

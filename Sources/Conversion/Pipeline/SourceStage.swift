@@ -62,12 +62,14 @@ struct SourceStage {
             if case .other(let prefix) = content {
                 throw ConversionError(
                     .notAudio,
-                    "not audio cafconv can read (\(prefix)): not WAV, AIFF or CAF, and libsndfile cannot read it either (\(error.message))")
+                    "not audio cafconv can read (\(prefix)): not WAV, AIFF or CAF, and libsndfile cannot read it either (\(error.message))"
+                )
             }
             if case .caf(let caf) = content {
                 throw ConversionError(
                     .unsupported,
-                    "libsndfile cannot read this CAF (\(caf.audioDescription.formatName)), and cafconv does not decode it itself: \(error.message)")
+                    "libsndfile cannot read this CAF (\(caf.audioDescription.formatName)), and cafconv does not decode it itself: \(error.message)"
+                )
             }
             throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
         }
@@ -168,7 +170,8 @@ struct SourceStage {
         if info.channels != samples.channels {
             throw ConversionError(
                 .readersDisagree,
-                "\(what): libsndfile reads \(info.channels) channels, the '\(header)' chunk says \(samples.channels); not converted")
+                "\(what): libsndfile reads \(info.channels) channels, the '\(header)' chunk says \(samples.channels); not converted"
+            )
         }
         if info.encoding != samples.encoding {
             throw ConversionError(
