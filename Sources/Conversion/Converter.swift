@@ -43,8 +43,10 @@ public struct ConversionOptions: Sendable, Equatable {
     /// so every output recorded by an older cafconv is converted again. 2: compressed sources
     /// end at the header's frame count (`fact`), 24-bit samples in 4-byte slots are decoded by
     /// cafconv, and µ-law and A-law codes come from cafconv's G.711 encoder (libsndfile's coded
-    /// -32768 as positive full scale).
-    public static let rulesVersion = 2
+    /// -32768 as positive full scale). 3: lossy codecs (MP3, Vorbis, Opus; MP3 in WAV was already
+    /// accepted) are read as the decoder's floats and mapped by the float-to-integer rule, instead
+    /// of libsndfile's 16-bit integers.
+    public static let rulesVersion = 3
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
     /// `-d` format and `--endian`. `-j` and the block size change nothing and are left out.

@@ -355,9 +355,11 @@ final class SourceAudio {
         decoder = .libsndfile(reader)
         channels = max(reader.info.channels, 1)
         sampleRate = reader.info.sampleRate
-        isFloat = reader.info.encoding.isFloat
+        // Lossy decoders' floats are read as floats (the reader's normalisation is on for them).
+        isFloat = reader.info.encoding.isFloat || reader.info.encoding.isLossy
         self.limit = limit
-        bits = reader.info.encoding.isLinearPCM ? (reader.info.encoding.bits ?? 16) : 16
+        bits =
+            reader.info.encoding.isLossy ? 32 : reader.info.encoding.isLinearPCM ? (reader.info.encoding.bits ?? 16) : 16
     }
 
     /// Opens `path` for reading as `convert` reads it: the container told by content, and the
@@ -391,7 +393,7 @@ final class SourceAudio {
         }
         do {
             let reader = try SoundFile.open(readingFrom: path)
-            try reader.setNormalisation(false)
+            try reader.setNormalisation(reader.info.encoding.isLossy)
             let limit: Int64? = content.audioBytes == 0 ? 0 : content.declaredFrames ?? reader.info.frames
             return SourceAudio(reader: reader, limit: limit)
         } catch {

@@ -119,9 +119,9 @@ enum SourceFixtures {
     }
 
     /// All samples of `path` as libsndfile decodes them as doubles (normalisation off).
-    static func decodeDoubles(_ path: String) throws -> [Double] {
+    static func decodeDoubles(_ path: String, normalised: Bool = false) throws -> [Double] {
         let reader = try SoundFile.open(readingFrom: path)
-        try reader.setNormalisation(false)
+        try reader.setNormalisation(normalised)
         let channels = reader.info.channels
         var all: [Double] = []
         var buffer = [Double](repeating: 0, count: 4096 * channels)
@@ -197,8 +197,19 @@ struct SourceTypesTests {
                     try SourceFixtures.decodeDoubles(folder.file("in/" + kind.name)), try SourceFixtures.decodeDoubles(output)
                 )
                 #expect(a.count == b.count && zip(a, b).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(kind)")
+            } else if kind.encoding.isLossy {
+                // Lossy: libsndfile's decoding of the source as floats (normalised, in [-1, 1]),
+                // each becoming round(x * 32768), ties to even, clipped: the float-to-16-bit rule.
+                let floats = try SourceFixtures.decodeDoubles(folder.file("in/" + kind.name), normalised: true)
+                let expected = floats.map { x -> Int32 in
+                    Int32(max(-32768, min(32767, (x * 32768).rounded(.toNearestOrEven)))) << 16
+                }
+                #expect(floats.contains { $0 != 0 }, "\(kind): silent decoding")
+                let first = firstDifference(expected, decoded.samples, shift: 16)
+                #expect(first == nil, "\(kind): sample \(first ?? -1) differs from the rule applied to the decoder's floats")
+                #expect(file.proof?.rule == "float-to-16-bit", "\(kind): \(file.proof?.description ?? "")")
             } else {
-                // Lossy and G.711: the output holds libsndfile's decoding of the source at 16 bits.
+                // G.711: the output holds libsndfile's decoding of the source at 16 bits.
                 let first = firstDifference(source.samples, decoded.samples, shift: 16)
                 #expect(first == nil, "\(kind): sample \(first ?? -1) differs from libsndfile's decoding of the source")
             }

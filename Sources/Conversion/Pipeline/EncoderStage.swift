@@ -31,7 +31,8 @@ enum EncoderStage {
         {
             return .g711Copy(copy)
         }
-        return .samples(SampleRoute(from: source.encoding, to: target.encoding))
+        // Lossy sources come as floats (see `SourceStage.decodesAsFloats`).
+        return .samples(SampleRoute(from: source.decodesAsFloats ? .float32 : source.encoding, to: target.encoding))
     }
 
     /// Moves every frame from `source` into `writer` (or, for the direct payload, after the empty

@@ -34,6 +34,10 @@ struct SourceStage {
         return nil
     }
 
+    /// Whether the pump and the proof get the samples as floats: float PCM, or a lossy codec
+    /// (MP3, Vorbis, Opus), whose decoder's floats are read normalised to [-1, 1].
+    var decodesAsFloats: Bool { encoding.isFloat || encoding.isLossy }
+
     /// The byte order of the source's samples (`--endian source`).
     var byteOrder: ByteOrder { content.sampleByteOrder(info) }
 
@@ -73,7 +77,10 @@ struct SourceStage {
             }
             throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
         }
-        do { try reader.setNormalisation(false) } catch {
+        // Lossy decoders make floats: cafconv reads them as floats in [-1, 1], which needs
+        // libsndfile's normalisation on (with it off, libsndfile 1.2's MP3 decoder scales its
+        // doubles by 32768 while Vorbis and Opus do not). Every other source: off.
+        do { try reader.setNormalisation(reader.info.encoding.isLossy) } catch {
             throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
         }
         let source = reader.info
@@ -133,7 +140,7 @@ struct SourceStage {
         }
         do {
             let again = try SoundFile.open(readingFrom: path)
-            try again.setNormalisation(false)
+            try again.setNormalisation(again.info.encoding.isLossy)
             return SourceAudio(reader: again, limit: headerFrames)
         } catch {
             throw ConversionError.libsndfile(
