@@ -118,6 +118,12 @@ for corpus in $CORPORA; do
 done
 
 
+# Issue 16: the sfx corpus as AIFF against the same corpus as WAV, in this run.
+if [[ " $CORPORA " == *" sfx "* ]]; then
+    echo "== sfx as AIFF vs as WAV" >&2
+    bash bench/aiff-vs-wav.sh "$BIN" "$RUNS"
+fi
+
 echo "load-after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$R/machine.txt"
 
 echo "== checking outputs" >&2

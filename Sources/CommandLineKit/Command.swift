@@ -250,6 +250,10 @@ public struct Command: Sendable {
     public var options: [OptionSpec]
     /// Its subcommands, in the order help lists them.
     public var subcommands: [Command]
+    /// Options another program has and this command does not, by spelling (`-c`, `--channels`):
+    /// given one, the parser reports the sentence here instead of "Unknown option" (for
+    /// command lines pasted from the program it stands in for).
+    public var foreignOptions: [String: String] = [:]
 
     /// Creates a command.
     public init(

@@ -23,6 +23,9 @@ public struct Invocation: Sendable, Equatable {
     public var positionals: [String]
     /// The last value given to each option, by long name.
     public var values: [String: String]
+    /// Every value given to each option, in order, by long name (for options that may be
+    /// repeated, such as `--include`).
+    public var allValues: [String: [String]] = [:]
     /// The long names of the flags given.
     public var flags: Set<String>
     /// The long names of the options and flags the command declares, when the parser made this
@@ -42,6 +45,12 @@ public struct Invocation: Sendable, Equatable {
     public subscript<Value>(option: Option<Value>) -> Value? {
         checkDeclared(option.spec.long)
         return values[option.spec.long].flatMap(option.convert)
+    }
+
+    /// Every value given to a repeatable option, in order (empty when it was not given).
+    public func all<Value>(_ option: Option<Value>) -> [Value] {
+        checkDeclared(option.spec.long)
+        return (allValues[option.spec.long] ?? []).compactMap(option.convert)
     }
 
     /// Whether the flag was given.
@@ -176,6 +185,7 @@ struct Parser {
                 if name == "--help" { return .help(path) }
                 if name == "--version" { return .version }
                 guard let option = command.options.first(where: { "--" + $0.long == name && !$0.isHidden }) else {
+                    if let foreign = command.foreignOptions[name] { throw CommandLineError(foreign, path: path) }
                     let names = command.visibleOptions.map { $0.long }
                     throw CommandLineError(
                         Self.unknown("option", name, suggestion: Self.closest(name, among: names)), path: path)
@@ -198,6 +208,7 @@ struct Parser {
             letters = letters.dropFirst()
             if letter == OptionSpec.help.short { return true }
             guard let option = command.options.first(where: { $0.short == letter && !$0.isHidden }) else {
+                if let foreign = command.foreignOptions["-\(letter)"] { throw CommandLineError(foreign, path: invocation.path) }
                 let context = word.count > 2 ? " in '\(word)'" : ""
                 throw CommandLineError("Unknown option '-\(letter)'\(context)", path: invocation.path)
             }
@@ -235,6 +246,7 @@ struct Parser {
                 optionHelp: helpLine(option, spelled))
         }
         invocation.values[option.long] = value
+        invocation.allValues[option.long, default: []].append(value)
     }
 
     /// The value given inline, or the next argument when it can be a value.

@@ -49,7 +49,9 @@ public struct ConversionOptions: Sendable, Equatable {
     /// end at the header's frame count (`fact`), 24-bit samples in 4-byte slots are decoded by
     /// cafconv, and µ-law and A-law codes come from cafconv's G.711 encoder (libsndfile's coded
     /// -32768 as positive full scale). 3: the source's loops, markers and text are written as
-    /// `info`, `inst`, `regn`, `mark` and `strg` chunks.
+    /// `info`, `inst`, `regn`, `mark` and `strg` chunks, and lossy codecs (MP3, Vorbis, Opus; MP3
+    /// in WAV was already accepted) are read as the decoder's floats and mapped by the
+    /// float-to-integer rule, instead of libsndfile's 16-bit integers.
     public static let rulesVersion = 3
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
@@ -62,6 +64,7 @@ public struct ConversionOptions: Sendable, Equatable {
         case .ulaw?: format = "ulaw"
         case .alaw?: format = "alaw"
         case .alac?: format = "alac"
+        case .alacBits(let bits)?: format = "alac\(bits)"
         case nil: break
         }
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
@@ -125,7 +128,7 @@ enum Converter {
         do {
             let source = try SourceStage.open(job.input, warnings: &result.warnings)
             let target = TargetFormat.resolve(
-                source: source.encoding, sourceOrder: source.wave.byteOrder,
+                source: source.encoding, sourceOrder: source.byteOrder,
                 dataFormat: options.dataFormat, endian: options.endian)
             result.formatIn = source.formatCode
             result.formatOut = target.description

@@ -46,6 +46,8 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         case alaw
         /// Apple Lossless at the source's bit depth.
         case alac
+        /// Apple Lossless at this bit depth (16, 20, 24 or 32): `alac16`... as cafconv prints them.
+        case alacBits(Int)
     }
 
     /// What the samples become.
@@ -65,7 +67,8 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
     public var description: String { text }
 
     /// The formats `-d` accepts, for help texts.
-    public static let examples = "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac"
+    public static let examples =
+        "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac alac16 alac20 alac24 alac32"
 
     /// Parses a `-d` value, or throws a usage error that says what is wrong.
     public init(parsing text: String) throws(DataFormatError) {
@@ -81,6 +84,13 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
                 "'\(text)': format flags ('/') and frames per packet ('#') are not supported; use one of \(Self.examples)")
         }
         switch rest.lowercased() {
+        case "0", "n":
+            throw DataFormatError(
+                "'\(text)': keeping the source's format is what cafconv does without -d (lossy sources become LEI16); drop -d")
+        case "alac16", "alac20", "alac24", "alac32":
+            kind = .alacBits(Int(rest.dropFirst(4)) ?? 16)
+            byteOrder = nil
+            return
         case "ulaw":
             kind = .ulaw
             byteOrder = nil
@@ -100,6 +110,8 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         default:
             break
         }
+        // Case does not matter (`lei16` is `LEI16`), as the codec names above.
+        rest = Substring(rest.uppercased())
         var order: ByteOrder?
         if rest.hasPrefix("LE") {
             order = .little
@@ -151,8 +163,10 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
 
     /// Picks the output format for a source, following the options.
     ///
-    /// Without `-d`, the source's sample format is kept when CAF can hold it; unsigned 8-bit
-    /// becomes signed 8-bit, and encodings CAF cannot hold (ADPCM, GSM 6.10, ...) become 16-bit.
+    /// Without `-d`, the source's sample format is kept when CAF can hold it (linear PCM, FLAC's
+    /// bit depth as linear PCM, µ-law, A-law, ALAC); unsigned 8-bit becomes signed 8-bit, and
+    /// lossy encodings (MP3, Vorbis, Opus) and encodings CAF cannot hold (ADPCM, GSM 6.10, ...)
+    /// become 16-bit.
     public static func resolve(
         source: Encoding, sourceOrder: ByteOrder, dataFormat: DataFormat?,
         endian: EndianChoice?
@@ -168,6 +182,8 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
             }
         case .ulaw?: encoding = .ulaw
         case .alaw?: encoding = .alaw
+        case .alacBits(let bits)?:
+            encoding = [16: Encoding.alac16, 20: .alac20, 24: .alac24][bits] ?? .alac32
         case .alac?:
             switch source {
             case .pcm24, .alac24, .float32, .float64: encoding = .alac24
@@ -179,6 +195,9 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
             switch source {
             case .pcmU8, .pcmS8: encoding = .pcmS8
             case .pcm16, .pcm24, .pcm32, .float32, .float64, .ulaw, .alaw: encoding = source
+            // Apple Lossless stays Apple Lossless at its bit depth.
+            case .alac16, .alac20, .alac24, .alac32: encoding = source
+            // Lossy (MP3, Vorbis, Opus) and codecs CAF cannot hold (ADPCM, GSM 6.10): 16-bit.
             default: encoding = .pcm16
             }
         }

@@ -43,28 +43,32 @@ struct DirectPayload: Equatable, Sendable {
     /// Bytes to move.
     var byteCount: UInt64 { UInt64(frames) * UInt64(layout.bytesPerFrame) }
 
-    init?(wave: WAVEFile, source: SoundInfo, target: TargetFormat, fileLength: UInt64) {
+    /// The payload of a source whose samples cafconv's own reader laid out as `samples` (WAV,
+    /// AIFF or CAF), when libsndfile agrees with it on the encoding, channels and frames, the
+    /// samples are packed (no wide slots, no G.711 codes) and the target keeps their values.
+    init?(samples: WAVESamples, source: SoundInfo, target: TargetFormat, fileLength: UInt64) {
         let encoding = source.encoding
-        guard encoding.isLinearPCM, wave.format.isLinearPCM, let bits = encoding.bits else { return nil }
+        guard encoding.isLinearPCM, samples.law == nil, !samples.hasWideSlots, let bits = encoding.bits,
+            samples.encoding == encoding
+        else { return nil }
         let signFlip = encoding == .pcmU8 && target.encoding == .pcmS8
         guard target.encoding == encoding || signFlip else { return nil }
         let width = bits / 8
-        guard source.channels > 0, Int(wave.format.channels) == source.channels,
-            Int(wave.format.bitsPerSample) == bits, wave.format.isFloat == encoding.isFloat,
-            Int(wave.format.blockAlign) == source.channels * width,
-            source.frames >= 0, wave.frames == UInt64(source.frames)
+        guard source.channels > 0, samples.channels == source.channels, samples.bits == bits,
+            samples.isFloat == encoding.isFloat, samples.slotBytes == width,
+            source.frames >= 0, samples.frames == source.frames
         else { return nil }
         let layout = PCMLayout(
-            bits: bits, isFloat: encoding.isFloat, byteOrder: wave.byteOrder, channels: source.channels,
+            bits: bits, isFloat: encoding.isFloat, byteOrder: samples.byteOrder, channels: source.channels,
             isUnsigned8Bit: encoding == .pcmU8)
         let (bytes, overflow) = UInt64(source.frames).multipliedReportingOverflow(by: UInt64(layout.bytesPerFrame))
-        guard !overflow, wave.audioOffset <= fileLength, bytes <= fileLength - wave.audioOffset else { return nil }
-        self.offset = wave.audioOffset
+        guard !overflow, samples.offset <= fileLength, bytes <= fileLength - samples.offset else { return nil }
+        self.offset = samples.offset
         self.frames = source.frames
         self.layout = layout
         if signFlip {
             transform = .flipSign
-        } else if width == 1 || wave.byteOrder == target.byteOrder {
+        } else if width == 1 || samples.byteOrder == target.byteOrder {
             transform = .copy
         } else {
             transform = .swap(width: width)
@@ -215,7 +219,8 @@ enum PayloadMover {
         _ isCancelled: () -> Bool
     ) throws(ConversionError) -> Bool {
         let frameBytes = payload.layout.bytesPerFrame
-        let step = max(1, bufferBytes / frameBytes) * frameBytes
+        // No bigger than the payload: most sound effects are far smaller than the 1 MiB buffer.
+        let step = Int(min(UInt64(max(1, bufferBytes / frameBytes) * frameBytes), max(payload.byteCount, 1)))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: step, alignment: 64)
         defer { buffer.deallocate() }
         var done: UInt64 = 0

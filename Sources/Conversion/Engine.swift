@@ -44,27 +44,28 @@ public enum Engine {
     /// Converts `inputs` into `output` (a file, a folder, or `nil` for beside each input).
     /// `progress` is called once per finished file, from worker threads.
     public static func convert(
-        inputs: [String], output: String?, options: ConversionOptions,
+        inputs: [String], output: String?, options: ConversionOptions, selection: Planner.Selection = Planner.Selection(),
         progress: (@Sendable (FileResult) -> Void)? = nil
     ) -> ConversionReport {
-        guard let progress else { return run(inputs: inputs, output: output, options: options) }
-        return run(inputs: inputs, output: output, options: options) { step in progress(step.result) }
+        guard let progress else { return run(inputs: inputs, output: output, options: options, selection: selection) }
+        return run(inputs: inputs, output: output, options: options, selection: selection) { step in progress(step.result) }
     }
 
     /// Converts `inputs` into `output` like ``convert(inputs:output:options:progress:)``, stopping
     /// early when `cancellation` is set; `progress` gets counts for a live display.
+    /// `selection` narrows what folder inputs contribute (`--include`, `--exclude`).
     public static func run(
-        inputs: [String], output: String?, options: ConversionOptions, cancellation: Cancellation = Cancellation(),
-        progress: (@Sendable (Progress) -> Void)? = nil
+        inputs: [String], output: String?, options: ConversionOptions, selection: Planner.Selection = Planner.Selection(),
+        cancellation: Cancellation = Cancellation(), progress: (@Sendable (Progress) -> Void)? = nil
     ) -> ConversionReport {
         let started = FileSystem.now()
-        var plan = Planner.plan(inputs: inputs, output: output)
+        var plan = Planner.plan(inputs: inputs, output: output, selection: selection)
         var decision = decide(plan: plan, options: options)
         let orphans = settleOrphans(&decision, plan: plan, options: options)
         if !orphans.isEmpty {
             // A folder whose WAV files are all gone still had something to check: the outputs its
             // manifest records (reported orphaned, or pruned). Only a run that checked nothing fails.
-            plan.failures.removeAll { $0.reason == Planner.nothingFound }
+            plan.failures.removeAll { $0.reason?.hasPrefix(Planner.nothingFound) == true }
         }
         var report = [FileResult]()
 
@@ -84,7 +85,7 @@ public enum Engine {
                     input: jobs[index].input, output: jobs[index].output, status: .outOfDate,
                     reason: decision.jobs[index].reason)
             }
-            report = plan.failures + decision.jobs.compactMap(\.record) + orphans
+            report = plan.failures + decision.jobs.compactMap(\.record) + orphans + plan.ignored
             return displayed(
                 ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000),
                 warnings: plan.warnings + decision.warnings)
@@ -94,7 +95,7 @@ public enum Engine {
         let saveFailures = convertJobs(
             jobs, decision: &decision, options: options, cancellation: cancellation, bytesTotal: bytesTotal,
             progress: progress)
-        report = plan.failures + decision.jobs.compactMap(\.record) + orphans + saveFailures
+        report = plan.failures + decision.jobs.compactMap(\.record) + orphans + saveFailures + plan.ignored
         var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
         result.interrupted = cancellation.isCancelled
         return displayed(result, warnings: plan.warnings)

@@ -43,15 +43,49 @@ public enum Planner {
         public var stateFolders: [String] = []
         /// Things worth telling that are not failures (an output folder inside the input tree).
         public var warnings: [String] = []
+        /// Files of folder inputs that were not taken (status `ignored`, with the reason).
+        public var ignored: [FileResult] = []
     }
 
     /// Why a folder input fails when it holds no file to convert.
-    public static let nothingFound = "no WAV files found (*.wav or *.wave, searched recursively)"
+    public static let nothingFound =
+        "no audio files found (\(audioExtensions.map { "*." + $0 }.joined(separator: ", ")), searched recursively)"
 
-    /// Whether a file name is picked up from a folder: `*.wav` or `*.wave`, in any case.
-    public static func isWAVName(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return (lower.hasSuffix(".wav") || lower.hasSuffix(".wave")) && !name.hasPrefix(".")
+    /// The extensions (lowercase, any case matches) of the files a folder input is searched for;
+    /// each one found is then recognised by its content.
+    public static let audioExtensions = [
+        "wav", "wave", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "au", "snd",
+    ]
+
+    /// Whether a file name is picked up from a folder: an audio extension (``audioExtensions``,
+    /// any case), and not a hidden name (`.name`: cafconv's manifest and temporary files).
+    public static func isAudioName(_ name: String) -> Bool {
+        guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
+        return audioExtensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
+    /// Which files of folder inputs are taken: `--include` and `--exclude` patterns. Files named
+    /// on the command line are always taken.
+    public struct Selection: Sendable, Equatable {
+        /// When not empty, a file must match one of these.
+        public var include: [Glob]
+        /// A file that matches one of these is left out (even when it matches an include).
+        public var exclude: [Glob]
+
+        /// Creates a selection; empty lists take every audio file.
+        public init(include: [Glob] = [], exclude: [Glob] = []) {
+            self.include = include
+            self.exclude = exclude
+        }
+
+        /// Why the file at `relative` (below its input folder) is left out, or `nil` when it is taken.
+        func refusal(_ relative: String) -> String? {
+            if let pattern = exclude.first(where: { $0.matches(relative) }) { return "excluded by --exclude \(pattern)" }
+            if !include.isEmpty, !include.contains(where: { $0.matches(relative) }) {
+                return "matches no --include pattern"
+            }
+            return nil
+        }
     }
 
     /// Relative paths of the files under `folder` whose names match, sorted, following symlinked
@@ -80,9 +114,10 @@ public enum Planner {
     }
 
     /// Plans the conversion of `inputs` into `output` (a file or folder; `nil` writes beside inputs).
-    public static func plan(inputs: [String], output: String?) -> Plan {
+    public static func plan(inputs: [String], output: String?, selection: Selection = Selection()) -> Plan {
         var jobs: [Job] = []
         var failures: [FileResult] = []
+        var ignored: [FileResult] = []
         let singleFile = inputs.count == 1 && FileSystem.kind(of: inputs[0]) == .file
         let outputIsFolder: Bool = {
             guard let output else { return false }
@@ -118,95 +153,162 @@ public enum Planner {
                         input: input, output: target, stateFolder: state,
                         root: output.map { outputIsFolder ? $0 : FileSystem.directoryName($0) }))
             case .directory:
-                var visited: Set<FileSystem.Identity> = []
                 let found = (jobs.count, failures.count)
                 if output == nil { addState(input) }
-                walk(
-                    folder: input, relative: "", output: output, state: output ?? input, skip: outputIdentity,
-                    visited: &visited, jobs: &jobs, failures: &failures, warnings: &warnings)
+                var walk = Walk(output: output, state: output ?? input, skip: outputIdentity, selection: selection)
+                walk.walk(folder: input, relative: "")
+                jobs += walk.jobs
+                failures += walk.failures
+                warnings += walk.warnings
+                ignored += walk.ignored
                 // A build step that converted nothing must not pass as a success.
                 if (jobs.count, failures.count) == found {
-                    failures.append(.failed(input, code: .input, reason: Self.nothingFound))
+                    let narrowed = walk.ignored.filter {
+                        $0.reason?.contains("--include") == true || $0.reason?.contains("--exclude") == true
+                    }.count
+                    let why = narrowed == 0 ? "" : "; \(narrowed) left out by --include/--exclude"
+                    failures.append(.failed(input, code: .input, reason: Self.nothingFound + why))
                 }
             }
         }
         var plan = refuseClashes(jobs: jobs, failures: failures, inputs: inputs)
         plan.stateFolders = stateFolders
         plan.warnings = warnings
+        plan.ignored = ignored
         return plan
     }
 
-    private static func walk(
-        folder: String, relative: String, output: String?, state: String, skip: FileSystem.Identity?,
-        visited: inout Set<FileSystem.Identity>, jobs: inout [Job], failures: inout [FileResult],
-        warnings: inout [String]
-    ) {
-        guard let identity = FileSystem.identity(of: folder), visited.insert(identity).inserted else { return }
-        let names: [String]
-        do { names = try FileSystem.entries(of: folder) } catch {
-            failures.append(.failed(folder, code: error.code, reason: error.message))
-            return
+    /// One folder input's walk: the jobs, failures, warnings and ignored files it finds.
+    private struct Walk {
+        let output: String?
+        let state: String
+        let skip: FileSystem.Identity?
+        let selection: Selection
+        var visited: Set<FileSystem.Identity> = []
+        var jobs: [Job] = []
+        var failures: [FileResult] = []
+        var warnings: [String] = []
+        var ignored: [FileResult] = []
+        /// Every output recorded by a manifest found in the tree (paths as the walk spells
+        /// them), with its source: files cafconv wrote are never inputs.
+        var written: [PathKey: String] = [:]
+
+        init(output: String?, state: String, skip: FileSystem.Identity?, selection: Selection) {
+            self.output = output
+            self.state = state
+            self.skip = skip
+            self.selection = selection
         }
-        for name in names {
-            let path = FileSystem.joined(folder, name)
-            let childRelative = relative.isEmpty ? name : relative + "/" + name
-            switch FileSystem.kind(of: path) {
-            case .directory:
-                if let skip, FileSystem.identity(of: path) == skip {
-                    warnings.append(
-                        "\(path) is the output folder, inside the input tree: it is not searched for inputs")
+
+        mutating func walk(folder: String, relative: String) {
+            guard let identity = FileSystem.identity(of: folder), visited.insert(identity).inserted else { return }
+            let names: [String]
+            do { names = try FileSystem.entries(of: folder) } catch {
+                failures.append(.failed(folder, code: error.code, reason: error.message))
+                return
+            }
+            // A manifest here records outputs cafconv wrote (beside their inputs, or into this
+            // folder as -o): they are never taken as inputs, whatever their name.
+            if names.contains(Manifest.fileName) {
+                let manifest = Manifest.load(folder: folder)
+                for (key, entry) in manifest.entries {
+                    written[PathKey(FileSystem.joined(folder, key.text))] = entry.source
+                }
+            }
+            for name in names {
+                let path = FileSystem.joined(folder, name)
+                let childRelative = relative.isEmpty ? name : relative + "/" + name
+                let kind = FileSystem.kind(of: path)
+                if kind == .directory {
+                    if let skip, FileSystem.identity(of: path) == skip {
+                        warnings.append(
+                            "\(path) is the output folder, inside the input tree: it is not searched for inputs")
+                        continue
+                    }
+                    walk(folder: path, relative: childRelative)
                     continue
                 }
-                walk(
-                    folder: path, relative: childRelative, output: output, state: state, skip: skip,
-                    visited: &visited, jobs: &jobs, failures: &failures, warnings: &warnings)
-            case .file where isWAVName(name):
-                let outName = FileSystem.stem(childRelative) + ".caf"
-                let target =
-                    output.map { FileSystem.joined($0, outName) }
-                    ?? FileSystem.joined(folder, FileSystem.stem(name) + ".caf")
-                jobs.append(Job(input: path, output: target, stateFolder: state, root: output))
-            case .other where isWAVName(name):
-                // Never opened (a FIFO would block the run): a clear per-file error instead.
-                failures.append(.failed(path, code: .input, reason: "not a regular file (a FIFO, socket or device); not read"))
-            case .missing where isWAVName(name) && FileSystem.linkExists(path):
-                failures.append(
-                    .failed(path, code: .input, reason: "broken symbolic link: its target is missing or the link loops"))
-            default:
-                continue
+                // Hidden names (the manifest, temporary files, .DS_Store) are not mentioned.
+                if name.hasPrefix(".") { continue }
+                guard isAudioName(name) else {
+                    if kind == .file {
+                        ignored.append(FileResult(input: path, status: .ignored, reason: "not an audio file name"))
+                    }
+                    continue
+                }
+                if let source = written[PathKey(path)] {
+                    ignored.append(
+                        FileResult(input: path, status: .ignored, reason: "cafconv wrote it (from \(source)); never an input"))
+                    continue
+                }
+                if let refusal = selection.refusal(childRelative) {
+                    ignored.append(FileResult(input: path, status: .ignored, reason: refusal))
+                    continue
+                }
+                switch kind {
+                case .file:
+                    let outName = FileSystem.stem(childRelative) + ".caf"
+                    let target =
+                        output.map { FileSystem.joined($0, outName) }
+                        ?? FileSystem.joined(folder, FileSystem.stem(name) + ".caf")
+                    jobs.append(Job(input: path, output: target, stateFolder: state, root: output))
+                case .other:
+                    // Never opened (a FIFO would block the run): a clear per-file error instead.
+                    failures.append(
+                        .failed(path, code: .input, reason: "not a regular file (a FIFO, socket or device); not read"))
+                case .missing where FileSystem.linkExists(path):
+                    failures.append(
+                        .failed(path, code: .input, reason: "broken symbolic link: its target is missing or the link loops"))
+                default:
+                    continue
+                }
             }
         }
     }
 
-    /// Refuses jobs whose output is an input, or the output of an earlier job.
+    /// Refuses jobs whose output is an input, and every job of an output that two or more
+    /// inputs map to (`a.wav` and `a.aif` both becoming `a.caf`): neither is converted, so the
+    /// result never depends on which one came first.
     private static func refuseClashes(jobs: [Job], failures: [FileResult], inputs: [String]) -> Plan {
         var kept: [Job] = []
         var failures = failures
         // Keyed by bytes: NFC and NFD spellings of a name are two files on Linux, not a clash.
-        var outputs: [[UInt8]: String] = [:]
+        var sources: [[UInt8]: [String]] = [:]
         var inputIdentities: Set<FileSystem.Identity> = []
         for job in jobs {
             if let identity = FileSystem.identity(of: job.input) { inputIdentities.insert(identity) }
+            sources[PathBytes.encode(job.output), default: []].append(job.input)
         }
         for job in jobs {
             if job.output.utf8.elementsEqual(job.input.utf8)
-                || FileSystem.identity(of: job.output).map({ inputIdentities.contains($0) }) == true
+                || FileSystem.identity(of: job.output).map({ $0 == FileSystem.identity(of: job.input) }) == true
             {
+                failures.append(
+                    .failed(
+                        job.input, output: job.output, code: .output,
+                        reason:
+                            "its output would be the source itself; a CAF source is never overwritten: convert it into another folder with -o"
+                    ))
+                continue
+            }
+            if FileSystem.identity(of: job.output).map({ inputIdentities.contains($0) }) == true {
                 failures.append(
                     .failed(
                         job.input, output: job.output, code: .output,
                         reason: "the output path \(job.output) is an input; refusing to overwrite it"))
                 continue
             }
-            let key = PathBytes.encode(job.output)
-            if let earlier = outputs[key] {
+            let all = sources[PathBytes.encode(job.output)] ?? []
+            if all.count > 1 {
+                let others = all.filter { !$0.utf8.elementsEqual(job.input.utf8) }
                 failures.append(
                     .failed(
                         job.input, output: job.output, code: .output,
-                        reason: "\(earlier) is also converted to \(job.output); rename one of them"))
+                        reason:
+                            "\(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") also converted to \(job.output); none of them is converted: rename one or narrow the inputs with --exclude"
+                    ))
                 continue
             }
-            outputs[key] = job.input
             kept.append(job)
         }
         return Plan(jobs: kept, failures: failures)

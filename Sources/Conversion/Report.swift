@@ -12,6 +12,10 @@ public struct FileResult: Equatable, Sendable, Codable {
         case orphaned
         /// An orphaned output deleted by `--prune`.
         case pruned
+        /// A file in a folder input that was not taken as an input: excluded by `--include` /
+        /// `--exclude`, an output cafconv wrote, or a name without an audio extension (the
+        /// reason says which).
+        case ignored
     }
 
     /// How the samples travelled from the input to the output.
@@ -122,6 +126,8 @@ public struct Totals: Equatable, Sendable, Codable {
     public var orphaned = 0
     /// Orphaned outputs deleted by `--prune`.
     public var pruned = 0
+    /// Files found in folder inputs and not taken as inputs (see ``FileResult/Status/ignored``).
+    public var ignored = 0
     /// Bytes written.
     public var bytes: UInt64 = 0
     /// Wall time of the run.
@@ -157,6 +163,7 @@ public struct ConversionReport: Equatable, Sendable, Codable {
             case .outOfDate: totals.outOfDate += 1
             case .orphaned: totals.orphaned += 1
             case .pruned: totals.pruned += 1
+            case .ignored: totals.ignored += 1
             }
         }
         totals.milliseconds = milliseconds

@@ -56,7 +56,7 @@ struct WAVESamples: Equatable, Sendable {
         if let law { return law == .muLaw ? .ulaw : .alaw }
         if isFloat { return bits == 64 ? .float64 : .float32 }
         switch bits {
-        case 8: return .pcmU8
+        case 8: return isUnsigned8Bit ? .pcmU8 : .pcmS8
         case 16: return .pcm16
         case 24: return .pcm24
         default: return .pcm32
@@ -117,6 +117,80 @@ struct WAVESamples: Equatable, Sendable {
         isFloat = format.isFloat
         isUnsigned8Bit = !format.isFloat && bits == 8
         byteOrder = wave.byteOrder
+    }
+
+    /// The layout of an AIFF or AIFF-C file's samples (big-endian or `sowt` little-endian
+    /// integers, `fl32`/`fl64` floats, `raw ` unsigned 8-bit, `ulaw`/`alaw` codes), or `nil` for
+    /// formats this reader does not decode. Frames: the `COMM` count, at most the whole frames the
+    /// `SSND` bytes present hold.
+    init?(aiff: AIFFFile) {
+        let channels = aiff.channels
+        guard channels > 0 else { return nil }
+        let type = aiff.compressionType
+        var law: G711Law?
+        if [FourCC("ulaw"), FourCC("ULAW")].contains(type) { law = .muLaw }
+        if [FourCC("alaw"), FourCC("ALAW")].contains(type) { law = .aLaw }
+        let declared: Int
+        if law != nil {
+            declared = 8
+            bits = 16
+            isFloat = false
+            byteOrder = .big
+        } else {
+            guard aiff.formatID == "lpcm", let depth = aiff.bitsPerChannel, let order = aiff.byteOrder else { return nil }
+            declared = depth
+            if aiff.isFloat {
+                guard [32, 64].contains(depth) else { return nil }
+                bits = depth
+            } else {
+                guard (1...32).contains(depth) else { return nil }
+                // Samples of bits that are not whole bytes sit at the top of their bytes (AIFF).
+                bits = (depth + 7) / 8 * 8
+            }
+            isFloat = aiff.isFloat
+            byteOrder = order
+        }
+        let slot = (declared + 7) / 8
+        let frameBytes = UInt64(slot * channels)
+        let present = aiff.audioBytes / frameBytes
+        offset = aiff.audioOffset
+        frames = Int64(min(aiff.frames, present))
+        self.channels = channels
+        slotBytes = slot
+        // AIFF samples are signed; AIFF-C 'raw ' is offset binary (unsigned).
+        isUnsigned8Bit = law == nil && !isFloat && bits == 8 && type == FourCC("raw ")
+        self.law = law
+    }
+
+    /// The layout of a CAF file's samples (packed linear PCM in either byte order, `ulaw`/`alaw`
+    /// at one byte per channel and frame), or `nil` for other formats. Frames: the valid frames
+    /// (whole frames in the `data` bytes present).
+    init?(caf: CAFFile) {
+        let description = caf.audioDescription
+        // Whole packets in the bytes present (a 'pakt' of linear PCM or G.711 cannot add any).
+        guard description.channelsPerFrame > 0, let frames = caf.constantPacketFrames, frames <= UInt64(Int64.max)
+        else { return nil }
+        let channels = Int(description.channelsPerFrame)
+        if description.formatID == .ulaw || description.formatID == .alaw {
+            guard description.bytesPerPacket == description.channelsPerFrame, description.framesPerPacket == 1 else {
+                return nil
+            }
+            law = description.formatID == .ulaw ? .muLaw : .aLaw
+            bits = 16
+            isFloat = false
+            byteOrder = .big
+        } else {
+            guard let layout = PCMLayout(description) else { return nil }
+            law = nil
+            bits = layout.bits
+            isFloat = layout.isFloat
+            byteOrder = layout.byteOrder
+        }
+        offset = caf.audioOffset
+        self.frames = Int64(frames)
+        self.channels = channels
+        slotBytes = law == nil ? bits / 8 : 1
+        isUnsigned8Bit = false
     }
 
     /// For wide slots, reads every slot once and decides where the sample sits: low-justified
@@ -281,28 +355,46 @@ final class SourceAudio {
         decoder = .libsndfile(reader)
         channels = max(reader.info.channels, 1)
         sampleRate = reader.info.sampleRate
-        isFloat = reader.info.encoding.isFloat
+        // Lossy decoders' floats are read as floats (the reader's normalisation is on for them).
+        isFloat = reader.info.encoding.isFloat || reader.info.encoding.isLossy
         self.limit = limit
-        bits = reader.info.encoding.isLinearPCM ? (reader.info.encoding.bits ?? 16) : 16
+        bits =
+            reader.info.encoding.isLossy ? 32 : reader.info.encoding.isLinearPCM ? (reader.info.encoding.bits ?? 16) : 16
     }
 
-    /// Opens `path` for reading: cafconv's own decoder for linear PCM and G.711 WAV, else
-    /// libsndfile limited to the header's frame count.
+    /// Opens `path` for reading as `convert` reads it: the container told by content, and the
+    /// decoder ``DecodeRoute/route(for:)`` picks (cafconv's own for linear PCM and G.711 in WAV,
+    /// AIFF and CAF; else libsndfile limited to the header's frame count, or its own count).
     static func open(_ path: String) throws(SourceError) -> SourceAudio {
-        var wave: WAVEFile?
-        var byteSource: FileByteSource?
-        if let source = try? FileByteSource(path: path) {
-            byteSource = source
-            wave = try? WAVEFile(reading: source)
+        let byteSource: FileByteSource
+        let content: SourceContent
+        let route: DecodeRoute
+        do {
+            byteSource = try FileByteSource(path: path)
+        } catch {
+            throw SourceError("\(path): \(error)")
         }
-        if let wave, let byteSource, var samples = WAVESamples(wave: wave) {
+        do {
+            content = try SourceContent.read(byteSource)
+            route = try DecodeRoute.route(for: content)
+        } catch {
+            throw SourceError("\(path): \(error.message)")
+        }
+        if case .cafconv(var samples) = route {
             try samples.settleSlots(in: byteSource)
-            return SourceAudio(samples: samples, source: byteSource, sampleRate: Int(wave.format.sampleRate))
+            let rate: Int
+            switch content {
+            case .wave(let wave): rate = Int(wave.format.sampleRate)
+            case .aiff(let aiff): rate = Int(aiff.sampleRate.rounded())
+            case .caf(let caf): rate = Int(caf.audioDescription.sampleRate.rounded())
+            case .other: rate = 0
+            }
+            return SourceAudio(samples: samples, source: byteSource, sampleRate: rate)
         }
         do {
             let reader = try SoundFile.open(readingFrom: path)
-            try reader.setNormalisation(false)
-            let limit = wave.map { $0.audioBytes == 0 ? 0 : $0.frames.map { Int64(clamping: $0) } } ?? nil
+            try reader.setNormalisation(reader.info.encoding.isLossy)
+            let limit: Int64? = content.audioBytes == 0 ? 0 : content.declaredFrames ?? reader.info.frames
             return SourceAudio(reader: reader, limit: limit)
         } catch {
             throw SourceError("\(path): \(error.message)")

@@ -62,7 +62,7 @@ public struct VerifyOptions: Sendable, Equatable {
             expected.isFloat = isFloat
         case .ulaw?: expected.formatID = .ulaw
         case .alaw?: expected.formatID = .alaw
-        case .alac?: expected.formatID = .alac
+        case .alac?, .alacBits?: expected.formatID = .alac
         case nil: break
         }
         expected.sampleRate = sampleRate
@@ -298,22 +298,28 @@ public enum Verifier {
         return VerifyReport(files: results)
     }
 
-    /// The WAV files of the `--against` folders, each folder listed once per run (a flat folder
+    /// The source audio files of the `--against` folders, each folder listed once per run (a flat folder
     /// of n files used to be listed and sorted n times).
     struct SourceFolders {
-        /// Per folder: WAV name by stem, the first in sorted order when several share a stem.
+        /// Per folder: source name by stem, the first in sorted order when several share a stem
+        /// (a name that is not `.caf` first).
         /// Keyed by bytes: NFC and NFD spellings of a stem are two different files.
         private var byStem: [PathKey: [PathKey: String]] = [:]
 
-        /// The source for `relative` (a `.caf` path) inside a mirrored folder: same path, a WAV name.
+        /// The source for `relative` (a `.caf` path) inside a mirrored folder: same path, an audio name.
         mutating func mirrored(in folder: String, for relative: String) -> String? {
             let parent = FileSystem.directoryName(FileSystem.joined(folder, relative))
             let folderKey = PathKey(parent)
             if byStem[folderKey] == nil {
                 var names: [PathKey: String] = [:]
-                for name in (try? FileSystem.entries(of: parent)) ?? [] where Planner.isWAVName(name) {
+                // A source that is not CAF wins over a CAF of the same stem (which, beside its
+                // source, is the output itself).
+                for name in (try? FileSystem.entries(of: parent)) ?? [] where Planner.isAudioName(name) {
                     let stem = PathKey(FileSystem.stem(name))
-                    names[stem] = names[stem] ?? name
+                    if let earlier = names[stem], !earlier.lowercased().hasSuffix(".caf") || name.lowercased().hasSuffix(".caf") {
+                        continue
+                    }
+                    names[stem] = name
                 }
                 byStem[folderKey] = names
             }
@@ -549,7 +555,8 @@ public enum Verifier {
                 failures.append(
                     VerifyFailure(
                         rule: .against, expected: "one \(law) code per channel and frame to compare",
-                        found: "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channel\(channels == 1 ? "" : "s")",
+                        found:
+                            "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channel\(channels == 1 ? "" : "s")",
                         chunk: "desc"))
                 return (failures, nil)
             }

@@ -360,7 +360,9 @@ public enum Inspector {
             info.isFloat = file.isFloat
             info.byteOrder = file.byteOrder?.rawValue
             let bits = file.bitsPerChannel ?? Int(file.common.sampleSize)
-            let kind = file.isFloat ? "floating point" : "signed integer"
+            // AIFF-C 'raw ' is offset binary: unsigned 8-bit samples.
+            let unsigned = bits == 8 && file.compressionType == FourCC("raw ")
+            let kind = file.isFloat ? "floating point" : unsigned ? "unsigned integer" : "signed integer"
             let order = bits <= 8 ? "" : ", \(file.byteOrder == .little ? "little" : "big")-endian"
             info.formatDescription = "\(bits)-bit \(kind)\(order)"
         } else {

@@ -1,7 +1,6 @@
 import BinaryIO
 internal import CSndFile
 import Synchronization
-
 import SystemLayer
 
 /// An error from libsndfile, with its message and the path it concerns.
@@ -116,8 +115,31 @@ public enum Encoding: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .alac20: return "20-bit ALAC"
         case .alac24: return "24-bit ALAC"
         case .alac32: return "32-bit ALAC"
-        case .other(let raw): return "libsndfile subtype 0x\(String(raw, radix: 16))"
+        case .other(let raw):
+            switch raw {
+            case Int32(SF_FORMAT_VORBIS): return "Vorbis"
+            case Int32(SF_FORMAT_OPUS): return "Opus"
+            case Int32(SF_FORMAT_MPEG_LAYER_I): return "MPEG layer I"
+            case Int32(SF_FORMAT_MPEG_LAYER_II): return "MPEG layer II"
+            case Int32(SF_FORMAT_MPEG_LAYER_III): return "MPEG layer III (MP3)"
+            default: return "libsndfile subtype 0x\(String(raw, radix: 16))"
+            }
         }
+    }
+
+    /// Xiph Vorbis (in Ogg).
+    public static let vorbis = Encoding.other(Int32(SF_FORMAT_VORBIS))
+    /// Xiph Opus (in Ogg).
+    public static let opus = Encoding.other(Int32(SF_FORMAT_OPUS))
+    /// MPEG-1/2 audio layer III (MP3).
+    public static let mp3 = Encoding.other(Int32(SF_FORMAT_MPEG_LAYER_III))
+
+    /// Whether the encoding is lossy (Vorbis, Opus, MPEG audio): its decoding is not the
+    /// samples that were encoded, so only the decoder's output can be kept.
+    public var isLossy: Bool {
+        guard case .other(let raw) = self else { return false }
+        return [SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_I, SF_FORMAT_MPEG_LAYER_II, SF_FORMAT_MPEG_LAYER_III]
+            .map { Int32($0) }.contains(raw)
     }
 }
 
@@ -150,6 +172,36 @@ public enum Endianness: Sendable, Equatable {
 public enum MajorFormat: Equatable, Sendable {
     case wav, wavex, rf64, caf, aiff
     case other(Int32)
+
+    /// FLAC.
+    public static let flac = MajorFormat.other(Int32(SF_FORMAT_FLAC))
+    /// Ogg (Vorbis or Opus).
+    public static let ogg = MajorFormat.other(Int32(SF_FORMAT_OGG))
+    /// An MPEG audio stream (MP3).
+    public static let mpeg = MajorFormat.other(Int32(SF_FORMAT_MPEG))
+    /// Sun/NeXT `.au`.
+    public static let au = MajorFormat.other(Int32(SF_FORMAT_AU))
+    /// Sonic Foundry's Wave64.
+    public static let w64 = MajorFormat.other(Int32(SF_FORMAT_W64))
+
+    /// A short human name: "FLAC", "Ogg", "MPEG audio", "Sun/NeXT AU", "Wave64", "WAV"...
+    public var name: String {
+        switch self {
+        case .wav, .wavex: return "WAV"
+        case .rf64: return "RF64"
+        case .caf: return "CAF"
+        case .aiff: return "AIFF"
+        case .other(let raw):
+            switch raw {
+            case Int32(SF_FORMAT_FLAC): return "FLAC"
+            case Int32(SF_FORMAT_OGG): return "Ogg"
+            case Int32(SF_FORMAT_MPEG): return "MPEG audio"
+            case Int32(SF_FORMAT_AU): return "Sun/NeXT AU"
+            case Int32(SF_FORMAT_W64): return "Wave64"
+            default: return "libsndfile format 0x\(String(raw, radix: 16))"
+            }
+        }
+    }
 
     init(raw: Int32) {
         switch raw {

@@ -1,10 +1,11 @@
 import CommandLineKit
 import Conversion
 
-/// `cafconv convert`: WAV files and folders to CAF.
+/// `cafconv convert`: audio files and folders to CAF.
 struct Convert {
     static let inputs = Positionals(
-        "inputs", help: "WAV files or folders to convert.", completion: .fileTypes(["wav", "wave"]))
+        "inputs", help: "Audio files (WAV, AIFF, FLAC, Ogg, MP3, AU, CAF...) or folders to convert.",
+        completion: .fileTypes(Planner.audioExtensions))
     static let output = Option<String>(
         "output", short: "o", help: "Output file, or folder when converting folders or several inputs.",
         completion: .files)
@@ -19,68 +20,126 @@ struct Convert {
         "check", help: "Write nothing; list what is missing, out of date or orphaned, and exit 1 if anything is.")
     static let prune = Flag(
         "prune", help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
-    static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file.")
+    static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file (and the files ignored).")
+    static let include = Option<Glob>(
+        "include", valueName: "glob",
+        help: "Take only the files of folder inputs that match this pattern (repeatable; see the discussion).",
+        parse: { text in try Glob(text) })
+    static let exclude = Option<Glob>(
+        "exclude", valueName: "glob", help: "Leave out the files of folder inputs that match this pattern (repeatable).",
+        parse: { text in try Glob(text) })
+    static let fileType = Option<String>(
+        "file", short: "f", valueName: "type", help: "Output file type, as afconvert's -f: caff (cafconv writes CAF only).")
     static let stripMetadata = Flag(
         "strip-metadata",
         help: "Write no loops, markers, regions, instrument or text chunks (info, inst, regn, mark, strg).")
 
-    static let command = Command(
-        "convert",
-        abstract: "Convert WAV files and folders to CAF with an explicit byte order.",
-        discussion: """
-            Folders are searched recursively for *.wav and *.wave files (any case); other files are \
-            ignored, and a folder without any is an error. Files are recognised by their content: a \
-            .wav that is not RIFF/WAVE is an error. With -o and a folder (or several inputs), the \
-            output folder mirrors each input tree (an existing file in its place is a usage error); \
-            without -o, each CAF is written beside its input.
+    /// afconvert options cafconv does not have, with what to do instead. An option cafconv
+    /// gains (declared above) is found before this table is consulted.
+    static let afconvertOptions: [String: String] = {
+        var table: [String: String] = [:]
+        func add(_ spellings: [String], _ why: String) {
+            for spelling in spellings {
+                table[spelling] = "afconvert's \(spelling) is not supported: \(why)"
+            }
+        }
+        add(["-c", "--channels"], "cafconv keeps the source's channels (channel conversion is planned, not there yet)")
+        add(["-l", "--channellayout"], "cafconv copies the source's channel layout (from WAVE_FORMAT_EXTENSIBLE)")
+        add(
+            ["-r", "--src-quality", "--src-complexity"],
+            "cafconv keeps the source's sample rate (sample rate conversion is planned, not there yet)")
+        // afconvert's -q (quality) is cafconv's --quiet: only its long spelling is listed.
+        add(
+            ["-b", "--bitrate", "-s", "--strategy", "--quality"],
+            "cafconv writes no lossy codec yet (AAC is planned); its formats are \(DataFormat.examples)")
+        add(["--mix", "--no-mix"], "cafconv keeps the source's channels (mixing is planned, not there yet)")
+        add(["--dither"], "cafconv never dithers (narrower integers keep the top bits)")
+        add(
+            ["--prime-method", "--prime-override", "--no-filler", "--codec-manuf"],
+            "cafconv writes no codec that needs priming or encoder options")
+        add(
+            [
+                "--soundcheck-generate", "--soundcheck-read", "--media-kind", "--anchor-loudness", "--generate-hash",
+                "--copy-hash", "-u", "--userproperty", "--gain",
+            ], "cafconv writes the audio and its layout only")
+        add(["--read-track", "--write-track"], "cafconv reads the one audio stream of each source")
+        return table
+    }()
 
-            By default the source's sample format is kept where CAF can hold it: unsigned 8-bit \
-            becomes signed I8 with the same waveform; ADPCM and GSM 6.10 become 16-bit. Samples are \
-            little-endian unless --endian or -d says otherwise. Integer <-> float conversion is not \
-            normalised: an N-bit sample s becomes s / 2^(N-1); floats become round(x * 2^(N-1)), \
-            clipped. -d ulaw and -d alaw code each sample to the nearest G.711 level of the same \
-            sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
-            kept in their law are copied byte for byte.
+    static let command: Command = {
+        var command = Command(
+            "convert",
+            abstract: "Convert audio files and folders to CAF with an explicit byte order.",
+            discussion: """
+                Sources: WAV (RIFF, RIFX, RF64, Wave64), AIFF and AIFF-C, CAF, FLAC, Ogg Vorbis, Ogg \
+                Opus, MP3 and Sun/NeXT .au, recognised by their content, not their name; anything else \
+                is an error naming the file. IMA4 (AIFF-C and CAF) and AAC sources are refused for now. \
+                Folders are searched recursively for files named *.\(Planner.audioExtensions.joined(separator: ", *.")) \
+                (any case); other files, hidden files and files cafconv wrote (its manifests record them) \
+                are ignored, and a folder without any audio file is an error. --include and --exclude \
+                (each repeatable) narrow what folders contribute: a pattern without '/' matches the file \
+                name, one with '/' the path below the input folder; * and ? match within a name, [a-z] \
+                one character of a set, ** whole folders (old/**, **/take-*.wav); --exclude wins. With \
+                -v the ignored files are listed; the summary and --json count them. Two sources that \
+                would become one output (a.wav and a.aif) are both refused before anything is written. \
+                With -o and a folder (or several inputs), the output folder mirrors each input tree (an \
+                existing file in its place is a usage error); without -o, each CAF is written beside its \
+                input (a CAF source is never overwritten: convert it into another folder).
 
-            Loops, markers and text travel with the audio: 'smpl' loops become CAF 'inst', 'regn' \
-            and 'mark' chunks, 'cue ' points named by 'LIST'/'adtl' become 'mark' markers named in \
-            'strg', and 'LIST'/'INFO' and 'bext' text becomes 'info' with Apple's keys (README, \
-            "Loops, markers and text"). A position past the end of the output is dropped with a \
-            warning. --strip-metadata writes none of them.
+                By default the source's sample format is kept where CAF can hold it: unsigned 8-bit \
+                becomes signed I8 with the same waveform; FLAC becomes linear PCM of its bit depth; \
+                ALAC stays ALAC; MP3, Vorbis and Opus become 16-bit (LEI16); ADPCM and GSM 6.10 become \
+                16-bit. Samples are \
+                little-endian unless --endian or -d says otherwise. Integer <-> float conversion is not \
+                normalised: an N-bit sample s becomes s / 2^(N-1); floats become round(x * 2^(N-1)), \
+                clipped. -d ulaw and -d alaw code each sample to the nearest G.711 level of the same \
+                sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
+                kept in their law are copied byte for byte.
 
-            Each output is written to a temporary file beside it, read back and checked, then \
-            renamed into place; a failed file leaves nothing at its output path. Inputs are never \
-            modified.
+                Loops, markers and text travel with the audio: 'smpl' loops become CAF 'inst', 'regn' \
+                and 'mark' chunks, 'cue ' points named by 'LIST'/'adtl' become 'mark' markers named in \
+                'strg', and 'LIST'/'INFO' and 'bext' text becomes 'info' with Apple's keys (README, \
+                "Loops, markers and text"). A position past the end of the output is dropped with a \
+                warning. --strip-metadata writes none of them.
 
-            Re-runs are incremental, like make: an output is converted again only when it is \
-            missing, its source changed (size or modification time), the conversion options \
-            changed, or the output itself was changed. The state lives in a .cafconv-manifest file \
-            in the output folder (or in the input folder when outputs are written beside inputs). \
-            --force converts everything; --dry-run prints the plan and writes nothing; --check \
-            writes nothing, lists on stdout each output that is missing, out of date or orphaned \
-            (also with -q) and exits 1 if there is any (or an input is unreadable). Outputs cafconv \
-            made whose source is gone are reported as orphaned; --prune deletes them, and the \
-            folders that held nothing else.
+                Each output is written to a temporary file beside it, read back and checked, then \
+                renamed into place; a failed file leaves nothing at its output path. Inputs are never \
+                modified.
 
-            Results go to stdout, one line per file, in the order of the inputs. Errors and warnings \
-            go to stderr as soon as each file is done (above the progress line, drawn when stderr \
-            is a terminal); when any file failed, the failed files are listed again before the \
-            summary, which is the last line on stderr. SIGINT or SIGTERM stops the run: no new file \
-            is started, temporary files are deleted, the exit status is 130, and the next run \
-            finishes the work. A second signal stops at once (the next run deletes what is left).
+                Re-runs are incremental, like make: an output is converted again only when it is \
+                missing, its source changed (size or modification time), the conversion options \
+                changed, or the output itself was changed. The state lives in a .cafconv-manifest file \
+                in the output folder (or in the input folder when outputs are written beside inputs). \
+                --force converts everything; --dry-run prints the plan and writes nothing; --check \
+                writes nothing, lists on stdout each output that is missing, out of date or orphaned \
+                (also with -q) and exits 1 if there is any (or an input is unreadable). Outputs cafconv \
+                made whose source is gone are reported as orphaned; --prune deletes them, and the \
+                folders that held nothing else.
 
-            Exit status: 0 every input converted or up to date; 1 any input failed, or a folder \
-            held no WAV file (with --check, also: anything is missing, out of date or orphaned); \
-            64 usage error; 130 interrupted.
-            """,
-        positionals: inputs,
-        options: [
-            output, endian, dataFormat, jobs, force, dryRun, check, prune, stripMetadata, SharedOptions.report, verbose,
-        ])
+                Results go to stdout, one line per file, in the order of the inputs. Errors and warnings \
+                go to stderr as soon as each file is done (above the progress line, drawn when stderr \
+                is a terminal); when any file failed, the failed files are listed again before the \
+                summary, which is the last line on stderr. SIGINT or SIGTERM stops the run: no new file \
+                is started, temporary files are deleted, the exit status is 130, and the next run \
+                finishes the work. A second signal stops at once (the next run deletes what is left).
+
+                Exit status: 0 every input converted or up to date; 1 any input failed, or a folder \
+                held no audio file (with --check, also: anything is missing, out of date or orphaned); \
+                64 usage error; 130 interrupted.
+                """,
+            positionals: inputs,
+            options: [
+                output, endian, dataFormat, fileType, include, exclude, jobs, force, dryRun, check, prune, SharedOptions.report,
+                verbose, stripMetadata,
+            ])
+        command.foreignOptions = afconvertOptions
+        return command
+    }()
 
     let inputs: [String]
     let output: String?
     let options: ConversionOptions
+    let selection: Planner.Selection
     let check: Bool
     let json: Bool
     let quiet: Bool
@@ -94,7 +153,11 @@ struct Convert {
         json = invocation[SharedOptions.json]
         quiet = invocation[SharedOptions.quiet]
         verbose = invocation[Self.verbose]
-        if inputs.isEmpty { throw CommandLineError("give at least one WAV file or folder") }
+        if inputs.isEmpty { throw CommandLineError("give at least one audio file or folder") }
+        if let type = invocation[Self.fileType], !["caff", "caf"].contains(type.lowercased()) {
+            throw CommandLineError("-f \(type): cafconv writes CAF only; use -f caff or leave -f out")
+        }
+        selection = Planner.Selection(include: invocation.all(Self.include), exclude: invocation.all(Self.exclude))
         let jobs = invocation[Self.jobs]
         if let jobs, jobs < 1 { throw CommandLineError("--jobs must be at least 1") }
         if quiet && verbose { throw CommandLineError("--quiet and --verbose cannot be used together") }
@@ -127,7 +190,7 @@ struct Convert {
         // Errors and warnings are printed as each file ends, not after the run.
         let log = LiveLog(style: style, line: line)
         let report = Engine.run(
-            inputs: inputs, output: output, options: options, cancellation: interruption.cancellation,
+            inputs: inputs, output: output, options: options, selection: selection, cancellation: interruption.cancellation,
             progress: { step in log.handle(step) })
         line?.clear()
         Output.render(report, style: style, printed: log.printed)

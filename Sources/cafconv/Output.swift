@@ -86,12 +86,16 @@ enum Output {
                     Console.output("up to date: \(file.output ?? "?")")
                 case .orphaned:
                     Console.output("orphaned: \(file.output ?? "?") (\(file.reason ?? "its source is gone"))")
+                case .ignored where style.verbose:
+                    Console.output("ignored: \(file.input) (\(file.reason ?? "not an input"))")
                 default:
                     continue
                 }
             }
             var summary = "dry run: \(totals.outOfDate) to convert, \(totals.upToDate) up to date"
-            summary += ", \(totals.orphaned) orphaned, \(totals.failed) failed; nothing written"
+            summary += ", \(totals.orphaned) orphaned, \(totals.failed) failed"
+            if totals.ignored > 0 { summary += ", \(totals.ignored) ignored" }
+            summary += "; nothing written"
             Console.error(summary)
             return
         }
@@ -111,6 +115,9 @@ enum Output {
                 Console.output("\(file.input) -> \(file.output ?? "?") (up to date)")
             case .pruned:
                 Console.output("pruned \(file.output ?? "?") (its source \(file.input) is gone)")
+            case .ignored where style.verbose:
+                Console.output("ignored: \(file.input) (\(file.reason ?? "not an input"))")
+                continue
             default:
                 continue
             }
@@ -124,6 +131,7 @@ enum Output {
         if totals.orphaned > 0 { summary += ", \(totals.orphaned) orphaned" }
         if totals.pruned > 0 { summary += ", \(totals.pruned) pruned" }
         if totals.skipped > 0 { summary += ", \(totals.skipped) not done" }
+        if totals.ignored > 0 { summary += ", \(totals.ignored) ignored" }
         summary += " (\(count(totals.bytes, "byte")) written in \(formatMilliseconds(totals.milliseconds)))"
         if report.interrupted { summary += "; interrupted: run again to finish" }
         Console.error(summary)

@@ -19,8 +19,8 @@ struct Verify {
     static let against = Option<String>(
         "against", valueName: "source",
         help:
-            "Compare rate, channels, frames and every sample with this source (a WAV file, or a folder mirrored as convert -o mirrors it), after convert's rules; a file that passes says which comparison it got (exact, or exact after a named rule).",
-        completion: .fileTypes(["wav", "wave"]))
+            "Compare rate, channels, frames and every sample with this source (any audio file convert reads, or a folder mirrored as convert -o mirrors it), after convert's rules; a file that passes says which comparison it got (exact, or exact after a named rule).",
+        completion: .fileTypes(Planner.audioExtensions))
     static let profile = Option<Profile>("profile", help: "Apply a target's rules (see the list above).")
 
     static let command = Command(

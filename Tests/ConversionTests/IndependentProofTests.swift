@@ -257,7 +257,7 @@ struct IndependentProofTests {
         var samples = try #require(WAVESamples(wave: wave))
         let reader = try SoundFile.open(readingFrom: path)
         try reader.setNormalisation(false)
-        guard case .agree = try SourceStage.crossCheck(samples, wave: wave, reader: reader, input: source) else {
+        guard case .agree = try SourceStage.crossCheck(samples, content: .wave(wave), reader: reader, input: source) else {
             Issue.record("the readers should agree on a plain file")
             return
         }
@@ -265,7 +265,7 @@ struct IndependentProofTests {
         samples.byteOrder = .big
         try reader.seek(toFrame: 0)
         #expect {
-            _ = try SourceStage.crossCheck(samples, wave: wave, reader: reader, input: source)
+            _ = try SourceStage.crossCheck(samples, content: .wave(wave), reader: reader, input: source)
         } throws: { error in
             let message = (error as? ConversionError)?.message ?? ""
             return message.contains("disagree") && message.contains("frame 0, channel 1")

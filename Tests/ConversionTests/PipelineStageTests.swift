@@ -27,7 +27,7 @@ struct PipelineStageTests {
 
     func target(_ source: SourceStage, _ format: String?) throws -> TargetFormat {
         TargetFormat.resolve(
-            source: source.encoding, sourceOrder: source.wave.byteOrder,
+            source: source.encoding, sourceOrder: source.byteOrder,
             dataFormat: try format.map { try DataFormat(parsing: $0) }, endian: nil)
     }
 

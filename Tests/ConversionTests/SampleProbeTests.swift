@@ -21,8 +21,9 @@ struct SampleProbeTests {
         let reader = try SoundFile.open(readingFrom: path)
         try reader.setNormalisation(false)
         let target = TargetFormat.resolve(source: reader.info.encoding, sourceOrder: .little, dataFormat: nil, endian: .little)
+        let samples = try #require(WAVESamples(wave: wave))
         let payload = try #require(
-            DirectPayload(wave: wave, source: reader.info, target: target, fileLength: UInt64(fixture.bytes.count)))
+            DirectPayload(samples: samples, source: reader.info, target: target, fileLength: UInt64(fixture.bytes.count)))
         let probe = try #require(try SampleProbe.read(reader, payload: payload))
         let bytes = fixture.bytes
         #expect(try probe.firstDifference(in: MemoryByteSource(bytes), at: payload.offset, layout: payload.layout) == nil)

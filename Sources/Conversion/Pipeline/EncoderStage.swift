@@ -19,8 +19,8 @@ enum EncoderStage {
 
     /// Picks the road for `source` becoming `target`.
     static func choose(for source: SourceStage, target: TargetFormat, options: ConversionOptions) -> EncoderStage {
-        if options.directPayload, let probe = source.probe,
-            let payload = DirectPayload(wave: source.wave, source: source.info, target: target, fileLength: source.input.length)
+        if options.directPayload, let probe = source.probe, let samples = source.samples,
+            let payload = DirectPayload(samples: samples, source: source.info, target: target, fileLength: source.input.length)
         {
             return .directPayload(payload, probe: probe)
         }
@@ -31,7 +31,8 @@ enum EncoderStage {
         {
             return .g711Copy(copy)
         }
-        return .samples(SampleRoute(from: source.encoding, to: target.encoding))
+        // Lossy sources come as floats (see `SourceStage.decodesAsFloats`).
+        return .samples(SampleRoute(from: source.decodesAsFloats ? .float32 : source.encoding, to: target.encoding))
     }
 
     /// Moves every frame from `source` into `writer` (or, for the direct payload, after the empty

@@ -12,13 +12,14 @@ struct SourceStage {
     let path: String
     /// The input's bytes, read at offsets.
     let input: FileByteSource
-    /// The input as cafconv's WAV reader parses it.
-    let wave: WAVEFile
+    /// What the input is, told by its content: WAV, AIFF, CAF, or something only libsndfile reads.
+    let content: SourceContent
     /// The input as libsndfile opened it (normalisation off).
     let reader: SoundFile
     /// What libsndfile says the input is.
     let info: SoundInfo
-    /// cafconv's own decoding of the input's samples (linear PCM, µ-law, A-law), if it has one.
+    /// cafconv's own decoding of the input's samples (linear PCM, µ-law, A-law in WAV, AIFF or
+    /// CAF), if it has one (``DecodeRoute/route(for:)`` decides).
     let samples: WAVESamples?
     /// libsndfile's first and last frames, when its reading agreed with cafconv's.
     let probe: SampleProbe?
@@ -27,72 +28,99 @@ struct SourceStage {
     /// The header's frame count (`nil` when the header does not say).
     let headerFrames: Int64?
 
-    /// Opens `path` with both readers and cross-checks them; throws when they disagree or
-    /// either cannot read it. What the report should say about the source (the WAV reader's
-    /// warnings, cross-check notes) is appended to `warnings` as it is found, so that it is kept
-    /// when a later step fails.
+    /// The input as cafconv's WAV reader parses it, when it is WAV.
+    var wave: WAVEFile? {
+        if case .wave(let wave) = content { return wave }
+        return nil
+    }
+
+    /// Whether the pump and the proof get the samples as floats: float PCM, or a lossy codec
+    /// (MP3, Vorbis, Opus), whose decoder's floats are read normalised to [-1, 1].
+    var decodesAsFloats: Bool { encoding.isFloat || encoding.isLossy }
+
+    /// The byte order of the source's samples (`--endian source`).
+    var byteOrder: ByteOrder { content.sampleByteOrder(info) }
+
+    /// Opens `path`, tells its container by content, opens it with libsndfile too and
+    /// cross-checks the two readings; throws when they disagree, either cannot read it, or the
+    /// source is one cafconv refuses (``DecodeRoute/route(for:)``). What the report should say
+    /// about the source (the container's warnings, cross-check notes) is appended to `warnings`
+    /// as it is found, so that it is kept when a later step fails.
     static func open(_ path: String, warnings: inout [String]) throws -> SourceStage {
         let input: FileByteSource
-        let wave: WAVEFile
         do {
             input = try FileByteSource(path: path)
-            wave = try WAVEFile(reading: input)
-        } catch let error as WAVEError {
-            throw ConversionError(.notAudio, error.message)
-        } catch let error as ByteError {
+        } catch {
             // Opening or reading the input failed: that says nothing about its content.
             if case .io(_, let code, _) = error {
                 throw ConversionError([ENOENT, ENOTDIR, EISDIR, EINVAL].contains(code) ? .input : .io, error.description)
             }
             throw ConversionError(.notAudio, error.description)
         }
-        warnings = wave.warnings.map(\.message)
+        let content = try SourceContent.read(input)
+        warnings = content.warnings
+        let route = try DecodeRoute.route(for: content)
 
         let reader: SoundFile
         do { reader = try SoundFile.open(readingFrom: path) } catch {
+            if case .other(let prefix) = content {
+                throw ConversionError(
+                    .notAudio,
+                    "not audio cafconv can read (\(prefix)): not WAV, AIFF or CAF, and libsndfile cannot read it either (\(error.message))"
+                )
+            }
+            if case .caf(let caf) = content {
+                throw ConversionError(
+                    .unsupported,
+                    "libsndfile cannot read this CAF (\(caf.audioDescription.formatName)), and cafconv does not decode it itself: \(error.message)"
+                )
+            }
             throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
         }
-        do { try reader.setNormalisation(false) } catch {
+        // Lossy decoders make floats: cafconv reads them as floats in [-1, 1], which needs
+        // libsndfile's normalisation on (with it off, libsndfile 1.2's MP3 decoder scales its
+        // doubles by 32768 while Vorbis and Opus do not). Every other source: off.
+        do { try reader.setNormalisation(reader.info.encoding.isLossy) } catch {
             throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
         }
         let source = reader.info
-        // cafconv's own reader decodes linear PCM; libsndfile must read the same samples, or
-        // the file is not converted (wide slots, which libsndfile cannot read, excepted).
-        var samples = WAVESamples(wave: wave)
-        if samples == nil, wave.format.isLinearPCM {
-            throw ConversionError(
-                .unsupported,
-                "cafconv's WAV reader cannot decode \(wave.format.bitsPerSample)-bit \(wave.format.isFloat ? "float" : "integer") samples in \(wave.bytesPerFrame)-byte frames of \(wave.format.channels) channel\(wave.format.channels == 1 ? "" : "s"), and the file is not converted on libsndfile's reading alone"
-            )
-        }
+        // cafconv's own reader decodes linear PCM and G.711; libsndfile must read the same
+        // samples, or the file is not converted (wide slots, which libsndfile cannot read, excepted).
+        var samples: WAVESamples?
+        if case .cafconv(let own) = route { samples = own }
         do { try samples?.settleSlots(in: input) } catch { throw ConversionError(.io, error.message) }
         var probe: SampleProbe?
         if let samples {
-            switch try crossCheck(samples, wave: wave, reader: reader, input: input) {
+            switch try crossCheck(samples, content: content, reader: reader, input: input) {
             case .agree(let agreed): probe = agreed
             case .ownReader(let note): warnings.append(note)
             }
+            if source.frames > samples.frames, case .aiff = content {
+                warnings.append(
+                    "the 'SSND' chunk holds \(source.frames - samples.frames) frames more than the \(samples.frames) 'COMM' declares; they are not audio (libsndfile reads them): \(samples.frames) frames converted"
+                )
+            }
         }
-        // The header's frame count: compressed formats decode to whole blocks, `fact` says how
-        // many of those frames are audio.
+        // The header's frame count: compressed formats decode to whole blocks, `fact` (or a
+        // CAF's packet table) says how many of those frames are audio; where the container does
+        // not say (FLAC, Ogg, MP3...), libsndfile's count (MP3: encoder delay and padding left out).
         // An empty 'data' chunk holds no frames, whatever a decoder makes of the bytes after it.
+        let audioBytes = content.audioBytes
         let headerFrames: Int64? =
-            wave.audioBytes == 0 ? 0 : samples?.frames ?? wave.frames.map { Int64(clamping: $0) }
-        if wave.audioBytes == 0, source.frames > 0 {
+            audioBytes == 0 ? 0 : samples?.frames ?? content.declaredFrames ?? (source.frames >= 0 ? source.frames : nil)
+        if audioBytes == 0, source.frames > 0 {
             warnings.append(
-                "the 'data' chunk is empty, but libsndfile reads \(source.frames) frames from the bytes after it; they are not audio: nothing is converted from them"
+                "the '\(content.dataChunkName)' chunk is empty, but libsndfile reads \(source.frames) frames from the bytes after it; they are not audio: nothing is converted from them"
             )
         }
         return SourceStage(
-            path: path, input: input, wave: wave, reader: reader, info: source, samples: samples, probe: probe,
+            path: path, input: input, content: content, reader: reader, info: source, samples: samples, probe: probe,
             encoding: samples.map(\.encoding) ?? source.encoding, headerFrames: headerFrames)
     }
 
-    /// The report's `formatIn`: the afconvert-style code, or the WAV format tag's name.
-    var formatCode: String {
-        if case .other = encoding { return wave.formatID }
-        return Conversion.formatCode(encoding, wave.byteOrder)
-    }
+    /// The report's `formatIn`: the afconvert-style code, the WAV format tag's name, or the
+    /// codec's (`flac16`, `vorbis`, `opus`, `mp3`).
+    var formatCode: String { content.formatCode(encoding, info) }
 
     /// The samples the encoder reads: cafconv's decoding when libsndfile cannot read the layout,
     /// else libsndfile's (rewound after the cross-check's probe), cut to the header's frames.
@@ -112,7 +140,7 @@ struct SourceStage {
         }
         do {
             let again = try SoundFile.open(readingFrom: path)
-            try again.setNormalisation(false)
+            try again.setNormalisation(again.info.encoding.isLossy)
             return SourceAudio(reader: again, limit: headerFrames)
         } catch {
             throw ConversionError.libsndfile(
@@ -132,10 +160,12 @@ struct SourceStage {
     /// Compares libsndfile's reading of the source with cafconv's own (layout, frames, the first
     /// and last 2048 frames) and throws, naming the disagreement, when they differ.
     static func crossCheck(
-        _ samples: WAVESamples, wave: WAVEFile, reader: SoundFile, input: some ByteSource
+        _ samples: WAVESamples, content: SourceContent, reader: SoundFile, input: some ByteSource
     ) throws(ConversionError) -> CrossCheck {
         let info = reader.info
-        let what = "libsndfile and cafconv's WAV reader disagree about this file"
+        let what = "libsndfile and cafconv's \(content.name) reader disagree about this file"
+        let chunk = content.dataChunkName
+        let header = content.headerChunkName
         if samples.hasWideSlots {
             let place =
                 samples.isHighJustified
@@ -147,19 +177,25 @@ struct SourceStage {
         if info.channels != samples.channels {
             throw ConversionError(
                 .readersDisagree,
-                "\(what): libsndfile reads \(info.channels) channels, the 'fmt ' chunk says \(samples.channels); not converted")
+                "\(what): libsndfile reads \(info.channels) channels, the '\(header)' chunk says \(samples.channels); not converted"
+            )
         }
         if info.encoding != samples.encoding {
             throw ConversionError(
                 .readersDisagree,
-                "\(what): libsndfile reads \(info.encoding), the 'fmt ' chunk says \(samples.encoding); not converted")
+                "\(what): libsndfile reads \(info.encoding), the '\(header)' chunk says \(samples.encoding); not converted")
         }
-        if info.frames != samples.frames {
-            let header =
-                wave.audioBytes == 0
-                ? "the 'data' chunk is empty (0 bytes)"
-                : "the 'data' chunk holds \(samples.frames) frames (\(wave.audioBytes) bytes of \(samples.bytesPerFrame))"
-            throw ConversionError(.readersDisagree, "\(what): libsndfile reads \(info.frames) frames, \(header); not converted")
+        // AIFF: 'COMM' counts the frames; bytes of 'SSND' after them are not audio, though
+        // libsndfile reads them. The first frames must still agree.
+        var aiffTail = false
+        if case .aiff(let aiff) = content, info.frames > samples.frames, aiff.frames == UInt64(samples.frames) { aiffTail = true }
+        if info.frames != samples.frames && !aiffTail {
+            let bytes = content.audioBytes ?? 0
+            let extent =
+                bytes == 0
+                ? "the '\(chunk)' chunk is empty (0 bytes)"
+                : "the '\(chunk)' chunk holds \(samples.frames) frames (\(bytes) bytes of \(samples.bytesPerFrame))"
+            throw ConversionError(.readersDisagree, "\(what): libsndfile reads \(info.frames) frames, \(extent); not converted")
         }
         let probe: SampleProbe?
         do {

@@ -1,0 +1,217 @@
+import BinaryIO
+import CAFKit
+import SndFile
+import SystemLayer
+import WAVEKit
+
+/// What an input is, told by its content (its first bytes), never by its name: a container
+/// cafconv parses itself (WAV in its RIFF, RIFX and RF64 forms, AIFF and AIFF-C, CAF), or
+/// something only libsndfile reads (FLAC, Ogg Vorbis and Opus, MP3, Sun/NeXT `.au`, Wave64...).
+enum SourceContent {
+    /// RIFF, RIFX or RF64 WAVE.
+    case wave(WAVEFile)
+    /// AIFF or AIFF-C.
+    case aiff(AIFFFile)
+    /// Core Audio Format.
+    case caf(CAFFile)
+    /// A file cafconv does not parse; libsndfile decides whether it is audio. `prefix` says what
+    /// it starts with, for messages.
+    case other(prefix: String)
+
+    /// Parses the container of `input`. A file that starts like WAV, AIFF or CAF and is broken
+    /// fails with its parser's reason; anything else is left to libsndfile.
+    static func read(_ input: some ByteSource) throws(ConversionError) -> SourceContent {
+        let prefix: [UInt8]
+        do { prefix = try input.read(at: 0, count: 12) } catch {
+            throw ConversionError(.io, "cannot read it: \(error)")
+        }
+        guard !prefix.isEmpty else { throw ConversionError(.notAudio, "empty file (0 bytes)") }
+        switch Container.detect(prefix) {
+        case .wav?, .rifx?, .rf64?:
+            do { return .wave(try WAVEFile(reading: input)) } catch { throw ConversionError(.notAudio, error.message) }
+        case .aiff?, .aifc?:
+            do { return .aiff(try AIFFFile(reading: input)) } catch { throw ConversionError(.notAudio, error.message) }
+        case .caf?:
+            do { return .caf(try CAFFile(reading: input)) } catch {
+                throw ConversionError(.notAudio, "not a readable CAF file: \(error)")
+            }
+        case nil:
+            // A header cut short is still told by its first four bytes, and its parser says so.
+            let head = prefix.prefix(4)
+            if ["RIFF", "RIFX", "RF64", "BW64"].contains(where: { Array($0.utf8) == Array(head) }) {
+                do { _ = try WAVEFile(reading: input) } catch { throw ConversionError(.notAudio, error.message) }
+            }
+            if Array("FORM".utf8) == Array(head) {
+                do { _ = try AIFFFile(reading: input) } catch { throw ConversionError(.notAudio, error.message) }
+            }
+            return .other(prefix: describe(prefix))
+        }
+    }
+
+    /// `starts with 'OggS'`, `only 3 bytes`.
+    static func describe(_ prefix: [UInt8]) -> String {
+        if prefix.count < 4 { return "only \(prefix.count) byte\(prefix.count == 1 ? "" : "s")" }
+        let printable = prefix.prefix(4).allSatisfy { (0x20...0x7E).contains($0) }
+        if printable { return "starts with '\(String(decoding: prefix.prefix(4), as: UTF8.self))'" }
+        return "starts with bytes "
+            + prefix.prefix(4).map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined(separator: " ")
+    }
+
+    /// The name of cafconv's reader of this container, for messages: `WAV` (RIFF, RIFX, RF64),
+    /// `AIFF` (AIFF and AIFF-C), `CAF`.
+    var name: String {
+        switch self {
+        case .wave: return "WAV"
+        case .aiff: return "AIFF"
+        case .caf: return "CAF"
+        case .other: return "libsndfile"
+        }
+    }
+
+    /// The chunk that holds the audio: `data` (WAV, CAF) or `SSND` (AIFF).
+    var dataChunkName: String {
+        if case .aiff = self { return "SSND" }
+        return "data"
+    }
+
+    /// The chunk that describes the samples: `fmt ` (WAV), `COMM` (AIFF) or `desc` (CAF).
+    var headerChunkName: String {
+        switch self {
+        case .aiff: return "COMM"
+        case .caf: return "desc"
+        default: return "fmt "
+        }
+    }
+
+    /// The container's own warnings (size lies, missing pad bytes...).
+    var warnings: [String] {
+        switch self {
+        case .wave(let wave): return wave.warnings.map(\.message)
+        case .aiff(let aiff): return aiff.warnings.map(\.message)
+        case .caf(let caf): return caf.warnings.map(\.message)
+        case .other: return []
+        }
+    }
+
+    /// Bytes of audio the container declares present (`nil`: it does not say).
+    var audioBytes: UInt64? {
+        switch self {
+        case .wave(let wave): return wave.audioBytes
+        case .aiff(let aiff): return aiff.audioBytes
+        case .caf(let caf): return caf.audioBytes
+        case .other: return nil
+        }
+    }
+
+    /// The header's frame count where cafconv's own reader does not decode the samples: `fact`
+    /// for compressed WAV, the valid frames of a CAF; `nil` when the container does not say
+    /// (then libsndfile's count is used).
+    var declaredFrames: Int64? {
+        switch self {
+        case .wave(let wave): return wave.frames.map { Int64(clamping: $0) }
+        case .caf(let caf): return caf.validFrames.map { Int64(clamping: $0) }
+        case .aiff, .other: return nil
+        }
+    }
+
+    /// The byte order of the source's samples, for `--endian source`: the container's, else
+    /// big-endian for `.au` (as libsndfile reports it), else little-endian.
+    func sampleByteOrder(_ info: SoundInfo) -> ByteOrder {
+        switch self {
+        case .wave(let wave): return wave.byteOrder
+        case .aiff(let aiff): return aiff.byteOrder ?? .big
+        case .caf(let caf): return caf.audioDescription.byteOrder ?? .big
+        case .other: return info.endianness == .big || (info.major == .au && info.endianness != .little) ? .big : .little
+        }
+    }
+
+    /// The source's format as the report's `formatIn` names it.
+    func formatCode(_ encoding: Encoding, _ info: SoundInfo) -> String {
+        switch self {
+        case .wave(let wave):
+            if case .other = encoding { return wave.formatID }
+            return Conversion.formatCode(encoding, wave.byteOrder)
+        case .aiff, .caf:
+            return Conversion.formatCode(encoding, sampleByteOrder(info))
+        case .other:
+            if info.major == .flac { return "flac\(encoding.bits.map(String.init) ?? "")" }
+            switch encoding {
+            case .vorbis: return "vorbis"
+            case .opus: return "opus"
+            case .mp3: return "mp3"
+            default: return Conversion.formatCode(encoding, sampleByteOrder(info))
+            }
+        }
+    }
+}
+
+/// Who decodes a source's samples. Decided in one place, ``route(for:)``, for every kind of
+/// source: the decoders cafconv gains (IMA4, AAC) become new cases here.
+enum DecodeRoute {
+    /// cafconv's own reader (linear PCM, µ-law and A-law in WAV, AIFF or CAF), cross-checked
+    /// with libsndfile's reading before anything is written; the proof compares with it.
+    case cafconv(WAVESamples)
+    /// libsndfile alone (FLAC, Vorbis, Opus, MP3, ADPCM and GSM in WAV, ALAC...); the proof
+    /// compares the output with a second libsndfile decoding, cut to the header's frame count.
+    case libsndfile
+
+    /// The route for `content`, or an error naming why the source is refused: IMA4 (AIFF-C and
+    /// CAF), whose libsndfile decoding is wrong, AAC, which libsndfile does not decode, and
+    /// linear PCM laid out in a way cafconv's reader cannot check.
+    static func route(for content: SourceContent) throws(ConversionError) -> DecodeRoute {
+        switch content {
+        case .wave(let wave):
+            if let samples = WAVESamples(wave: wave) { return .cafconv(samples) }
+            if wave.format.isLinearPCM {
+                throw ConversionError(
+                    .unsupported,
+                    "cafconv's WAV reader cannot decode \(wave.format.bitsPerSample)-bit \(wave.format.isFloat ? "float" : "integer") samples in \(wave.bytesPerFrame)-byte frames of \(wave.format.channels) channel\(wave.format.channels == 1 ? "" : "s"), and the file is not converted on libsndfile's reading alone"
+                )
+            }
+            return .libsndfile
+        case .aiff(let aiff):
+            if aiff.compressionType == .ima4 {
+                throw ConversionError(
+                    .unsupported,
+                    "AIFF-C with IMA4 ADPCM ('ima4') is not converted yet: libsndfile's decoder of it is wrong (libsndfile issue #845) and cafconv has no IMA4 decoder for sources yet"
+                )
+            }
+            if let samples = WAVESamples(aiff: aiff) { return .cafconv(samples) }
+            if aiff.formatID == "lpcm" {
+                throw ConversionError(
+                    .unsupported,
+                    "cafconv's AIFF reader cannot decode \(aiff.common.sampleSize)-bit \(aiff.isFloat ? "float" : "integer") samples, and the file is not converted on libsndfile's reading alone"
+                )
+            }
+            return .libsndfile
+        case .caf(let caf):
+            let description = caf.audioDescription
+            switch description.formatID {
+            case .ima4:
+                throw ConversionError(
+                    .unsupported,
+                    "CAF with IMA4 ADPCM ('ima4') is not converted yet: libsndfile cannot read it and cafconv has no IMA4 decoder for sources yet"
+                )
+            case .aac, FourCC("aach"), FourCC("aacl"), FourCC("aace"), FourCC("aacf"), FourCC("aacg"), FourCC("aacp"):
+                throw ConversionError(
+                    .unsupported,
+                    "CAF with AAC ('\(description.formatID.trimmed)') is not converted yet: libsndfile cannot decode AAC and cafconv has no AAC decoder yet"
+                )
+            default: break
+            }
+            if let samples = WAVESamples(caf: caf) { return .cafconv(samples) }
+            if description.isLinearPCM {
+                throw ConversionError(
+                    .unsupported,
+                    "cafconv's CAF reader cannot decode \(description.bitsPerChannel)-bit \(description.isFloat ? "float" : "integer") samples in \(description.bytesPerPacket)-byte packets of \(description.framesPerPacket) frames, and the file is not converted on libsndfile's reading alone"
+                )
+            }
+            return .libsndfile
+        case .other:
+            return .libsndfile
+        }
+    }
+}
