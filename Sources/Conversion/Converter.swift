@@ -23,11 +23,24 @@ public struct ConversionOptions: Sendable, Equatable {
     /// (copied by the kernel, byte-swapped or sign-flipped); `false` sends every sample through
     /// libsndfile. The output bytes are the same either way.
     public var directPayload: Bool
+    /// `-d FMT@RATE`: the output's sample rate in Hz; `nil` keeps the source's.
+    public var sampleRate: Int?
+    /// `-c`: the output's channel count; `nil` keeps the source's.
+    public var channels: Int?
+    /// `--mix` (the default) / `--no-mix`: whether a channel count change mixes (1 → 2 copies, N → 2
+    /// and N → 1 downmix by ITU-R BS.775) or keeps the first channels (adding silent ones).
+    public var mix: Bool
+    /// `--src-quality`: libsoxr's recipe when the rate changes (default VHQ).
+    public var srcQuality: RateQuality
+    /// `--dither`: TPDF dither where samples become integers of fewer bits (default none).
+    public var dither: Dither
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(
         dataFormat: DataFormat? = nil, endian: EndianChoice? = nil, jobs: Int? = nil, blockSamples: Int = 1 << 16,
-        force: Bool = false, dryRun: Bool = false, prune: Bool = false, directPayload: Bool = true
+        force: Bool = false, dryRun: Bool = false, prune: Bool = false, directPayload: Bool = true,
+        sampleRate: Int? = nil, channels: Int? = nil, mix: Bool = true, srcQuality: RateQuality = .vhq,
+        dither: Dither = .none
     ) {
         self.dataFormat = dataFormat
         self.endian = endian
@@ -37,6 +50,11 @@ public struct ConversionOptions: Sendable, Equatable {
         self.dryRun = dryRun
         self.prune = prune
         self.directPayload = directPayload
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.mix = mix
+        self.srcQuality = srcQuality
+        self.dither = dither
     }
 
     /// Version of the conversion rules; bump it when the same options would write different bytes,
@@ -47,7 +65,10 @@ public struct ConversionOptions: Sendable, Equatable {
     public static let rulesVersion = 2
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
-    /// `-d` format and `--endian`. `-j` and the block size change nothing and are left out.
+    /// `-d` format and `--endian`; the rate with `--src-quality` when `@RATE` is given, the
+    /// channels with `--mix`/`--no-mix` when `-c` is, and `--dither tpdf`. (Without those options
+    /// the text is what it was before they existed, so earlier outputs stay up to date.) `-j` and
+    /// the block size change nothing and are left out.
     public var fingerprint: String {
         var format = "source"
         switch dataFormat?.kind {
@@ -58,7 +79,11 @@ public struct ConversionOptions: Sendable, Equatable {
         case nil: break
         }
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
-        return "rules=\(Self.rulesVersion);d=\(order)\(format);endian=\(endian?.rawValue ?? "default")"
+        var text = "rules=\(Self.rulesVersion);d=\(order)\(format);endian=\(endian?.rawValue ?? "default")"
+        if let sampleRate { text += ";rate=\(sampleRate);src=\(srcQuality.rawValue)" }
+        if let channels { text += ";channels=\(channels);mix=\(mix ? "on" : "off")" }
+        if dither != .none { text += ";dither=\(dither.rawValue)" }
+        return text
     }
 
     /// Checks that the options agree with each other.
@@ -121,8 +146,11 @@ enum Converter {
                 dataFormat: options.dataFormat, endian: options.endian)
             result.formatIn = source.formatCode
             result.formatOut = target.description
-            result.channels = source.info.channels
-            result.sampleRate = source.info.sampleRate
+            let plan = try TransformPlan.make(source: source, target: target, options: options, warnings: &result.warnings)
+            let channels = plan?.outputChannels ?? source.info.channels
+            let sampleRate = plan?.outputRate ?? source.info.sampleRate
+            result.channels = channels
+            result.sampleRate = sampleRate
 
             // Below the output root no symlink is followed; the file is new (O_EXCL), locked and
             // named so that nobody can guess it.
@@ -131,14 +159,14 @@ enum Converter {
             temporaryFile = temporaryOutput
             let temporary = temporaryOutput.path
             let writer = try ContainerStage.libsndfileWriter(
-                descriptor: try temporaryOutput.descriptor(), path: temporary, source: source, target: target)
+                descriptor: try temporaryOutput.descriptor(), path: temporary, source: source, target: target, plan: plan)
             let isCancelled = { cancellation.isCancelled }
-            let encoder = EncoderStage.choose(for: source, target: target, options: options)
+            let encoder = EncoderStage.choose(for: source, target: target, options: options, plan: plan)
             let pumped = try encoder.run(
                 source: source, writer: writer, temporary: temporary, blockSamples: options.blockSamples,
                 isCancelled: isCancelled)
             guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
-            if let headerFrames = source.headerFrames, frames < headerFrames {
+            if plan?.rate == nil, let headerFrames = source.headerFrames, frames < headerFrames {
                 result.warnings.append(
                     "the header declares \(headerFrames) frames but only \(frames) could be read; converted \(frames)")
             }
@@ -147,8 +175,7 @@ enum Converter {
             }
             if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
             let document = try ContainerStage.finish(
-                temporary, target: target, channels: source.info.channels,
-                sampleRate: source.info.sampleRate, frames: UInt64(frames))
+                temporary, target: target, channels: channels, sampleRate: sampleRate, frames: UInt64(frames))
             result.proof = try ProofStage.run(
                 temporary, document: document, encoder: encoder, source: source, target: target,
                 blockSamples: options.blockSamples, isCancelled: isCancelled)

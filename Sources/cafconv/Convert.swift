@@ -9,8 +9,25 @@ struct Convert {
         "output", short: "o", help: "Output file, or folder when converting folders or several inputs.",
         completion: .files)
     static let endian = Option<EndianChoice>("endian", help: "Byte order of the output samples (default: little).")
-    static let dataFormat = SharedOptions.dataFormat(
-        help: "Output data format: \(DataFormat.examples). Default: the source's format.")
+    static let dataFormat = Option<FormatRequest>(
+        "data-format", short: "d", valueName: "format",
+        help:
+            "Output data format, afconvert's FMT[@RATE]: \(DataFormat.examples), each with an optional @RATE in Hz (LEI16@22050); 0@RATE keeps the source's format. Default: the source's format and rate.",
+        completion: .values(DataFormat.examples.split(separator: " ").map(String.init) + ["0@22050"]),
+        parse: { text in try FormatRequest(parsing: text) })
+    static let channels = Option<Int>(
+        "channels", short: "c",
+        help: "Output channel count; with --mix (the default) 1 -> 2 copies, N -> 2 and N -> 1 downmix (ITU-R BS.775).")
+    static let mix = Flag("mix", help: "Mix channels when -c changes their count (the default).")
+    static let noMix = Flag(
+        "no-mix", help: "Keep the first -c channels instead of mixing (channels past the source's are silent).")
+    static let srcQuality = Option<RateQuality>(
+        "src-quality", short: "r", valueName: "quality",
+        help: "Sample-rate converter (libsoxr) quality: \(RateQuality.examples) (default: vhq).",
+        completion: .values(RateQuality.allCases.map(\.rawValue)),
+        parse: { text in try RateQuality(parsing: text) })
+    static let dither = Option<Dither>(
+        "dither", help: "Dither when samples become integers of fewer bits: none or tpdf (default: none).")
     static let jobs = Option<Int>("jobs", short: "j", help: "Convert this many files at once (default: all cores).")
     static let force = Flag("force", help: "Convert every input, even when its output is up to date.")
     static let dryRun = Flag(
@@ -65,7 +82,10 @@ struct Convert {
             64 usage error; 130 interrupted.
             """,
         positionals: inputs,
-        options: [output, endian, dataFormat, jobs, force, dryRun, check, prune, SharedOptions.report, verbose])
+        options: [
+            output, endian, dataFormat, channels, mix, noMix, srcQuality, dither, jobs, force, dryRun, check, prune,
+            SharedOptions.report, verbose,
+        ])
 
     let inputs: [String]
     let output: String?
@@ -93,11 +113,18 @@ struct Convert {
                     ? "-o \(output) is a file, but a folder or several inputs are converted into a folder; remove it or choose another -o"
                     : "-o \(output): \(blocker) is a file, not a folder; remove it or choose another -o")
         }
+        let channels = invocation[Self.channels]
+        if let channels, !(1...1024).contains(channels) { throw CommandLineError("--channels must be from 1 to 1024") }
+        if invocation[Self.mix] && invocation[Self.noMix] {
+            throw CommandLineError("--mix and --no-mix cannot be used together")
+        }
         do throws(DataFormatError) {
-            let format = invocation[Self.dataFormat]
+            let request = invocation[Self.dataFormat]
             let options = ConversionOptions(
-                dataFormat: format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
-                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune])
+                dataFormat: request?.format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
+                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune], sampleRate: request?.sampleRate,
+                channels: channels, mix: !invocation[Self.noMix], srcQuality: invocation[Self.srcQuality] ?? .vhq,
+                dither: invocation[Self.dither] ?? .none)
             try options.validate()
             self.options = options
         } catch {
