@@ -9,12 +9,10 @@ struct Convert {
         "output", short: "o", help: "Output file, or folder when converting folders or several inputs.",
         completion: .files)
     static let endian = Option<EndianChoice>("endian", help: "Byte order of the output samples (default: little).")
-    static let dataFormat = Option<FormatRequest>(
-        "data-format", short: "d", valueName: "format",
+    static let dataFormat = SharedOptions.dataFormat(
         help:
-            "Output data format, afconvert's FMT[@RATE]: \(DataFormat.examples), each with an optional @RATE in Hz (LEI16@22050); 0@RATE keeps the source's format. Default: the source's format and rate.",
-        completion: .values(DataFormat.examples.split(separator: " ").map(String.init) + ["0@22050"]),
-        parse: { text in try FormatRequest(parsing: text) })
+            "Output data format, afconvert's FMT[@RATE]: \(DataFormat.examples), with an optional sample rate in Hz (LEI16@22050); 0@RATE keeps the source's format and changes only the rate. Default: the source's format and rate."
+    )
     static let channels = Option<Int>(
         "channels", short: "c",
         help: "Output channel count; with --mix (the default) 1 -> 2 copies, N -> 2 and N -> 1 downmix (ITU-R BS.775).")
