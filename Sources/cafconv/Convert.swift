@@ -54,6 +54,16 @@ struct Convert {
             sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
             kept in their law are copied byte for byte.
 
+            -d FMT@RATE resamples with libsoxr (quality vhq unless --src-quality says otherwise); \
+            0@RATE keeps the source's format. The output holds round(frames x new rate / old \
+            rate) frames, aligned with the source: no delay, no ring-off. -c N sets the channel \
+            count: with --mix (the default) stereo -> mono averages L and R (each at -6 dB), mono \
+            -> stereo copies, and N channels mix into 2 or 1 by ITU-R BS.775 from the source's \
+            channel mask (centre and surrounds -3 dB, LFE dropped), scaled so that full scale \
+            cannot clip; --no-mix keeps the first N channels (adding silent ones). Mixed or \
+            resampled samples are rounded to the output's bits; --dither tpdf adds triangular \
+            dither, the same for the same input, wherever samples lose precision.
+
             Each output is written to a temporary file beside it, read back and checked, then \
             renamed into place; a failed file leaves nothing at its output path. Inputs are never \
             modified.
