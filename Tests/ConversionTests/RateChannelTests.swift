@@ -337,13 +337,26 @@ struct ChannelConversionTests {
         let kept = try convert(fixture.bytes, options: ConversionOptions(jobs: 1, channels: 2, mix: false))
         let expected = (0..<301).flatMap { frame in [fixture.integers[frame * 6], fixture.integers[frame * 6 + 1]] }
         expectSameSamples(try decodedIntegers(kept), expected)
-        #expect(kept.result.proof?.rule == "kept channels 1-2 of 6 (--no-mix); rounded to 24 bits")
+        #expect(kept.result.proof?.rule == "kept channels 1-2 of 6 (--no-mix)")
+        // Nothing is lost, so --dither tpdf adds nothing.
+        let dithered = try convert(fixture.bytes, options: ConversionOptions(jobs: 1, channels: 2, mix: false, dither: .tpdf))
+        #expect(dithered.bytes == kept.bytes)
         let mono = WAVFixture.signal(.int16, channels: 1, frames: 100)
         let widened = try convert(mono.bytes, options: ConversionOptions(jobs: 1, channels: 3, mix: false))
         expectSameSamples(try decodedIntegers(widened), mono.integers.flatMap { [$0, 0, 0] })
         // With --mix (the default), 1 → 2 copies the channel.
         let copied = try convert(mono.bytes, options: ConversionOptions(jobs: 1, channels: 2))
         expectSameSamples(try decodedIntegers(copied), mono.integers.flatMap { [$0, $0] })
+    }
+
+    @Test("resampling by more than 256 either way fails the file")
+    func ratioLimit() throws {
+        let folder = TempDirectory()
+        let input = folder.write("in.wav", WAVFixture.signal(.int16, channels: 1, frames: 10, sampleRate: 1000).bytes)
+        let report = Engine.convert(
+            inputs: [input], output: folder.file("out.caf"), options: ConversionOptions(jobs: 1, sampleRate: 768_000))
+        #expect(report.files.first?.code == .unsupported)
+        #expect(report.files.first?.reason?.contains("factors up to 256") == true)
     }
 
     @Test("a mix with no standard matrix fails the file, naming --no-mix")

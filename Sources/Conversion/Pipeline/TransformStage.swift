@@ -115,6 +115,10 @@ struct TransformPlan: Equatable {
     /// The integer bits the stage rounds to (the encoder then takes them unchanged), or `nil` when
     /// it hands floats on (float outputs, µ-law and A-law, which code each exact value).
     var integerBits: Int?
+    /// Whether the samples can lose precision on the way (a mix, a resampling, a float or wider
+    /// source into integers); when not (channels selected or copied, same depth), the values
+    /// come out exact and no dither is added.
+    var requantizes: Bool
     /// Channels in and out.
     var inputChannels: Int, outputChannels: Int
     /// Rates in and out.
@@ -128,7 +132,7 @@ struct TransformPlan: Equatable {
         var parts: [String] = []
         if let matrix { parts.append(matrix.name) }
         if let rate { parts.append("resampled \(rate.sourceRate)→\(rate.targetRate) with soxr \(quality.rawValue.uppercased())") }
-        if let integerBits {
+        if let integerBits, requantizes {
             parts.append(dither == .tpdf ? "tpdf-dithered to \(integerBits) bits" : "rounded to \(integerBits) bits")
         }
         return parts.joined(separator: "; ")
@@ -179,9 +183,24 @@ struct TransformPlan: Equatable {
         } else if let sourceMap {
             map = sourceMap
         }
+        if inputRate != outputRate {
+            let ratio = Double(outputRate) / Double(inputRate)
+            guard ratio <= 256, ratio >= 1.0 / 256 else {
+                throw ConversionError(
+                    .unsupported,
+                    "cannot resample \(inputRate) Hz to \(outputRate) Hz: cafconv resamples by factors up to 256 either way")
+            }
+            guard max(inputs, outputs) <= 256 else {
+                throw ConversionError(
+                    .unsupported, "cannot resample \(max(inputs, outputs)) channels: cafconv resamples at most 256")
+            }
+        }
+        let selects = matrix?.gains.allSatisfy { row in row.allSatisfy { $0 == 0 || $0 == 1 } && row.filter { $0 != 0 }.count <= 1 } ?? true
+        let requantizes = inputRate != outputRate || !selects || narrows
         return TransformPlan(
             matrix: matrix, rate: inputRate == outputRate ? nil : SampleRateMapping(from: inputRate, to: outputRate),
-            quality: options.srcQuality, dither: options.dither, integerBits: targetBits,
+            quality: options.srcQuality, dither: requantizes ? options.dither : .none, integerBits: targetBits,
+            requantizes: requantizes,
             inputChannels: inputs, outputChannels: outputs, inputRate: inputRate, outputRate: outputRate,
             channelMap: map)
     }
@@ -245,7 +264,7 @@ final class TransformedAudio: FrameSource {
         bits = plan.integerBits ?? 64
         // Enough output per chunk for the highest ratio, in about 64 Ki samples.
         let ratio = plan.rate.map { max(1, $0.ratio) } ?? 1
-        chunkFrames = max(16, min(4096, Int(Double(1 << 16) / ratio / Double(max(plan.inputChannels, plan.outputChannels)))))
+        chunkFrames = max(1, min(4096, Int(Double(1 << 16) / ratio / Double(max(plan.inputChannels, plan.outputChannels)))))
         let inputs = plan.inputChannels
         sourceInts = [Int32](repeating: 0, count: source.isFloat ? 0 : chunkFrames * inputs)
         sourceDoubles = [Double](repeating: 0, count: chunkFrames * inputs)
