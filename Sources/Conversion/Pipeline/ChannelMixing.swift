@@ -273,17 +273,24 @@ public struct ChannelMatrix: Equatable, Sendable {
         return ChannelMatrix(gains: rows, name: "mixed \(inputs)→\(outputs)")
     }
 
-    /// Applies the matrix to `frames` interleaved frames of `input` into `output`.
+    /// Applies the matrix to `frames` interleaved frames of `input` into `output`. Each output
+    /// sample is the sum of its row's non-zero terms, in channel order (the same bits every time).
     func apply(_ input: UnsafeBufferPointer<Double>, frames: Int, into output: UnsafeMutableBufferPointer<Double>) {
         let ins = inputChannels
         let outs = outputChannels
+        // The non-zero terms of each row: (input channel, gain).
+        let terms = gains.map { row in row.indices.filter { row[$0] != 0 }.map { ($0, row[$0]) } }
+        if outs == 1, let only = terms.first, only.count == 2, only[0].1 == 0.5, only[1].1 == 0.5 {
+            let (a, b) = (only[0].0, only[1].0)
+            for frame in 0..<frames { output[frame] = 0.5 * input[frame * ins + a] + 0.5 * input[frame * ins + b] }
+            return
+        }
         for frame in 0..<frames {
             let from = frame * ins
             let to = frame * outs
             for o in 0..<outs {
-                let row = gains[o]
                 var sum = 0.0
-                for i in 0..<ins where row[i] != 0 { sum += row[i] * input[from + i] }
+                for (i, gain) in terms[o] { sum += gain * input[from + i] }
                 output[to + o] = sum
             }
         }

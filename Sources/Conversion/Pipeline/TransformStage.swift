@@ -268,7 +268,7 @@ final class TransformedAudio: FrameSource {
         let inputs = plan.inputChannels
         sourceInts = [Int32](repeating: 0, count: source.isFloat ? 0 : chunkFrames * inputs)
         sourceDoubles = [Double](repeating: 0, count: chunkFrames * inputs)
-        converted = [Double](repeating: 0, count: chunkFrames * inputs)
+        converted = [Double](repeating: 0, count: plan.matrix == nil ? 0 : chunkFrames * inputs)
         mixed = [Double](repeating: 0, count: chunkFrames * plan.outputChannels)
         if plan.dither == .tpdf, plan.integerBits != nil { dither = TPDFNoise() }
         if let rate = plan.rate {
@@ -325,17 +325,23 @@ final class TransformedAudio: FrameSource {
         }
         if got > 0 {
             sourceFrames += Int64(got)
-            if source.isFloat {
-                for index in 0..<got * inputs { converted[index] = sourceDoubles[index] }
+            // Into `converted` when a matrix follows, else straight into `mixed`.
+            let count = got * inputs
+            if plan.matrix == nil {
+                if source.isFloat {
+                    for index in 0..<count { mixed[index] = sourceDoubles[index] }
+                } else {
+                    for index in 0..<count { mixed[index] = SampleScaling.float(sourceInts[index]) }
+                }
+            } else if source.isFloat {
+                for index in 0..<count { converted[index] = sourceDoubles[index] }
             } else {
-                for index in 0..<got * inputs { converted[index] = SampleScaling.float(sourceInts[index]) }
+                for index in 0..<count { converted[index] = SampleScaling.float(sourceInts[index]) }
             }
             if let matrix = plan.matrix {
                 converted.withUnsafeBufferPointer { input in
                     mixed.withUnsafeMutableBufferPointer { output in matrix.apply(input, frames: got, into: output) }
                 }
-            } else {
-                for index in 0..<got * outputs { mixed[index] = converted[index] }
             }
         }
         guard let resampler, let rate = plan.rate else {
