@@ -212,7 +212,9 @@ struct FormatRequestTests {
         #expect(try FormatRequest(parsing: "alac@48000").format?.kind == .alac)
     }
 
-    @Test("bad rates and a missing format are usage errors", arguments: ["@22050", "LEI16@", "LEI16@abc", "LEI16@0", "LEI16@999", "LEI16@22050.5", "LEI16@1000000"])
+    @Test(
+        "bad rates and a missing format are usage errors",
+        arguments: ["@22050", "LEI16@", "LEI16@abc", "LEI16@0", "LEI16@999", "LEI16@22050.5", "LEI16@1000000"])
     func refused(text: String) {
         #expect(throws: DataFormatError.self) { try FormatRequest(parsing: text) }
     }

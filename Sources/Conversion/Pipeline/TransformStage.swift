@@ -195,7 +195,10 @@ struct TransformPlan: Equatable {
                     .unsupported, "cannot resample \(max(inputs, outputs)) channels: cafconv resamples at most 256")
             }
         }
-        let selects = matrix?.gains.allSatisfy { row in row.allSatisfy { $0 == 0 || $0 == 1 } && row.filter { $0 != 0 }.count <= 1 } ?? true
+        // Selecting or copying channels (each output one input, at gain 1) loses nothing.
+        let selects =
+            matrix?.gains.allSatisfy { row in row.allSatisfy { $0 == 0 || $0 == 1 } && row.filter { $0 != 0 }.count <= 1 }
+            ?? true
         let requantizes = inputRate != outputRate || !selects || narrows
         return TransformPlan(
             matrix: matrix, rate: inputRate == outputRate ? nil : SampleRateMapping(from: inputRate, to: outputRate),
