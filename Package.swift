@@ -29,6 +29,14 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]
         ),
+        // libsoxr, the resampler (SoX, Audacity), found with pkg-config; no logic here.
+        .systemLibrary(
+            name: "CSoxr",
+            pkgConfig: "soxr",
+            providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]
+        ),
+        // The only target that sees libsoxr's C types: a streaming resampler that owns its state.
+        .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: strict),
         // copy_file_range(2), renameat2(2) and fallocate(2), which the Glibc module does not export,
         // and the SIGINT/SIGTERM handler (async-signal-safe code belongs in C).
         .target(name: "CSystemCalls"),
@@ -46,7 +54,7 @@ let package = Package(
         // The conversion engine: plan, convert, verify, report. No terminal output.
         .target(
             name: "Conversion",
-            dependencies: ["SndFile", "CAFKit", "WAVEKit", "BinaryIO", "SystemLayer"],
+            dependencies: ["SndFile", "Soxr", "CAFKit", "WAVEKit", "BinaryIO", "SystemLayer"],
             swiftSettings: strict
         ),
         // `info`: one description over CAF, WAV and AIFF, from the pure-Swift readers alone (no

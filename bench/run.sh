@@ -6,7 +6,8 @@
 #
 # Environment: BENCH_CORPORA (default "sfx music huge"), BENCH_RUNS (default 5),
 # BENCH_STARTUP_RUNS (default 100), CAFCONV_BENCH_SKIP_HUGE=1 (drop the 2 GiB file),
-# CAFCONV_BENCH_SKIP_IMA4=1 (drop the IMA4 encoder comparison, bench/ima4-quality.py).
+# CAFCONV_BENCH_SKIP_IMA4=1 (drop the IMA4 encoder comparison, bench/ima4-quality.py),
+# CAFCONV_BENCH_SKIP_RESAMPLE=1 (drop the rate/channel comparison, bench/resample.sh).
 # Everything it writes goes under bench/work/ (ignored by git): corpus/, out/, results/.
 # Ends with the check of the outputs (bench/check.py) and the Markdown table (bench/report.py).
 set -euo pipefail
@@ -132,6 +133,12 @@ python3 bench/check.py "$W/corpus" "$W/out" $CORPORA | tee "$R/check.txt" || ech
 
 echo "== report" >&2
 python3 bench/report.py "$R" | tee "$R/report.md"
+
+# Rate and channel conversion: the sfx corpus to -d LEI16@22050 -c 1 against sox and ffmpeg.
+if [[ ${CAFCONV_BENCH_SKIP_RESAMPLE:-0} != 1 ]]; then
+    echo "== rate and channel conversion" >&2
+    CAFCONV_BIN=$BIN bash bench/resample.sh | tee "$R/resample.md"
+fi
 
 # IMA4: cafconv's encoder (CAFKit, through the ima4tool developer tool) against ffmpeg's
 # adpcm_ima_qt, default and -trellis 8, graded by ffmpeg's decoder. CAFCONV_BENCH_SKIP_IMA4=1 skips it.

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the system packages cafconv needs when they are missing (Debian/Ubuntu, as root or with sudo).
-# libsndfile1-dev: the library cafconv links. ffmpeg and sndfile-programs: independent decoders the
+# libsndfile1-dev and libsoxr-dev: the libraries cafconv links (libsoxr resamples). ffmpeg and sndfile-programs: independent decoders the
 # tests cross-check against; file: file(1), which the tests run with share/magic/caf; sox: makes
 # AIFF sources the way other tools do, for the end-to-end tests of convert's sources (the tests
 # skip those checks, saying so, when they are absent).
 set -euo pipefail
 need=()
 pkg-config --exists sndfile 2>/dev/null || need+=(libsndfile1-dev pkg-config)
+pkg-config --exists soxr 2>/dev/null || need+=(libsoxr-dev pkg-config)
 command -v ffmpeg >/dev/null || need+=(ffmpeg)
 command -v sndfile-info >/dev/null || need+=(sndfile-programs)
 command -v file >/dev/null || need+=(file)
@@ -14,7 +15,7 @@ command -v sox >/dev/null || need+=(sox)
 [ ${#need[@]} -eq 0 ] && exit 0
 if ! command -v apt-get >/dev/null; then
     echo "install-deps: please install: ${need[*]} (no apt-get here)" >&2
-    pkg-config --exists sndfile || exit 1
+    pkg-config --exists sndfile && pkg-config --exists soxr || exit 1
     exit 0
 fi
 sudo=""

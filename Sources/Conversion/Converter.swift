@@ -26,11 +26,24 @@ public struct ConversionOptions: Sendable, Equatable {
     /// `--strip-metadata`: write no loops, markers, regions, instrument or text chunks (README,
     /// "Loops, markers and text"); only the chunks the audio needs.
     public var stripMetadata: Bool
+    /// `-d FMT@RATE`: the output's sample rate in Hz; `nil` keeps the source's.
+    public var sampleRate: Int?
+    /// `-c`: the output's channel count; `nil` keeps the source's.
+    public var channels: Int?
+    /// `--mix` (the default) / `--no-mix`: whether a channel count change mixes (1 → 2 copies, N → 2
+    /// and N → 1 downmix by ITU-R BS.775) or keeps the first channels (adding silent ones).
+    public var mix: Bool
+    /// `--src-quality`: libsoxr's recipe when the rate changes (default VHQ).
+    public var srcQuality: RateQuality
+    /// `--dither`: TPDF dither where samples become integers of fewer bits (default none).
+    public var dither: Dither
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(
         dataFormat: DataFormat? = nil, endian: EndianChoice? = nil, jobs: Int? = nil, blockSamples: Int = 1 << 16,
         force: Bool = false, dryRun: Bool = false, prune: Bool = false, directPayload: Bool = true,
+        sampleRate: Int? = nil, channels: Int? = nil, mix: Bool = true, srcQuality: RateQuality = .vhq,
+        dither: Dither = .none,
         stripMetadata: Bool = false
     ) {
         self.dataFormat = dataFormat
@@ -42,6 +55,11 @@ public struct ConversionOptions: Sendable, Equatable {
         self.prune = prune
         self.directPayload = directPayload
         self.stripMetadata = stripMetadata
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.mix = mix
+        self.srcQuality = srcQuality
+        self.dither = dither
     }
 
     /// Version of the conversion rules; bump it when the same options would write different bytes,
@@ -55,8 +73,10 @@ public struct ConversionOptions: Sendable, Equatable {
     public static let rulesVersion = 3
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
-    /// `-d` format, `--endian` and `--strip-metadata`. `-j` and the block size change nothing and
-    /// are left out.
+    /// `-d` format and `--endian`; the rate with `--src-quality` when `@RATE` is given, the
+    /// channels with `--mix`/`--no-mix` when `-c` is, `--dither tpdf` and `--strip-metadata`. (Without those options
+    /// the text is what it was before they existed, so earlier outputs stay up to date.) `-j` and
+    /// the block size change nothing and are left out.
     public var fingerprint: String {
         var format = "source"
         switch dataFormat?.kind {
@@ -68,8 +88,12 @@ public struct ConversionOptions: Sendable, Equatable {
         case nil: break
         }
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
-        return "rules=\(Self.rulesVersion);d=\(order)\(format);endian=\(endian?.rawValue ?? "default")"
-            + (stripMetadata ? ";meta=strip" : "")
+        var text = "rules=\(Self.rulesVersion);d=\(order)\(format);endian=\(endian?.rawValue ?? "default")"
+        if let sampleRate { text += ";rate=\(sampleRate);src=\(srcQuality.rawValue)" }
+        if let channels { text += ";channels=\(channels);mix=\(mix ? "on" : "off")" }
+        if dither != .none { text += ";dither=\(dither.rawValue)" }
+        if stripMetadata { text += ";meta=strip" }
+        return text
     }
 
     /// Checks that the options agree with each other.
@@ -132,8 +156,11 @@ enum Converter {
                 dataFormat: options.dataFormat, endian: options.endian)
             result.formatIn = source.formatCode
             result.formatOut = target.description
-            result.channels = source.info.channels
-            result.sampleRate = source.info.sampleRate
+            let plan = try TransformPlan.make(source: source, target: target, options: options, warnings: &result.warnings)
+            let channels = plan?.outputChannels ?? source.info.channels
+            let sampleRate = plan?.outputRate ?? source.info.sampleRate
+            result.channels = channels
+            result.sampleRate = sampleRate
 
             // Below the output root no symlink is followed; the file is new (O_EXCL), locked and
             // named so that nobody can guess it.
@@ -142,14 +169,14 @@ enum Converter {
             temporaryFile = temporaryOutput
             let temporary = temporaryOutput.path
             let writer = try ContainerStage.libsndfileWriter(
-                descriptor: try temporaryOutput.descriptor(), path: temporary, source: source, target: target)
+                descriptor: try temporaryOutput.descriptor(), path: temporary, source: source, target: target, plan: plan)
             let isCancelled = { cancellation.isCancelled }
-            let encoder = EncoderStage.choose(for: source, target: target, options: options)
+            let encoder = EncoderStage.choose(for: source, target: target, options: options, plan: plan)
             let pumped = try encoder.run(
                 source: source, writer: writer, temporary: temporary, blockSamples: options.blockSamples,
                 isCancelled: isCancelled)
             guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
-            if let headerFrames = source.headerFrames, frames < headerFrames {
+            if plan?.rate == nil, let headerFrames = source.headerFrames, frames < headerFrames {
                 result.warnings.append(
                     "the header declares \(headerFrames) frames but only \(frames) could be read; converted \(frames)")
             }
@@ -157,18 +184,16 @@ enum Converter {
                 result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
             }
             if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
-            // The output rate is the source's until the rate can change: then pass the output's.
             let metadata =
                 options.stripMetadata
                 ? []
                 : ContainerStage.metadata(
                     of: source.input, sourceRate: Double(source.info.sampleRate),
-                    outputRate: Double(source.info.sampleRate), outputFrames: UInt64(frames),
+                    outputRate: Double(sampleRate), outputFrames: UInt64(frames),
                     warnings: &result.warnings)
             let document = try ContainerStage.finish(
-                temporary, target: target, channels: source.info.channels,
-                sampleRate: source.info.sampleRate, frames: UInt64(frames), metadata: metadata,
-                blockSize: options.blockSamples * 8)
+                temporary, target: target, channels: channels, sampleRate: sampleRate,
+                frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)
             result.proof = try ProofStage.run(
                 temporary, document: document, encoder: encoder, source: source, target: target,
                 blockSamples: options.blockSamples, isCancelled: isCancelled)

@@ -34,6 +34,9 @@ public struct FileResult: Equatable, Sendable, Codable {
         /// cafconv's G.711 encoder made the µ-law or A-law codes from every sample (as cafconv's
         /// own WAV reader, or libsndfile for formats cafconv does not decode, decoded them).
         case g711Encoded = "g711-encoded"
+        /// cafconv's transform stage mixed, resampled (libsoxr) or dithered every sample (as
+        /// libsndfile decoded them) and libsndfile or cafconv's G.711 encoder encoded them.
+        case transformed
     }
 
     /// The input path.

@@ -539,7 +539,7 @@ enum OutputProof {
     /// `nil` when every frame matches and both hold as many frames. `isCancelled` is asked
     /// between blocks (a cancelled run returns `nil` early; the caller checks cancellation).
     static func firstMismatch(
-        source: SourceAudio, output: OutputDecoder, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
+        source: any FrameSource, output: OutputDecoder, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
     ) throws(SourceError) -> Mismatch? {
         let channels = source.channels
         let blockFrames = max(1, blockSamples / channels)
@@ -617,7 +617,7 @@ enum OutputProof {
     /// Where the output's bytes of a block (`slice`, decoded by CAFKit) first differ from the
     /// source's `samples` samples of that block, which start at frame `start`.
     private static func firstDifference(
-        _ output: OutputDecoder, slice: [UInt8], source: SourceAudio, from start: Int64, ints: [Int32], doubles: [Double],
+        _ output: OutputDecoder, slice: [UInt8], source: any FrameSource, from start: Int64, ints: [Int32], doubles: [Double],
         samples: Int
     ) throws(SourceError) -> SampleComparison.Difference? {
         switch output {
@@ -655,7 +655,7 @@ enum OutputProof {
     }
 
     /// Frames left in `source` (read and thrown away).
-    private static func remaining(_ source: SourceAudio, _ blockFrames: Int) throws(SourceError) -> Int64 {
+    private static func remaining(_ source: any FrameSource, _ blockFrames: Int) throws(SourceError) -> Int64 {
         var ints = [Int32](repeating: 0, count: source.isFloat ? 0 : blockFrames * source.channels)
         var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * source.channels : 0)
         var total: Int64 = 0

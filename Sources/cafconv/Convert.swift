@@ -11,7 +11,22 @@ struct Convert {
         completion: .files)
     static let endian = Option<EndianChoice>("endian", help: "Byte order of the output samples (default: little).")
     static let dataFormat = SharedOptions.dataFormat(
-        help: "Output data format: \(DataFormat.examples). Default: the source's format.")
+        help:
+            "Output data format, afconvert's FMT[@RATE]: \(DataFormat.examples), with an optional sample rate in Hz (LEI16@22050); 0@RATE keeps the source's format and changes only the rate. Default: the source's format and rate."
+    )
+    static let channels = Option<Int>(
+        "channels", short: "c",
+        help: "Output channel count; with --mix (the default) 1 -> 2 copies, N -> 2 and N -> 1 downmix (ITU-R BS.775).")
+    static let mix = Flag("mix", help: "Mix channels when -c changes their count (the default).")
+    static let noMix = Flag(
+        "no-mix", help: "Keep the first -c channels instead of mixing (channels past the source's are silent).")
+    static let srcQuality = Option<RateQuality>(
+        "src-quality", short: "r", valueName: "quality",
+        help: "Sample-rate converter (libsoxr) quality: \(RateQuality.examples) (default: vhq).",
+        completion: .values(RateQuality.allCases.map(\.rawValue)),
+        parse: { text in try RateQuality(parsing: text) })
+    static let dither = Option<Dither>(
+        "dither", help: "Dither when samples become integers of fewer bits: none or tpdf (default: none).")
     static let jobs = Option<Int>("jobs", short: "j", help: "Convert this many files at once (default: all cores).")
     static let force = Flag("force", help: "Convert every input, even when its output is up to date.")
     static let dryRun = Flag(
@@ -43,17 +58,12 @@ struct Convert {
                 table[spelling] = "afconvert's \(spelling) is not supported: \(why)"
             }
         }
-        add(["-c", "--channels"], "cafconv keeps the source's channels (channel conversion is planned, not there yet)")
         add(["-l", "--channellayout"], "cafconv copies the source's channel layout (from WAVE_FORMAT_EXTENSIBLE)")
-        add(
-            ["-r", "--src-quality", "--src-complexity"],
-            "cafconv keeps the source's sample rate (sample rate conversion is planned, not there yet)")
+        add(["--src-complexity"], "cafconv resamples with libsoxr; --src-quality (-r) chooses its recipe")
         // afconvert's -q (quality) is cafconv's --quiet: only its long spelling is listed.
         add(
             ["-b", "--bitrate", "-s", "--strategy", "--quality"],
             "cafconv writes no lossy codec yet (AAC is planned); its formats are \(DataFormat.examples)")
-        add(["--mix", "--no-mix"], "cafconv keeps the source's channels (mixing is planned, not there yet)")
-        add(["--dither"], "cafconv never dithers (narrower integers keep the top bits)")
         add(
             ["--prime-method", "--prime-override", "--no-filler", "--codec-manuf"],
             "cafconv writes no codec that needs priming or encoder options")
@@ -96,6 +106,16 @@ struct Convert {
                 sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
                 kept in their law are copied byte for byte.
 
+                -d FMT@RATE resamples with libsoxr (quality vhq unless --src-quality says otherwise); \
+                0@RATE keeps the source's format. The output holds round(frames x new rate / old \
+                rate) frames, aligned with the source: no delay, no ring-off. -c N sets the channel \
+                count: with --mix (the default) stereo -> mono averages L and R (each at -6 dB), mono \
+                -> stereo copies, and N channels mix into 2 or 1 by ITU-R BS.775 from the source's \
+                channel mask (centre and surrounds -3 dB, LFE dropped), scaled so that full scale \
+                cannot clip; --no-mix keeps the first N channels (adding silent ones). Mixed or \
+                resampled samples are rounded to the output's bits; --dither tpdf adds triangular \
+                dither, the same for the same input, wherever samples lose precision.
+
                 Loops, markers and text travel with the audio: 'smpl' loops become CAF 'inst', 'regn' \
                 and 'mark' chunks, 'cue ' points named by 'LIST'/'adtl' become 'mark' markers named in \
                 'strg', and 'LIST'/'INFO' and 'bext' text becomes 'info' with Apple's keys (README, \
@@ -129,8 +149,8 @@ struct Convert {
                 """,
             positionals: inputs,
             options: [
-                output, endian, dataFormat, fileType, include, exclude, jobs, force, dryRun, check, prune, SharedOptions.report,
-                verbose, stripMetadata,
+                output, endian, dataFormat, fileType, channels, mix, noMix, srcQuality, dither, include, exclude, jobs, force,
+                dryRun, check, prune, SharedOptions.report, verbose, stripMetadata,
             ])
         command.foreignOptions = afconvertOptions
         return command
@@ -167,12 +187,18 @@ struct Convert {
                     ? "-o \(output) is a file, but a folder or several inputs are converted into a folder; remove it or choose another -o"
                     : "-o \(output): \(blocker) is a file, not a folder; remove it or choose another -o")
         }
+        let channels = invocation[Self.channels]
+        if let channels, !(1...1024).contains(channels) { throw CommandLineError("--channels must be from 1 to 1024") }
+        if invocation[Self.mix] && invocation[Self.noMix] {
+            throw CommandLineError("--mix and --no-mix cannot be used together")
+        }
         do throws(DataFormatError) {
-            let format = invocation[Self.dataFormat]
+            let request = invocation[Self.dataFormat]
             let options = ConversionOptions(
-                dataFormat: format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
-                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune],
-                stripMetadata: invocation[Self.stripMetadata])
+                dataFormat: request?.format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
+                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune], sampleRate: request?.sampleRate,
+                channels: channels, mix: !invocation[Self.noMix], srcQuality: invocation[Self.srcQuality] ?? .vhq,
+                dither: invocation[Self.dither] ?? .none, stripMetadata: invocation[Self.stripMetadata])
             try options.validate()
             self.options = options
         } catch {

@@ -10,13 +10,14 @@ enum SharedOptions {
     /// How a run reports: `--json` and `-q`, read with `invocation[SharedOptions.json]`.
     static let report = OptionGroup(json, quiet)
 
-    /// `-d, --data-format <format>`: its names, value name, completion and parser are declared
-    /// here once; each command gives the sentence that says what the format is for (the output's
-    /// format in `convert`, a requirement in `verify`).
-    static func dataFormat(help: String) -> Option<DataFormat> {
-        Option<DataFormat>(
+    /// `-d, --data-format <format>`: afconvert's `FMT[@RATE]` (`0@RATE`: any format, that rate).
+    /// Its names, value name, completion and parser are declared here once; each command gives
+    /// the sentence that says what the format is for (the output's format and rate in
+    /// `convert`, a requirement in `verify`).
+    static func dataFormat(help: String) -> Option<FormatRequest> {
+        Option<FormatRequest>(
             "data-format", short: "d", valueName: "format", help: help,
             completion: .values(DataFormat.examples.split(separator: " ").map(String.init)),
-            parse: { text in try DataFormat(parsing: text) })
+            parse: { text in try FormatRequest(parsing: text) })
     }
 }

@@ -11,7 +11,9 @@ struct Verify {
     static let paths = Positionals("paths", help: "CAF files or folders to check.", completion: .fileTypes(["caf"]))
     static let endian = Option<Order>("endian", help: "Require this byte order of linear PCM samples.")
     static let dataFormat = SharedOptions.dataFormat(
-        help: "Require this data format (same grammar as convert: LEI16, BEF32, I8, ulaw, alac...).")
+        help:
+            "Require this data format (same grammar as convert: LEI16, BEF32, I8, ulaw, alac...; FMT@RATE also requires the rate, 0@RATE only the rate)."
+    )
     static let rate = Option<Double>("rate", help: "Require this sample rate in Hz.")
     static let channels = Option<Int>("channels", help: "Require this many channels.")
     static let maxDuration = Option<Double>(
@@ -60,7 +62,14 @@ struct Verify {
         paths = invocation.positionals
         json = invocation[SharedOptions.json]
         quiet = invocation[SharedOptions.quiet]
-        let rate = invocation[Self.rate]
+        let request = invocation[Self.dataFormat]
+        var rate = invocation[Self.rate]
+        if let requested = request?.sampleRate {
+            if let rate, rate != Double(requested) {
+                throw CommandLineError("-d \(request?.text ?? "") requires \(requested) Hz but --rate requires \(rate)")
+            }
+            rate = Double(requested)
+        }
         let channels = invocation[Self.channels]
         let maxDuration = invocation[Self.maxDuration]
         let endian = invocation[Self.endian]
@@ -70,7 +79,7 @@ struct Verify {
         if let maxDuration, !(maxDuration.isFinite && maxDuration > 0) {
             throw CommandLineError("--max-duration must be a positive number of seconds")
         }
-        let format = invocation[Self.dataFormat]
+        let format = request?.format
         if let format, let endian, let problem = format.disagreement(withEndian: endian.rawValue) {
             throw CommandLineError(problem.message)
         }

@@ -50,6 +50,8 @@ public struct WAVFixture: Sendable {
     public var floats: [Double]
     /// Write WAVE_FORMAT_EXTENSIBLE instead of the plain header.
     public var extensible: Bool
+    /// The EXTENSIBLE channel mask; `nil` writes the usual one for the channel count.
+    public var channelMask: UInt32? = nil
 
     /// Creates a fixture; pass `integers` or `floats` matching `encoding`.
     public init(
@@ -148,7 +150,7 @@ public struct WAVFixture: Sendable {
         if extensible {
             fmt.write(UInt16(22), order)
             fmt.write(UInt16(encoding.bits), order)
-            fmt.write(UInt32(channels == 2 ? 3 : (channels == 1 ? 4 : (1 << channels) - 1)), order)
+            fmt.write(channelMask ?? UInt32(channels == 2 ? 3 : (channels == 1 ? 4 : (1 << channels) - 1)), order)
             // The sub-format GUID: a 32-bit and two 16-bit fields in the file's byte order, 8 bytes.
             let sub: UInt32 = encoding.isFloat ? 3 : 1
             fmt.write(sub, order)

@@ -10,19 +10,25 @@ import SndFile
 /// `CAFWriter.placeBeforeData`. CAFKit's writer (for `pakt`, `kuki`) is the second container to come.
 enum ContainerStage {
     /// libsndfile's CAF writer for `target` on `descriptor` (the temporary file at `path`), with
-    /// the source's rate, channels and channel map; no peak chunk, no normalisation.
+    /// the source's rate, channels and channel map, or those the transform `plan` makes; no peak
+    /// chunk, no normalisation.
     static func libsndfileWriter(
-        descriptor: Int32, path: String, source: SourceStage, target: TargetFormat
+        descriptor: Int32, path: String, source: SourceStage, target: TargetFormat, plan: TransformPlan? = nil
     ) throws(ConversionError) -> SoundFile {
         let outInfo = SoundInfo(
-            sampleRate: source.info.sampleRate, channels: source.info.channels, major: .caf,
+            sampleRate: plan?.outputRate ?? source.info.sampleRate, channels: plan?.outputChannels ?? source.info.channels,
+            major: .caf,
             encoding: target.encoding,
             endianness: target.byteOrder == .little ? .little : .big)
         do {
             let writer = try SoundFile.create(descriptor: descriptor, path: path, info: outInfo)
             try writer.setAddPeakChunk(false)
             try writer.setNormalisation(false)
-            if let map = try source.reader.channelMap() { try? writer.setChannelMap(map) }
+            if let plan {
+                if let map = plan.channelMap { try? writer.setChannelMap(map) }
+            } else if let map = try source.reader.channelMap() {
+                try? writer.setChannelMap(map)
+            }
             return writer
         } catch {
             throw ConversionError(.unsupported, "libsndfile cannot write \(target) CAF: \(error.message)")

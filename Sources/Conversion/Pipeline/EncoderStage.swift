@@ -16,9 +16,19 @@ enum EncoderStage {
     case g711Copy(G711Copy)
     /// Every sample decoded and encoded along `route`.
     case samples(SampleRoute)
+    /// Every sample decoded, transformed by `plan` (channels, rate, rounding or dither: the
+    /// transform stage, `TransformedAudio`) and encoded along `route`.
+    case transformed(TransformPlan, SampleRoute)
 
     /// Picks the road for `source` becoming `target`.
-    static func choose(for source: SourceStage, target: TargetFormat, options: ConversionOptions) -> EncoderStage {
+    static func choose(
+        for source: SourceStage, target: TargetFormat, options: ConversionOptions, plan: TransformPlan? = nil
+    ) -> EncoderStage {
+        if let plan {
+            // The stage hands out floats for float and G.711 outputs, rounded integers otherwise.
+            let from: Encoding = plan.integerBits == nil ? .float64 : .pcm32
+            return .transformed(plan, SampleRoute(from: from, to: target.encoding))
+        }
         if options.directPayload, let probe = source.probe, let samples = source.samples,
             let payload = DirectPayload(samples: samples, source: source.info, target: target, fileLength: source.input.length)
         {
@@ -62,6 +72,16 @@ enum EncoderStage {
                 try writer.close()
                 try source.reader.close()
                 return pumped
+            case .transformed(let plan, let route):
+                let audio: TransformedAudio
+                do { audio = try TransformedAudio(source: try source.pumpAudio(), plan: plan) } catch let error as SourceError {
+                    throw ConversionError(.unsupported, error.message)
+                }
+                let pumped = try Self.pump(
+                    from: audio, to: writer, route: route, blockSamples: blockSamples, isCancelled: isCancelled)
+                try writer.close()
+                try source.reader.close()
+                return pumped
             }
         } catch let error as SndFileError {
             throw ConversionError.libsndfile(
@@ -77,6 +97,7 @@ enum EncoderStage {
         case .directPayload(let payload, _): return payload.transform.transfer
         case .g711Copy: return .copied
         case .samples(.g711): return .g711Encoded
+        case .transformed: return .transformed
         case .samples: return source.probe == nil && source.samples != nil ? .cafconv : .libsndfile
         }
     }
@@ -84,7 +105,7 @@ enum EncoderStage {
     /// Moves every frame through the route; returns the number of frames written, or `nil` when
     /// `isCancelled` said stop (it is asked before every block).
     static func pump(
-        from source: SourceAudio, to writer: SoundFile, route: SampleRoute,
+        from source: any FrameSource, to writer: SoundFile, route: SampleRoute,
         blockSamples: Int, isCancelled: () -> Bool = { false }
     ) throws -> Int64? {
         let channels = source.channels

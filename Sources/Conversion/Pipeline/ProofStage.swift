@@ -17,6 +17,17 @@ enum ProofStage {
             try checkOutput(temporary, document: document, against: probe)
             return Proof(comparison: "exact", sourceDecoder: "cafconv", outputDecoder: "cafkit", extent: "ends")
         }
+        if case .transformed(let plan, _) = encoder {
+            let audio: TransformedAudio
+            do { audio = try TransformedAudio(source: try source.proofAudio(), plan: plan) } catch let error as SourceError {
+                throw ConversionError(.unsupported, error.message)
+            } catch {
+                throw error as? ConversionError ?? ConversionError(.io, "\(error)")
+            }
+            return try prove(
+                temporary, document: document, target: target, source: audio, transformRule: plan.rule,
+                blockSamples: blockSamples, isCancelled: isCancelled)
+        }
         var codesCopied = false
         if case .g711Copy = encoder { codesCopied = true }
         return try prove(
@@ -29,8 +40,8 @@ enum ProofStage {
     /// difference. G.711 codes `codesCopied` from a source of the same law are compared byte for
     /// byte with the source's codes.
     static func prove(
-        _ path: String, document: CAFDocument, target: TargetFormat, source: SourceAudio, codesCopied: Bool = false,
-        blockSamples: Int, isCancelled: () -> Bool
+        _ path: String, document: CAFDocument, target: TargetFormat, source: any FrameSource, codesCopied: Bool = false,
+        transformRule: String? = nil, blockSamples: Int, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof {
         let outputBits = target.encoding.bits ?? 16
         var rule = Proof.rule(
@@ -52,6 +63,7 @@ enum ProofStage {
                 throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
             }
             rule = Proof.rule(sourceLaw: source.law, outputLaw: law)
+            if let transformRule { rule = "\(transformRule); \(rule ?? "")" }
             decoder = .g711(
                 law, bytes, offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0),
                 check: OutputProof.G711Check(law: law, sourceLaw: source.law, copied: codesCopied))
@@ -74,6 +86,11 @@ enum ProofStage {
             }
             decoder = .cafkit(
                 layout, bytes, offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0))
+        }
+        if let transformRule, G711Law(target.encoding) == nil {
+            // The stage rounded to the output's bits (or hands floats to a float output): the
+            // comparison itself is exact; the rule says what was done.
+            rule = transformRule
         }
         let mismatch: OutputProof.Mismatch?
         do {
