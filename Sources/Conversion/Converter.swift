@@ -23,6 +23,12 @@ public struct ConversionOptions: Sendable, Equatable {
     /// (copied by the kernel, byte-swapped or sign-flipped); `false` sends every sample through
     /// libsndfile. The output bytes are the same either way.
     public var directPayload: Bool
+    /// `-d ima4`: how hard the IMA4 encoder searches (``IMA4Encoder/Options/standard``, the beam
+    /// of 12 states, by default). Part of the fingerprint for IMA4 outputs.
+    public var ima4Search: IMA4Encoder.Options = .standard
+    /// `-d ima4`: the proof's floor in dB; an IMA4 output whose SNR against the source is lower
+    /// (and whose error is louder than ``IMA4Proof/quietError``) fails. See ``IMA4Proof``.
+    public var ima4MinimumSNR: Double = IMA4Proof.defaultFloor
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(
@@ -55,6 +61,11 @@ public struct ConversionOptions: Sendable, Equatable {
         case .ulaw?: format = "ulaw"
         case .alaw?: format = "alaw"
         case .alac?: format = "alac"
+        case .ima4?:
+            // The encoder's revision and search decide the bytes; the floor decides which files
+            // are written at all.
+            format =
+                "ima4(enc=\(IMA4Stage.encoderRevision),width=\(ima4Search.searchWidth),range=\(ima4Search.codeRange),floor=\(ima4MinimumSNR))"
         case nil: break
         }
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
@@ -71,6 +82,25 @@ public struct ConversionOptions: Sendable, Equatable {
         if dataFormat?.byteOrder != nil, let endian, endian == .native || endian == .source {
             throw DataFormatError("-d \(dataFormat?.text ?? "") already names a byte order; drop --endian \(endian.rawValue)")
         }
+    }
+}
+
+extension FileResult {
+    /// Records an IMA4 output that was written and proven: frames, size, proof, and the
+    /// warnings every road gives (a short source, no audio).
+    mutating func finishIMA4(
+        _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, cancellation: Cancellation
+    ) throws(ConversionError) {
+        if let headerFrames, done.frames < headerFrames {
+            warnings.append(
+                "the header declares \(headerFrames) frames but only \(done.frames) could be read; converted \(done.frames)")
+        }
+        if done.frames == 0 { warnings.append("no audio frames: the output holds an empty 'data' chunk") }
+        if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+        frames = done.frames
+        bytes = done.document.file.fileLength
+        proof = done.proof
+        samples = .ima4Encoded
     }
 }
 
@@ -130,9 +160,27 @@ enum Converter {
             let temporaryOutput = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
             temporaryFile = temporaryOutput
             let temporary = temporaryOutput.path
+            let isCancelled = { cancellation.isCancelled }
+            if target.isIMA4 {
+                // `-d ima4`: CAFKit encodes, writes and proves (IMA4Stage); libsndfile only reads.
+                let audio: SourceAudio
+                do { audio = try source.pumpAudio() } catch let error as SndFileError {
+                    throw ConversionError.libsndfile(code: error.code, message: error.message, doing: "reading failed")
+                }
+                guard
+                    let done = try IMA4Stage.run(
+                        audio: audio, proofAudio: source.proofAudio, temporary: temporaryOutput, options: options,
+                        isCancelled: isCancelled)
+                else { throw ConversionError(.interrupted, Cancellation.reason) }
+                try? source.reader.close()
+                try result.finishIMA4(done, headerFrames: source.headerFrames, cancellation: cancellation)
+                try temporaryOutput.commit()
+                result.status = .converted
+                result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
+                return result
+            }
             let writer = try ContainerStage.libsndfileWriter(
                 descriptor: try temporaryOutput.descriptor(), path: temporary, source: source, target: target)
-            let isCancelled = { cancellation.isCancelled }
             let encoder = EncoderStage.choose(for: source, target: target, options: options)
             let pumped = try encoder.run(
                 source: source, writer: writer, temporary: temporary, blockSamples: options.blockSamples,

@@ -34,7 +34,7 @@ public enum EndianChoice: String, Sendable, CaseIterable, Codable {
 }
 
 /// An output data format in afconvert's `-d` grammar: `[LE|BE]{I|F}bits` (`LEI16`, `BEF32`, `I8`),
-/// or a codec name (`ulaw`, `alaw`, `alac`).
+/// or a codec name (`ulaw`, `alaw`, `alac`, `ima4`).
 public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
     /// What the samples become.
     public enum Kind: Equatable, Sendable {
@@ -46,6 +46,9 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         case alaw
         /// Apple Lossless at the source's bit depth.
         case alac
+        /// Apple IMA ADPCM (`ima4`): 64 frames in 34 bytes per channel, encoded by CAFKit's
+        /// `IMA4Encoder` and written by CAFKit's writer with a `pakt` (never libsndfile).
+        case ima4
     }
 
     /// What the samples become.
@@ -65,7 +68,7 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
     public var description: String { text }
 
     /// The formats `-d` accepts, for help texts.
-    public static let examples = "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac"
+    public static let examples = "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac ima4"
 
     /// Parses a `-d` value, or throws a usage error that says what is wrong.
     public init(parsing text: String) throws(DataFormatError) {
@@ -93,7 +96,11 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
             kind = .alac
             byteOrder = nil
             return
-        case "aac", "aacl", "aach", "ima4", "opus", "flac", "mp3", "ilbc", "ac-3":
+        case "ima4":
+            kind = .ima4
+            byteOrder = nil
+            return
+        case "aac", "aacl", "aach", "opus", "flac", "mp3", "ilbc", "ac-3":
             throw DataFormatError(
                 "'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(Self.examples)"
             )
@@ -146,8 +153,12 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
         self.byteOrder = byteOrder
     }
 
-    /// The afconvert-style name: `LEI16`, `BEF32`, `I8`, `ulaw`, `alac` (16-bit)...
-    public var description: String { formatCode(encoding, byteOrder) }
+    /// The afconvert-style name: `LEI16`, `BEF32`, `I8`, `ulaw`, `alac` (16-bit), `ima4`...
+    public var description: String { isIMA4 ? "ima4" : formatCode(encoding, byteOrder) }
+
+    /// Whether the output is Apple IMA ADPCM (`-d ima4`): libsndfile's `imaADPCM` encoding stands
+    /// for it in a target, but CAFKit encodes and writes it (libsndfile has no IMA4 in CAF).
+    public var isIMA4: Bool { encoding == .imaADPCM }
 
     /// Picks the output format for a source, following the options.
     ///
@@ -168,6 +179,7 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
             }
         case .ulaw?: encoding = .ulaw
         case .alaw?: encoding = .alaw
+        case .ima4?: encoding = .imaADPCM
         case .alac?:
             switch source {
             case .pcm24, .alac24, .float32, .float64: encoding = .alac24

@@ -30,6 +30,8 @@ public struct FileResult: Equatable, Sendable, Codable {
         /// cafconv's G.711 encoder made the µ-law or A-law codes from every sample (as cafconv's
         /// own WAV reader, or libsndfile for formats cafconv does not decode, decoded them).
         case g711Encoded = "g711-encoded"
+        /// CAFKit's IMA4 encoder made the packets and CAFKit's writer the file (`-d ima4`).
+        case ima4Encoded = "ima4-encoded"
     }
 
     /// The input path.
