@@ -1,0 +1,233 @@
+import BinaryIO
+import CAFKit
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Conversion
+
+/// `convert -d ima4`: fixtures made here, expectations from CAFKit's codec (tested on its own in
+/// CAFKitTests/IMA4Tests) and, where installed, ffmpeg's decoder.
+enum IMA4Fixtures {
+    /// `frames` frames of a different sine per channel (amplitude 0.5, plus a little noise), 16-bit.
+    static func sines(frames: Int, channels: Int, rate: Int = 44100) -> [Int32] {
+        var generator = SplitMix64(seed: UInt64(frames * 7 + channels))
+        var values: [Int32] = []
+        values.reserveCapacity(frames * channels)
+        for frame in 0..<frames {
+            for channel in 0..<channels {
+                let phase = 2 * Double.pi * Double(110 * (channel + 1)) * Double(frame) / Double(rate)
+                let noise = Double(generator.next() % 201) - 100
+                values.append(Int32((16000 * sin(phase) + noise).rounded()))
+            }
+        }
+        return values
+    }
+
+    static func wave(_ samples: [Int32], channels: Int, rate: Int = 44100) -> [UInt8] {
+        WAVFixture(encoding: .int16, channels: channels, sampleRate: rate, integers: samples).bytes(order: .little)
+    }
+
+    static var options: ConversionOptions {
+        ConversionOptions(dataFormat: try? DataFormat(parsing: "ima4"), jobs: 1)
+    }
+
+    /// The samples ffmpeg's `adpcm_ima_qt` decoder makes of every packet of `path`, or `nil`
+    /// without ffmpeg.
+    static func ffmpegDecode(_ path: String) throws -> [Int16]? {
+        guard let ffmpeg = which("ffmpeg") else { return nil }
+        let result = try run(ffmpeg, ["-v", "error", "-i", path, "-f", "s16le", "-acodec", "pcm_s16le", "-"])
+        try #require(result.status == 0, "ffmpeg failed: \(result.stderr)")
+        return stride(from: 0, to: result.stdout.count - 1, by: 2).map {
+            Int16(bitPattern: UInt16(result.stdout[$0]) | UInt16(result.stdout[$0 + 1]) << 8)
+        }
+    }
+
+    static func firstDifference(_ a: [Int16], _ b: [Int16]) -> String? {
+        if let index = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) {
+            return "sample \(index): \(a[index]) vs \(b[index])"
+        }
+        return a.count == b.count ? nil : "lengths \(a.count) vs \(b.count)"
+    }
+}
+
+@Suite("convert -d ima4")
+struct IMA4ConversionTests {
+    @Test("-d ima4 parses (any case), names the format ima4 and resolves to CAFKit's IMA4 target")
+    func parsing() throws {
+        for text in ["ima4", "IMA4", "Ima4"] {
+            let format = try DataFormat(parsing: text)
+            #expect(format.kind == .ima4)
+            let target = TargetFormat.resolve(source: .pcm16, sourceOrder: .little, dataFormat: format, endian: nil)
+            #expect(target.isIMA4)
+            #expect(target.description == "ima4")
+        }
+        #expect(DataFormat.examples.contains("ima4"))
+    }
+
+    @Test(
+        "lengths 1, 63, 64, 65 and 100000 frames: exact pakt, Apple's layout, proof by SNR, bit-exact with ffmpeg's decoder",
+        arguments: [1, 63, 64, 65, 100_000])
+    func lengths(frames: Int) throws {
+        let channels = 2
+        let samples = IMA4Fixtures.sines(frames: frames, channels: channels)
+        let converted = try convert(IMA4Fixtures.wave(samples, channels: channels), options: IMA4Fixtures.options)
+        let file = converted.file
+        let packets = (frames + 63) / 64
+        #expect(converted.result.frames == Int64(frames))
+        #expect(converted.result.formatOut == "ima4")
+        #expect(converted.result.samples == .ima4Encoded)
+        let desc = file.audioDescription
+        #expect(desc.formatID == .ima4 && desc.formatFlags == 0 && desc.bitsPerChannel == 0)
+        #expect(desc.bytesPerPacket == 68 && desc.framesPerPacket == 64 && desc.channelsPerFrame == 2)
+        let pakt = try #require(file.packetTableHeader)
+        #expect(pakt.numberValidFrames == Int64(frames))
+        #expect(pakt.primingFrames == 0)
+        #expect(Int(pakt.remainderFrames) == packets * 64 - frames)
+        #expect(file.audioOffset == 4096)
+        #expect(file.audioBytes == UInt64(packets * 68))
+        #expect(file.fileLength == 4096 + UInt64(packets * 68))
+        #expect(CAFValidator.validate(file).isEmpty)
+        // The proof: same length, SNR reported and above the floor.
+        let proof = try #require(converted.result.proof)
+        #expect(proof.comparison == "snr" && proof.rule == "ima4" && proof.outputDecoder == "cafkit")
+        #expect(proof.snrFloor == IMA4Proof.defaultFloor)
+        let snr = try #require(proof.snr)
+        #expect(snr > 30, "SNR \(snr) dB")
+        // Our decoder, trimmed by pakt, gives exactly the source's frames.
+        let decoded = try IMA4Stream(file).decodeAll(from: MemoryByteSource(converted.bytes))
+        #expect(decoded.count == frames * channels)
+        // ffmpeg decodes every packet (it ignores pakt) to the same samples.
+        if let reference = try IMA4Fixtures.ffmpegDecode(converted.path) {
+            #expect(reference.count == packets * 64 * channels)
+            #expect(IMA4Fixtures.firstDifference(Array(reference.prefix(decoded.count)), decoded) == nil)
+        }
+    }
+
+    @Test("mono, stereo and 6 channels: the file is byte for byte CAFKit's IMA4 file of the same samples", arguments: [1, 2, 6])
+    func packetLayout(channels: Int) throws {
+        let frames = 1000
+        let samples = IMA4Fixtures.sines(frames: frames, channels: channels, rate: 22050)
+        var options = IMA4Fixtures.options
+        options.blockSamples = 300  // blocks that split packets and frames
+        let converted = try convert(IMA4Fixtures.wave(samples, channels: channels, rate: 22050), options: options)
+        let expected = try CAFWriter.ima4Bytes(
+            sampleRate: 22050, channels: channels, samples: samples.map { Int16($0) })
+        #expect(converted.bytes.count == expected.count)
+        let first = zip(converted.bytes, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        #expect(first == nil, "first different byte at \(first ?? -1)")
+        // Each 34-byte slice of a packet belongs to its channel: its preamble is within one
+        // step of that channel's first sample of the packet.
+        let audio = converted.bytes[4096...]
+        for packet in 0..<(frames + 63) / 64 {
+            for channel in 0..<channels {
+                let at = audio.startIndex + packet * 34 * channels + channel * 34
+                let (predictor, _) = IMA4.parsePreamble(audio[at], audio[at + 1])
+                let frame = packet * 64
+                let sample = samples[frame * channels + channel]
+                // The preamble holds the state before the packet: the previous packet's last
+                // decoded sample, close to the source's sample just before this packet's first.
+                let before = frame == 0 ? sample : samples[(frame - 1) * channels + channel]
+                #expect(abs(predictor - before) < 1500, "packet \(packet), channel \(channel): \(predictor) vs \(before)")
+            }
+        }
+    }
+
+    @Test("24-bit and float sources are encoded from their samples rounded to 16 bits, floats clipped")
+    func wideAndFloatSources() throws {
+        let frames = 5000
+        let sixteen = IMA4Fixtures.sines(frames: frames, channels: 1)
+        let wide = sixteen.map { $0 << 8 | 0x7F }  // rounds down to the same 16-bit values
+        let floats = sixteen.map { Double($0) / 32768 }
+        for fixture in [
+            WAVFixture(encoding: .int24, channels: 1, integers: wide),
+            WAVFixture(encoding: .float32, channels: 1, floats: floats),
+        ] {
+            let converted = try convert(fixture.bytes(order: .little), options: IMA4Fixtures.options)
+            let expected = try CAFWriter.ima4Bytes(sampleRate: 44100, channels: 1, samples: sixteen.map { Int16($0) })
+            #expect(converted.bytes == expected, "\(fixture.encoding)")
+        }
+        // Beyond full scale: clipped, and the proof measures against the clipped source.
+        let loud = (0..<frames).map { 1.5 * sin(Double($0) / 20) }
+        let converted = try convert(
+            WAVFixture(encoding: .float64, channels: 1, floats: loud).bytes(order: .little), options: IMA4Fixtures.options)
+        #expect((converted.result.proof?.snr ?? 0) > 20)
+    }
+
+    @Test("an output below the SNR floor fails with code proof and leaves nothing at the output path")
+    func floorFails() throws {
+        let folder = TempDirectory()
+        let input = folder.write("in.wav", IMA4Fixtures.wave(IMA4Fixtures.sines(frames: 3000, channels: 2), channels: 2))
+        var options = IMA4Fixtures.options
+        options.ima4MinimumSNR = 90
+        let report = Engine.convert(inputs: [input], output: folder.file("out.caf"), options: options)
+        let result = try #require(report.files.first)
+        #expect(result.status == .failed)
+        #expect(result.code == .proof)
+        #expect(result.reason?.contains("below the floor of 90.0 dB") == true, "\(result.reason ?? "")")
+        #expect(!exists(folder.file("out.caf")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "in.wav" && !$0.hasPrefix(".cafconv-manifest") }.isEmpty)
+    }
+
+    @Test("the proof catches broken encodings: swapped channels, a lost packet, another length")
+    func proofCatchesFaults() throws {
+        let frames = 6400
+        let samples = IMA4Fixtures.sines(frames: frames, channels: 2)
+        let folder = TempDirectory()
+        let source = folder.write("in.wav", IMA4Fixtures.wave(samples, channels: 2))
+        func measure(_ encoded: [Int16], frames: Int) throws -> IMA4Proof.Measurement {
+            let bytes = try CAFWriter.ima4Bytes(sampleRate: 44100, channels: 2, samples: encoded)
+            let file = try CAFFile(reading: MemoryByteSource(bytes))
+            return try IMA4Proof.measure(file, bytes: MemoryByteSource(bytes), against: try SourceAudio.open(source))
+        }
+        let good = try measure(samples.map { Int16($0) }, frames: frames)
+        #expect(good.passes(floor: IMA4Proof.defaultFloor))
+        #expect((good.snr ?? 0) > 30)
+        var swapped = samples.map { Int16($0) }
+        for frame in 0..<frames { swapped.swapAt(frame * 2, frame * 2 + 1) }
+        let bad = try measure(swapped, frames: frames)
+        #expect(!bad.passes(floor: IMA4Proof.defaultFloor), "swapped channels: \(bad.snr ?? 0) dB")
+        #expect((bad.snr ?? 99) < 3)
+        // A packet lost (every later sample one packet early).
+        let shifted = Array(samples.map { Int16($0) }.dropFirst(128)) + [Int16](repeating: 0, count: 128)
+        let lost = try measure(shifted, frames: frames)
+        #expect(!lost.passes(floor: IMA4Proof.defaultFloor), "lost packet: \(lost.snr ?? 0) dB")
+        let short = try measure(Array(samples.map { Int16($0) }.dropLast(2)), frames: frames - 1)
+        #expect(short.outputFrames == Int64(frames - 1) && short.sourceFrames == Int64(frames))
+        #expect(!short.passes(floor: 0))
+        if case .failure(let error) = IMA4Proof.proof(short, floor: 10, sourceDecoder: "cafconv") {
+            #expect(error.message.contains("decodes to \(frames - 1) frames, the source to \(frames)"))
+        } else {
+            Issue.record("a short output passed")
+        }
+    }
+
+    @Test("near-silent sources pass on the error's level, not their SNR")
+    func quietSources() throws {
+        var generator = SplitMix64(seed: 9)
+        let quiet = (0..<4000).map { _ in Int32(generator.next() % 5) - 2 }
+        let converted = try convert(IMA4Fixtures.wave(quiet, channels: 1), options: IMA4Fixtures.options)
+        #expect(converted.result.status == .converted)
+        let silent = try convert(IMA4Fixtures.wave([Int32](repeating: 0, count: 700), channels: 1), options: IMA4Fixtures.options)
+        #expect(silent.result.proof?.comparison == "exact")
+    }
+
+    @Test("the fingerprint covers the encoder: its revision, search width, code range and the floor")
+    func fingerprint() throws {
+        let base = IMA4Fixtures.options
+        var wider = base
+        wider.ima4Search = IMA4Encoder.Options(searchWidth: 16)
+        var range = base
+        range.ima4Search = IMA4Encoder.Options(searchWidth: 12, codeRange: 2)
+        var floor = base
+        floor.ima4MinimumSNR = 20
+        let prints = [base, wider, range, floor].map(\.fingerprint)
+        #expect(Set(prints).count == 4, "\(prints)")
+        #expect(base.fingerprint.contains("enc=\(IMA4Stage.encoderRevision)"))
+        // Other formats do not change with the IMA4 settings.
+        var pcm = ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), jobs: 1)
+        let before = pcm.fingerprint
+        pcm.ima4Search = IMA4Encoder.Options(searchWidth: 3)
+        #expect(pcm.fingerprint == before)
+    }
+}
