@@ -230,4 +230,41 @@ struct IMA4ConversionTests {
         pcm.ima4Search = IMA4Encoder.Options(searchWidth: 3)
         #expect(pcm.fingerprint == before)
     }
+
+    @Test("verify --against measures IMA4 outputs like the proof, with --min-snr")
+    func verifyAgainst() throws {
+        let samples = IMA4Fixtures.sines(frames: 5000, channels: 2)
+        let converted = try convert(IMA4Fixtures.wave(samples, channels: 2), options: IMA4Fixtures.options)
+        let source = converted.folder.file("in.wav")
+        let passed = Verifier.verify(paths: [converted.path], options: VerifyOptions(against: source))
+        let result = try #require(passed.files.first)
+        #expect(result.failures.isEmpty, "\(result.failures)")
+        #expect(result.comparison?.comparison == "snr")
+        #expect(result.comparison?.snr == converted.result.proof?.snr)
+        var strict = VerifyOptions(against: source)
+        strict.minimumSNR = 90
+        let failed = try #require(Verifier.verify(paths: [converted.path], options: strict).files.first)
+        #expect(failed.failures.map(\.code) == ["against"])
+        #expect(failed.failures.first?.expected.contains("at least 90.0 dB") == true)
+    }
+
+    @Test(
+        "verify: ffmpeg's IMA4 CAF (4 bits per channel, no pakt) fails compressed-bits, and --against its whole-packet length",
+        .enabled(if: which("ffmpeg") != nil, "ffmpeg is not installed"))
+    func ffmpegFiles() throws {
+        let folder = TempDirectory()
+        let source = folder.write("in.wav", IMA4Fixtures.wave(IMA4Fixtures.sines(frames: 2205, channels: 1), channels: 1))
+        let output = folder.file("ff.caf")
+        let ffmpeg = try #require(which("ffmpeg"))
+        let made = try run(ffmpeg, ["-v", "error", "-i", source, "-c:a", "adpcm_ima_qt", output])
+        try #require(made.status == 0, "\(made.stderr)")
+        let file = try #require(Verifier.verify(paths: [output], options: VerifyOptions(against: source)).files.first)
+        let codes = file.failures.map(\.code)
+        #expect(codes.contains("compressed-bits"), "\(codes)")
+        #expect(codes.contains("against-frames"), "\(codes)")
+        #expect(file.failures.first { $0.code == "against-frames" }?.found == "2240 frames")
+        // Decoded with ffmpeg's own preamble rule, since ffmpeg wrote it.
+        let document = try CAFFile(reading: try FileByteSource(path: output))
+        #expect(IMA4Proof.rule(for: document) == .continueWhenClose)
+    }
 }
