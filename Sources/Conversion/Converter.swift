@@ -145,6 +145,15 @@ enum Converter {
         var result = FileResult(input: job.input, output: job.output, status: .failed)
         var temporaryFile: FileSystem.TemporaryFile? = nil
         do {
+            // IMA4 CAF sources: CAFKit decodes them (IMA4Source), libsndfile cannot.
+            if let ima4 = try IMA4Source.open(job.input) {
+                try ima4.convert(
+                    job, options: options, result: &result, temporaryFile: &temporaryFile, cancellation: cancellation)
+                try temporaryFile?.commit()
+                result.status = .converted
+                result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
+                return result
+            }
             let source = try SourceStage.open(job.input, warnings: &result.warnings)
             let target = TargetFormat.resolve(
                 source: source.encoding, sourceOrder: source.wave.byteOrder,

@@ -230,6 +230,8 @@ final class SourceAudio {
     enum Decoder {
         case cafconv(WAVESamples, FileByteSource)
         case libsndfile(SoundFile)
+        /// CAFKit's IMA4 decoder (an IMA4 CAF source, see `IMA4Source`).
+        case ima4(IMA4PullReader)
     }
 
     let decoder: Decoder
@@ -264,8 +266,20 @@ final class SourceAudio {
 
     /// The proof names it.
     var decoderName: String {
-        if case .cafconv = decoder { return "cafconv" }
-        return "libsndfile"
+        switch decoder {
+        case .cafconv: return "cafconv"
+        case .libsndfile: return "libsndfile"
+        case .ima4: return "cafkit-ima4"
+        }
+    }
+
+    init(ima4 reader: IMA4PullReader, sampleRate: Int) {
+        decoder = .ima4(reader)
+        channels = reader.stream.channels
+        self.sampleRate = sampleRate
+        isFloat = false
+        limit = Int64(clamping: reader.stream.validFrames)
+        bits = 16
     }
 
     init(samples: WAVESamples, source: FileByteSource, sampleRate: Int) {
@@ -319,6 +333,8 @@ final class SourceAudio {
         case .cafconv(let samples, let source):
             try samples.decode(source, from: position, count: wanted, ints: &ints, doubles: &doubles)
             got = wanted
+        case .ima4(let reader):
+            got = try reader.read(into: &ints, frames: wanted)
         case .libsndfile(let reader):
             do {
                 got = isFloat ? try reader.read(into: &doubles, frames: wanted) : try reader.read(into: &ints, frames: wanted)

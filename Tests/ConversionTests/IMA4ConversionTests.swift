@@ -267,4 +267,40 @@ struct IMA4ConversionTests {
         let document = try CAFFile(reading: try FileByteSource(path: output))
         #expect(IMA4Proof.rule(for: document) == .continueWhenClose)
     }
+
+    @Test(
+        "IMA4 CAF sources: ffmpeg's decoded with ffmpeg's rule (bit-exact with ffmpeg), others with the reload rule, cut by pakt",
+        .enabled(if: which("ffmpeg") != nil, "ffmpeg is not installed"))
+    func ima4Sources() throws {
+        let folder = TempDirectory()
+        let samples = IMA4Fixtures.sines(frames: 2205, channels: 2)
+        let source = folder.write("in.wav", IMA4Fixtures.wave(samples, channels: 2))
+        let ffmpegFile = folder.file("ff.caf")
+        let ffmpeg = try #require(which("ffmpeg"))
+        let made = try run(ffmpeg, ["-v", "error", "-i", source, "-c:a", "adpcm_ima_qt", ffmpegFile])
+        try #require(made.status == 0, "\(made.stderr)")
+        let ours = folder.write(
+            "ours.caf", try CAFWriter.ima4Bytes(sampleRate: 44100, channels: 2, samples: samples.map { Int16($0) }))
+        for (input, rule) in [(ffmpegFile, IMA4Decoder.PreambleRule.continueWhenClose), (ours, .reload)] {
+            let output = input + ".pcm.caf"
+            let report = Engine.convert(inputs: [input], output: output, options: ConversionOptions(jobs: 1))
+            let result = try #require(report.files.first)
+            #expect(result.status == .converted, "\(result.reason ?? "")")
+            #expect(result.formatIn == "ima4" && result.proof?.sourceDecoder == "cafkit-ima4")
+            let bytes = try #require(readFile(output))
+            let file = try CAFFile(reading: MemoryByteSource(bytes))
+            let pcm = PCMLayout(file.audioDescription).map {
+                $0.decodeIntegers(bytes[Int(file.audioOffset)..<Int(file.audioOffset + file.audioBytes)]).map { Int16($0) }
+            } ?? []
+            let sourceFile = try CAFFile(reading: try FileByteSource(path: input))
+            let expected = try IMA4Stream(sourceFile).decodeAll(from: try FileByteSource(path: input), rule: rule)
+            #expect(IMA4Fixtures.firstDifference(pcm, expected) == nil, "\(input)")
+            if input == ffmpegFile {
+                #expect(IMA4Fixtures.firstDifference(pcm, try IMA4Fixtures.ffmpegDecode(input) ?? []) == nil)
+                #expect(pcm.count == 2240 * 2)  // no pakt: whole packets
+            } else {
+                #expect(pcm.count == 2205 * 2)
+            }
+        }
+    }
 }

@@ -1,0 +1,182 @@
+import BinaryIO
+import CAFKit
+import SndFile
+
+/// IMA4 sources: a CAF file of `ima4` audio, decoded by CAFKit's IMA4 decoder (libsndfile has no
+/// IMA4 in CAF). Self-contained so that the Source stage can route such files here: `open`
+/// recognises them (and returns `nil` for anything else), `audio` gives the samples as every
+/// other source gives them (left-justified 16-bit integers), cut by the `pakt` to exactly the
+/// valid frames.
+///
+/// The preamble rule follows the file's writer (``IMA4Proof/rule(for:)``): ffmpeg's files (4 bits
+/// per channel, no `pakt`) with ffmpeg's rule, because ffmpeg's encoder continues from its
+/// full-precision predictor; all others with the reload rule, because Apple's encoder (and
+/// libsndfile's decoder) treat every packet as starting from its preamble. Under the other rule,
+/// Apple's files play with per-packet offsets of up to 127 LSB.
+struct IMA4Source {
+    /// The input's path.
+    let path: String
+    /// The parsed file.
+    let file: CAFFile
+    /// Its IMA4 audio.
+    let stream: IMA4Stream
+
+    /// The IMA4 CAF at `path`, `nil` when it is not a CAF of `ima4` audio (other routes take it);
+    /// throws when it is one but cannot be decoded (a `pakt` beyond the packets, a bad `desc`).
+    static func open(_ path: String) throws(ConversionError) -> IMA4Source? {
+        guard let bytes = try? FileByteSource(path: path),
+            let head = try? bytes.readExactly(at: 0, count: 4), head == Array("caff".utf8)
+        else { return nil }
+        let file: CAFFile
+        do { file = try CAFFile(reading: bytes) } catch {
+            throw ConversionError(.notAudio, "cannot read this CAF: \(error)")
+        }
+        guard file.audioDescription.formatID == .ima4 else { return nil }
+        do { return IMA4Source(path: path, file: file, stream: try IMA4Stream(file)) } catch {
+            throw ConversionError(.notAudio, "cannot decode its IMA4 audio: \(error)")
+        }
+    }
+
+    /// The samples, decoded afresh from the file (each call is an independent decoding).
+    func audio() throws(ConversionError) -> SourceAudio {
+        do {
+            let reader = IMA4PullReader(
+                stream: stream, bytes: try FileByteSource(path: path), rule: IMA4Proof.rule(for: file))
+            return SourceAudio(ima4: reader, sampleRate: Int(stream.sampleRate.rounded()))
+        } catch {
+            throw ConversionError(.io, "cannot read it again: \(error)")
+        }
+    }
+
+    /// Converts the job from this source: `-d ima4` through ``IMA4Stage``, linear PCM through
+    /// libsndfile's writer and the usual proof. µ-law, A-law and ALAC from IMA4 are refused.
+    func convert(
+        _ job: Job, options: ConversionOptions, result: inout FileResult, temporaryFile: inout FileSystem.TemporaryFile?,
+        cancellation: Cancellation
+    ) throws(ConversionError) {
+        let target = TargetFormat.resolve(
+            source: .imaADPCM, sourceOrder: .little, dataFormat: options.dataFormat, endian: options.endian)
+        result.formatIn = "ima4"
+        result.formatOut = target.description
+        result.channels = stream.channels
+        result.sampleRate = Int(stream.sampleRate.rounded())
+        guard stream.sampleRate == stream.sampleRate.rounded() else {
+            throw ConversionError(.unsupported, "the IMA4 source's rate \(stream.sampleRate) Hz is not a whole number")
+        }
+        let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
+        let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
+        temporaryFile = temporary
+        let isCancelled = { cancellation.isCancelled }
+        if target.isIMA4 {
+            guard
+                let done = try IMA4Stage.run(
+                    audio: try audio(), proofAudio: audio, temporary: temporary, options: options, isCancelled: isCancelled)
+            else { throw ConversionError(.interrupted, Cancellation.reason) }
+            try result.finishIMA4(done, headerFrames: Int64(stream.validFrames), cancellation: cancellation)
+            return
+        }
+        guard case .linearPCM = options.dataFormat?.kind ?? .linearPCM(bits: 16, isFloat: false) else {
+            throw ConversionError(.unsupported, "an IMA4 source converts to linear PCM or ima4, not \(target)")
+        }
+        let info = SoundInfo(
+            sampleRate: Int(stream.sampleRate), channels: stream.channels, major: .caf, encoding: target.encoding,
+            endianness: target.byteOrder == .little ? .little : .big)
+        let writer: SoundFile
+        do {
+            writer = try SoundFile.create(descriptor: try temporary.descriptor(), path: temporary.path, info: info)
+            try writer.setAddPeakChunk(false)
+            try writer.setNormalisation(false)
+        } catch let error as SndFileError {
+            throw ConversionError(.unsupported, "libsndfile cannot write \(target) CAF: \(error.message)")
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw ConversionError(.io, "\(error)")
+        }
+        let pumped: Int64?
+        do {
+            pumped = try EncoderStage.pump(
+                from: try audio(), to: writer, route: SampleRoute(from: .pcm16, to: target.encoding),
+                blockSamples: options.blockSamples, isCancelled: isCancelled)
+            try writer.close()
+        } catch let error as ConversionError {
+            throw error
+        } catch let error as SndFileError {
+            throw ConversionError.libsndfile(code: error.code, message: error.message, doing: "writing failed")
+        } catch {
+            throw ConversionError(.io, "\(error)")
+        }
+        guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
+        let document = try ContainerStage.finish(
+            temporary.path, target: target, channels: stream.channels, sampleRate: Int(stream.sampleRate),
+            frames: UInt64(frames))
+        var proof = try ProofStage.prove(
+            temporary.path, document: document, target: target, source: try audio(), blockSamples: options.blockSamples,
+            isCancelled: isCancelled)
+        proof.sourceDecoder = "cafkit-ima4"
+        if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+        result.proof = proof
+        result.frames = frames
+        result.bytes = document.file.fileLength
+        result.samples = .cafconv
+    }
+}
+
+/// IMA4 packets decoded on demand, for `SourceAudio.read`: at most about 1 MiB of packets at a
+/// time, priming frames skipped, exactly the valid frames delivered.
+final class IMA4PullReader {
+    let stream: IMA4Stream
+    let bytes: FileByteSource
+    private var decoder: IMA4Decoder
+    private var nextPacket: UInt64 = 0
+    private var buffer: [Int16] = []
+    private var used = 0
+    /// Frames decoded so far, priming included.
+    private var decodedFrames: UInt64 = 0
+    private var delivered: UInt64 = 0
+
+    init(stream: IMA4Stream, bytes: FileByteSource, rule: IMA4Decoder.PreambleRule) {
+        self.stream = stream
+        self.bytes = bytes
+        decoder = IMA4Decoder(channels: stream.channels, rule: rule)
+    }
+
+    /// Reads up to `frames` frames into `ints` (left-justified); 0 at the end.
+    func read(into ints: inout [Int32], frames: Int) throws(SourceError) -> Int {
+        let channels = stream.channels
+        var got = 0
+        while got < frames && delivered < stream.validFrames {
+            if used == buffer.count {
+                let needed = IMA4.packets(forFrames: stream.primingFrames + stream.validFrames)
+                guard nextPacket < needed else { break }
+                let count = min(UInt64(max(1, IMA4Stream.maxBlockBytes / stream.bytesPerPacket)), needed - nextPacket)
+                let packetBytes: [UInt8]
+                do {
+                    packetBytes = try bytes.readExactly(
+                        at: stream.audioOffset + nextPacket * UInt64(stream.bytesPerPacket),
+                        count: Int(count) * stream.bytesPerPacket)
+                } catch {
+                    throw SourceError("cannot read the IMA4 packets: \(error)")
+                }
+                buffer.removeAll(keepingCapacity: true)
+                decoder.decode(packetBytes[...], appendingTo: &buffer)
+                used = 0
+                // Priming frames are not audio.
+                let first = decodedFrames
+                decodedFrames += count * UInt64(IMA4.framesPerPacket)
+                if first < stream.primingFrames {
+                    used = Int(min(stream.primingFrames - first, count * UInt64(IMA4.framesPerPacket))) * channels
+                }
+                nextPacket += count
+                continue
+            }
+            let available = (buffer.count - used) / channels
+            let take = Int(min(UInt64(min(available, frames - got)), stream.validFrames - delivered))
+            for index in 0..<take * channels { ints[got * channels + index] = Int32(buffer[used + index]) << 16 }
+            used += take * channels
+            got += take
+            delivered += UInt64(take)
+        }
+        return got
+    }
+}
