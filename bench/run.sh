@@ -127,9 +127,9 @@ python3 bench/check.py "$W/corpus" "$W/out" $CORPORA | tee "$R/check.txt" || ech
 echo "== report" >&2
 python3 bench/report.py "$R" | tee "$R/report.md"
 
-# IMA4: cafconv's encoder (CAFKit, through the ima4tool developer tool) against ffmpeg's
+# IMA4: cafconv convert -d ima4 (CAFKit's encoder) against ffmpeg's
 # adpcm_ima_qt, default and -trellis 8, graded by ffmpeg's decoder. CAFCONV_BENCH_SKIP_IMA4=1 skips it.
 if [[ ${CAFCONV_BENCH_SKIP_IMA4:-0} != 1 ]]; then
     echo "== IMA4 quality and speed" >&2
-    python3 bench/ima4-quality.py --runs 3 | tee "$R/ima4.md"
+    python3 bench/ima4-quality.py --runs 3 --cafconv "$BIN" --sfx "$W/corpus/sfx" | tee "$R/ima4.md"
 fi
