@@ -303,4 +303,73 @@ struct IMA4ConversionTests {
             }
         }
     }
+
+    /// An AIFF-C of `ima4` packets, `COMM` counting packets, sample size `sampleSize`.
+    static func aifc(packets: ArraySlice<UInt8>, channels: Int, sampleSize: Int16, declaredPackets: UInt32? = nil) -> [UInt8] {
+        var comm = ByteWriter()
+        comm.write(UInt16(channels), .big)
+        comm.write(declaredPackets ?? UInt32(packets.count / (34 * channels)), .big)
+        comm.write(UInt16(bitPattern: sampleSize), .big)
+        comm.write(bytes: [0x40, 0x0E, 0xAC, 0x44, 0, 0, 0, 0, 0, 0])  // 44100 as an 80-bit float
+        comm.write(bytes: Array("ima4".utf8) + [0, 0])
+        var body = ByteWriter()
+        body.write(bytes: Array("AIFC".utf8))
+        body.write(bytes: Array("COMM".utf8))
+        body.write(UInt32(comm.bytes.count), .big)
+        body.write(bytes: comm.bytes)
+        body.write(bytes: Array("SSND".utf8))
+        body.write(UInt32(8 + packets.count), .big)
+        body.write(UInt32(0), .big)
+        body.write(UInt32(0), .big)
+        body.write(bytes: Array(packets))
+        var file = ByteWriter()
+        file.write(bytes: Array("FORM".utf8))
+        file.write(UInt32(body.bytes.count), .big)
+        file.write(bytes: body.bytes)
+        return file.bytes
+    }
+
+    @Test("IMA4 AIFF-C sources: COMM counts packets; sample size 4 (ffmpeg) decodes with ffmpeg's rule, others reload")
+    func aifcSources() throws {
+        let folder = TempDirectory()
+        let samples = IMA4Fixtures.sines(frames: 3000, channels: 2)
+        let caf = try CAFWriter.ima4Bytes(sampleRate: 44100, channels: 2, samples: samples.map { Int16($0) })
+        let file = try CAFFile(reading: MemoryByteSource(caf))
+        let packets = caf[Int(file.audioOffset)..<Int(file.audioOffset + file.audioBytes)]
+        for (size, rule) in [(Int16(16), IMA4Decoder.PreambleRule.reload), (4, .continueWhenClose)] {
+            let input = folder.write("in\(size).aifc", Self.aifc(packets: packets, channels: 2, sampleSize: size))
+            let output = folder.file("out\(size).caf")
+            let result = try #require(Engine.convert(inputs: [input], output: output, options: ConversionOptions(jobs: 1)).files.first)
+            #expect(result.status == .converted, "\(result.reason ?? "")")
+            #expect(result.frames == Int64(47 * 64))  // whole packets: AIFF-C has no pakt
+            let bytes = try #require(readFile(output))
+            let written = try CAFFile(reading: MemoryByteSource(bytes))
+            let pcm = try #require(PCMLayout(written.audioDescription)).decodeIntegers(
+                bytes[Int(written.audioOffset)..<Int(written.audioOffset + written.audioBytes)]
+            ).map { Int16($0) }
+            var decoder = IMA4Decoder(channels: 2, rule: rule)
+            var expected: [Int16] = []
+            decoder.decode(packets, appendingTo: &expected)
+            #expect(IMA4Fixtures.firstDifference(pcm, expected) == nil)
+        }
+        // ffmpeg's own AIFF-C (sample size 4): bit-exact with ffmpeg's decoder, which the reload
+        // rule is not (ffmpeg's encoder continues from its full-precision predictor).
+        if let ffmpeg = which("ffmpeg") {
+            let source = folder.write("src.wav", IMA4Fixtures.wave(samples, channels: 2))
+            let made = try run(ffmpeg, ["-v", "error", "-i", source, "-c:a", "adpcm_ima_qt", folder.file("ff.aiff")])
+            try #require(made.status == 0, "\(made.stderr)")
+            let output = folder.file("ff.caf")
+            let result = try #require(
+                Engine.convert(inputs: [folder.file("ff.aiff")], output: output, options: ConversionOptions(jobs: 1)).files.first)
+            #expect(result.status == .converted, "\(result.reason ?? "")")
+            let decoded = try #require(try IMA4Fixtures.ffmpegDecode(output))
+            #expect(IMA4Fixtures.firstDifference(decoded, try #require(try IMA4Fixtures.ffmpegDecode(folder.file("ff.aiff")))) == nil)
+        }
+        // COMM promising more packets than SSND holds: the packets present, with a warning.
+        let short = folder.write("short.aifc", Self.aifc(packets: packets, channels: 2, sampleSize: 16, declaredPackets: 60))
+        let result = try #require(
+            Engine.convert(inputs: [short], output: folder.file("short.caf"), options: ConversionOptions(jobs: 1)).files.first)
+        #expect(result.frames == Int64(47 * 64))
+        #expect(result.warnings.contains { $0.contains("declares 60 packets but 'SSND' holds 47") }, "\(result.warnings)")
+    }
 }

@@ -1,9 +1,10 @@
 import BinaryIO
 import CAFKit
 import SndFile
+import WAVEKit
 
-/// IMA4 sources: a CAF file of `ima4` audio, decoded by CAFKit's IMA4 decoder (libsndfile has no
-/// IMA4 in CAF). Self-contained so that the Source stage can route such files here: `open`
+/// IMA4 sources: a CAF or AIFF-C file of `ima4` audio, decoded by CAFKit's IMA4 decoder
+/// (libsndfile has no IMA4 in CAF). Self-contained so that the Source stage can route such files here: `open`
 /// recognises them (and returns `nil` for anything else), `audio` gives the samples as every
 /// other source gives them (left-justified 16-bit integers), cut by the `pakt` to exactly the
 /// valid frames.
@@ -12,36 +13,65 @@ import SndFile
 /// per channel, no `pakt`) with ffmpeg's rule, because ffmpeg's encoder continues from its
 /// full-precision predictor; all others with the reload rule, because Apple's encoder (and
 /// libsndfile's decoder) treat every packet as starting from its preamble. Under the other rule,
-/// Apple's files play with per-packet offsets of up to 127 LSB.
+/// Apple's files play with per-packet offsets of up to 127 LSB. AIFF-C has no `pakt` (its `COMM`
+/// counts packets): its length is whole packets; ffmpeg's AIFF-C (sample size 4 in `COMM`, as its
+/// CAF says 4 bits per channel) decodes with ffmpeg's rule, any other with the reload rule.
 struct IMA4Source {
     /// The input's path.
     let path: String
-    /// The parsed file.
-    let file: CAFFile
-    /// Its IMA4 audio.
-    let stream: IMA4Stream
+    /// Where the packets are and which frames are audio.
+    let stream: IMA4Extent
+    /// The preamble rule for this file.
+    let rule: IMA4Decoder.PreambleRule
+    /// What the report should say about the source.
+    var warnings: [String] = []
 
-    /// The IMA4 CAF at `path`, `nil` when it is not a CAF of `ima4` audio (other routes take it);
-    /// throws when it is one but cannot be decoded (a `pakt` beyond the packets, a bad `desc`).
+    /// The IMA4 CAF or AIFF-C at `path`, `nil` when it is not one (other routes take it); throws
+    /// when it is one but cannot be decoded (a `pakt` beyond the packets, a bad `desc`).
     static func open(_ path: String) throws(ConversionError) -> IMA4Source? {
-        guard let bytes = try? FileByteSource(path: path),
-            let head = try? bytes.readExactly(at: 0, count: 4), head == Array("caff".utf8)
+        guard let bytes = try? FileByteSource(path: path), let head = try? bytes.readExactly(at: 0, count: 12)
         else { return nil }
-        let file: CAFFile
-        do { file = try CAFFile(reading: bytes) } catch {
-            throw ConversionError(.notAudio, "cannot read this CAF: \(error)")
+        if head.prefix(4).elementsEqual("caff".utf8) {
+            let file: CAFFile
+            do { file = try CAFFile(reading: bytes) } catch {
+                throw ConversionError(.notAudio, "cannot read this CAF: \(error)")
+            }
+            guard file.audioDescription.formatID == .ima4 else { return nil }
+            do {
+                return IMA4Source(path: path, stream: IMA4Extent(try IMA4Stream(file)), rule: IMA4Proof.rule(for: file))
+            } catch {
+                throw ConversionError(.notAudio, "cannot decode its IMA4 audio: \(error)")
+            }
         }
-        guard file.audioDescription.formatID == .ima4 else { return nil }
-        do { return IMA4Source(path: path, file: file, stream: try IMA4Stream(file)) } catch {
-            throw ConversionError(.notAudio, "cannot decode its IMA4 audio: \(error)")
+        guard head.prefix(4).elementsEqual("FORM".utf8), head[8..<12].elementsEqual("AIFC".utf8) else { return nil }
+        let aiff: AIFFFile
+        do { aiff = try AIFFFile(reading: bytes) } catch { throw ConversionError(.notAudio, error.message) }
+        guard aiff.compressionType == FourCC("ima4") else { return nil }
+        guard (1...1024).contains(aiff.channels) else {
+            throw ConversionError(.notAudio, "IMA4 AIFF-C declares \(aiff.channels) channels, expected 1 to 1024")
         }
+        guard aiff.sampleRate.isFinite, aiff.sampleRate > 0 else {
+            throw ConversionError(.notAudio, "the AIFF-C 'COMM' chunk declares sample rate \(aiff.sampleRate)")
+        }
+        let packetBytes = UInt64(IMA4.bytesPerPacket(channels: aiff.channels))
+        let available = aiff.audioBytes / packetBytes * UInt64(IMA4.framesPerPacket)
+        var source = IMA4Source(
+            path: path,
+            stream: IMA4Extent(
+                channels: aiff.channels, sampleRate: aiff.sampleRate, audioOffset: aiff.audioOffset, primingFrames: 0,
+                validFrames: min(aiff.frames, available)),
+            rule: aiff.common.sampleSize == 4 ? .continueWhenClose : .reload)
+        if aiff.frames > available {
+            source.warnings.append(
+                "'COMM' declares \(aiff.frames / 64) packets but 'SSND' holds \(available / 64); converted \(available) frames")
+        }
+        return source
     }
 
     /// The samples, decoded afresh from the file (each call is an independent decoding).
     func audio() throws(ConversionError) -> SourceAudio {
         do {
-            let reader = IMA4PullReader(
-                stream: stream, bytes: try FileByteSource(path: path), rule: IMA4Proof.rule(for: file))
+            let reader = IMA4PullReader(stream: stream, bytes: try FileByteSource(path: path), rule: rule)
             return SourceAudio(ima4: reader, sampleRate: Int(stream.sampleRate.rounded()))
         } catch {
             throw ConversionError(.io, "cannot read it again: \(error)")
@@ -54,6 +84,7 @@ struct IMA4Source {
         _ job: Job, options: ConversionOptions, result: inout FileResult, temporaryFile: inout FileSystem.TemporaryFile?,
         cancellation: Cancellation
     ) throws(ConversionError) {
+        result.warnings += warnings
         let target = TargetFormat.resolve(
             source: .imaADPCM, sourceOrder: .little, dataFormat: options.dataFormat, endian: options.endian)
         result.formatIn = "ima4"
@@ -122,10 +153,34 @@ struct IMA4Source {
     }
 }
 
+/// Where an IMA4 file's packets are and which of their frames are audio.
+struct IMA4Extent {
+    var channels: Int
+    var sampleRate: Double
+    var audioOffset: UInt64
+    var primingFrames: UInt64
+    var validFrames: UInt64
+    var bytesPerPacket: Int { IMA4.bytesPerPacket(channels: channels) }
+
+    init(channels: Int, sampleRate: Double, audioOffset: UInt64, primingFrames: UInt64, validFrames: UInt64) {
+        self.channels = channels
+        self.sampleRate = sampleRate
+        self.audioOffset = audioOffset
+        self.primingFrames = primingFrames
+        self.validFrames = validFrames
+    }
+
+    init(_ stream: IMA4Stream) {
+        self.init(
+            channels: stream.channels, sampleRate: stream.sampleRate, audioOffset: stream.audioOffset,
+            primingFrames: stream.primingFrames, validFrames: stream.validFrames)
+    }
+}
+
 /// IMA4 packets decoded on demand, for `SourceAudio.read`: at most about 1 MiB of packets at a
 /// time, priming frames skipped, exactly the valid frames delivered.
 final class IMA4PullReader {
-    let stream: IMA4Stream
+    let stream: IMA4Extent
     let bytes: FileByteSource
     private var decoder: IMA4Decoder
     private var nextPacket: UInt64 = 0
@@ -135,7 +190,7 @@ final class IMA4PullReader {
     private var decodedFrames: UInt64 = 0
     private var delivered: UInt64 = 0
 
-    init(stream: IMA4Stream, bytes: FileByteSource, rule: IMA4Decoder.PreambleRule) {
+    init(stream: IMA4Extent, bytes: FileByteSource, rule: IMA4Decoder.PreambleRule) {
         self.stream = stream
         self.bytes = bytes
         decoder = IMA4Decoder(channels: stream.channels, rule: rule)
