@@ -359,6 +359,11 @@ public enum Verifier {
         let file = document.file
         result.warnings = document.warnings.map(\.description)
         let desc = file.audioDescription
+        if desc.formatID == .ima4, file.packetTableHeader == nil, let frames = file.validFrames, frames > 0 {
+            // ffmpeg writes IMA4 so: nothing says how many frames of the last packet are audio.
+            result.warnings.append(
+                "IMA4 without a 'pakt' chunk: its length is whole packets (\(frames) frames); up to 63 frames at the end may be padding, played as a click or gap in loops")
+        }
         result.format = desc.formatID.trimmed
         result.byteOrder = desc.byteOrder?.rawValue
         let frames = file.validFrames

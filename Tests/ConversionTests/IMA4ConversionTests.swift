@@ -263,6 +263,11 @@ struct IMA4ConversionTests {
         #expect(codes.contains("compressed-bits"), "\(codes)")
         #expect(codes.contains("against-frames"), "\(codes)")
         #expect(file.failures.first { $0.code == "against-frames" }?.found == "2240 frames")
+        #expect(file.warnings.contains { $0.contains("IMA4 without a 'pakt' chunk") }, "\(file.warnings)")
+        // Apple's layout (cafconv's) has its pakt: no such warning.
+        let ours = try convert(IMA4Fixtures.wave(IMA4Fixtures.sines(frames: 2205, channels: 1), channels: 1), options: IMA4Fixtures.options)
+        let clean = try #require(Verifier.verify(paths: [ours.path], options: VerifyOptions()).files.first)
+        #expect(clean.warnings.isEmpty && clean.failures.isEmpty, "\(clean.warnings) \(clean.failures)")
         // Decoded with ffmpeg's own preamble rule, since ffmpeg wrote it.
         let document = try CAFFile(reading: try FileByteSource(path: output))
         #expect(IMA4Proof.rule(for: document) == .continueWhenClose)
