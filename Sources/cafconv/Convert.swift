@@ -37,7 +37,10 @@ struct Convert {
             normalised: an N-bit sample s becomes s / 2^(N-1); floats become round(x * 2^(N-1)), \
             clipped. -d ulaw and -d alaw code each sample to the nearest G.711 level of the same \
             sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
-            kept in their law are copied byte for byte.
+            kept in their law are copied byte for byte. -d ima4 writes Apple IMA4 (afconvert's layout, \
+            exact length in the pakt) with cafconv's own encoder; the file is decoded again and \
+            fails unless its SNR against the source reaches 10 dB. IMA4 CAF and AIFF-C inputs \
+            are decoded by cafconv (to LEI16 by default).
 
             Each output is written to a temporary file beside it, read back and checked, then \
             renamed into place; a failed file leaves nothing at its output path. Inputs are never \
