@@ -377,4 +377,27 @@ struct IMA4ConversionTests {
         #expect(result.frames == Int64(47 * 64))
         #expect(result.warnings.contains { $0.contains("declares 60 packets but 'SSND' holds 47") }, "\(result.warnings)")
     }
+
+    @Test("hostile IMA4 sources fail with a reason naming what is wrong, and write nothing")
+    func hostileSources() throws {
+        let folder = TempDirectory()
+        let samples = IMA4Fixtures.sines(frames: 3000, channels: 2)
+        let caf = try CAFWriter.ima4Bytes(sampleRate: 44100, channels: 2, samples: samples.map { Int16($0) })
+        // Cut: the pakt promises more frames than the packets present hold.
+        // (The data chunk's size still says the full length: the reader clamps it to the file.)
+        let cut = Array(caf.dropLast(68 * 5))
+        let cases: [(String, [UInt8], String)] = [
+            ("cut.caf", cut, "'pakt' declares"),
+            ("zero.aifc", Self.aifc(packets: [][...], channels: 0, sampleSize: 16, declaredPackets: 1), "channels"),
+        ]
+        for (name, bytes, reason) in cases {
+            let input = folder.write(name, bytes)
+            let output = folder.file(name + ".out.caf")
+            let result = try #require(Engine.convert(inputs: [input], output: output, options: ConversionOptions(jobs: 1)).files.first)
+            #expect(result.status == .failed, "\(name)")
+            #expect(result.code == .notAudio, "\(name): \(result.code.map(\.rawValue) ?? "nil")")
+            #expect(result.reason?.contains(reason) == true, "\(name): \(result.reason ?? "")")
+            #expect(!exists(output))
+        }
+    }
 }
