@@ -82,7 +82,8 @@ struct InspectVerifyEndToEndTests {
 
     @Test("convert -d ima4 -v and --json report the SNR; verify --against --min-snr gates it; --min-snr alone is a usage error")
     func ima4() throws {
-        let (_, wav, caf) = try made(["-d", "ima4"])
+        let (folder, wav, caf) = try made(["-d", "ima4"])
+        defer { withExtendedLifetime(folder) {} }  // the folder is deleted when released
         let verbose = try run(RepositoryPaths.executable, ["convert", "-v", "--force", "-d", "ima4", wav, "-o", caf])
         #expect(verbose.status == 0, "\(verbose.stderr)")
         #expect(verbose.text.contains("-> ima4, 2 ch, 48000 Hz, 480 frames"), "\(verbose.text)")
