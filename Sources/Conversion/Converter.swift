@@ -146,7 +146,7 @@ enum Converter {
         var temporaryFile: FileSystem.TemporaryFile? = nil
         do {
             // IMA4 CAF sources: CAFKit decodes them (IMA4Source), libsndfile cannot.
-            if let ima4 = try IMA4Source.open(job.input) {
+            if let ima4 = try IMA4Source.openChecked(job.input) {
                 try ima4.convert(
                     job, options: options, result: &result, temporaryFile: &temporaryFile, cancellation: cancellation)
                 try temporaryFile?.commit()

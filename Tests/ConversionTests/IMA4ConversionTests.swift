@@ -378,6 +378,16 @@ struct IMA4ConversionTests {
         #expect(result.warnings.contains { $0.contains("declares 60 packets but 'SSND' holds 47") }, "\(result.warnings)")
     }
 
+    /// `caf` with the `desc` rate (bytes 20-27: after the 8-byte file header and the 12-byte
+    /// chunk header) replaced.
+    static func withRate(_ caf: [UInt8], _ rate: Double) -> [UInt8] {
+        var bytes = caf
+        var writer = ByteWriter()
+        writer.write(rate, .big)
+        bytes.replaceSubrange(20..<28, with: writer.bytes)
+        return bytes
+    }
+
     @Test("hostile IMA4 sources fail with a reason naming what is wrong, and write nothing")
     func hostileSources() throws {
         let folder = TempDirectory()
@@ -389,13 +399,17 @@ struct IMA4ConversionTests {
         let cases: [(String, [UInt8], String)] = [
             ("cut.caf", cut, "'pakt' declares"),
             ("zero.aifc", Self.aifc(packets: [][...], channels: 0, sampleSize: 16, declaredPackets: 1), "channels"),
+            ("rate.caf", Self.withRate(caf, 1e30), "sample rate"),
+            ("half.caf", Self.withRate(caf, 22050.5), "sample rate"),
         ]
         for (name, bytes, reason) in cases {
             let input = folder.write(name, bytes)
             let output = folder.file(name + ".out.caf")
             let result = try #require(Engine.convert(inputs: [input], output: output, options: ConversionOptions(jobs: 1)).files.first)
             #expect(result.status == .failed, "\(name)")
-            #expect(result.code == .notAudio, "\(name): \(result.code.map(\.rawValue) ?? "nil")")
+            #expect(
+                result.code == (name.hasSuffix("rate.caf") || name == "half.caf" ? .unsupported : .notAudio),
+                "\(name): \(result.code.map(\.rawValue) ?? "nil")")
             #expect(result.reason?.contains(reason) == true, "\(name): \(result.reason ?? "")")
             #expect(!exists(output))
         }

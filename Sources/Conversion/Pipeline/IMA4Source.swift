@@ -68,6 +68,17 @@ struct IMA4Source {
         return source
     }
 
+    /// The IMA4 CAF or AIFF-C at `path` like ``open(_:)``, refused when its rate is not a whole
+    /// number of Hz up to 2^31 - 1 (cafconv's rates are integers; a hostile rate must not trap).
+    static func openChecked(_ path: String) throws(ConversionError) -> IMA4Source? {
+        guard let source = try open(path) else { return nil }
+        let rate = source.stream.sampleRate
+        guard rate >= 1, rate <= Double(Int32.max), rate == rate.rounded() else {
+            throw ConversionError(.unsupported, "the IMA4 source's sample rate \(rate) Hz is not a whole number of Hz cafconv handles")
+        }
+        return source
+    }
+
     /// The samples, decoded afresh from the file (each call is an independent decoding).
     func audio() throws(ConversionError) -> SourceAudio {
         do {
@@ -91,9 +102,6 @@ struct IMA4Source {
         result.formatOut = target.description
         result.channels = stream.channels
         result.sampleRate = Int(stream.sampleRate.rounded())
-        guard stream.sampleRate == stream.sampleRate.rounded() else {
-            throw ConversionError(.unsupported, "the IMA4 source's rate \(stream.sampleRate) Hz is not a whole number")
-        }
         let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
         let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
         temporaryFile = temporary
