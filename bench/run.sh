@@ -140,9 +140,9 @@ if [[ ${CAFCONV_BENCH_SKIP_RESAMPLE:-0} != 1 ]]; then
     CAFCONV_BIN=$BIN bash bench/resample.sh | tee "$R/resample.md"
 fi
 
-# IMA4: cafconv's encoder (CAFKit, through the ima4tool developer tool) against ffmpeg's
+# IMA4: cafconv convert -d ima4 (CAFKit's encoder) against ffmpeg's
 # adpcm_ima_qt, default and -trellis 8, graded by ffmpeg's decoder. CAFCONV_BENCH_SKIP_IMA4=1 skips it.
 if [[ ${CAFCONV_BENCH_SKIP_IMA4:-0} != 1 ]]; then
     echo "== IMA4 quality and speed" >&2
-    python3 bench/ima4-quality.py --runs 3 | tee "$R/ima4.md"
+    python3 bench/ima4-quality.py --runs 3 --cafconv "$BIN" --sfx "$W/corpus/sfx" | tee "$R/ima4.md"
 fi

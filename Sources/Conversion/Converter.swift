@@ -37,6 +37,12 @@ public struct ConversionOptions: Sendable, Equatable {
     public var srcQuality: RateQuality
     /// `--dither`: TPDF dither where samples become integers of fewer bits (default none).
     public var dither: Dither
+    /// `-d ima4`: how hard the IMA4 encoder searches (``IMA4Encoder/Options/standard``, the beam
+    /// of 12 states, by default). Part of the fingerprint for IMA4 outputs.
+    public var ima4Search: IMA4Encoder.Options = .standard
+    /// `-d ima4`: the proof's floor in dB; an IMA4 output whose SNR against the source is lower
+    /// (and whose error is louder than ``IMA4Proof/quietError``) fails. See ``IMA4Proof``.
+    public var ima4MinimumSNR: Double = IMA4Proof.defaultFloor
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(
@@ -85,6 +91,11 @@ public struct ConversionOptions: Sendable, Equatable {
         case .alaw?: format = "alaw"
         case .alac?: format = "alac"
         case .alacBits(let bits)?: format = "alac\(bits)"
+        case .ima4?:
+            // The encoder's revision and search decide the bytes; the floor decides which files
+            // are written at all.
+            format =
+                "ima4(enc=\(IMA4Stage.encoderRevision),width=\(ima4Search.searchWidth),range=\(ima4Search.codeRange),floor=\(ima4MinimumSNR))"
         case nil: break
         }
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
@@ -106,6 +117,25 @@ public struct ConversionOptions: Sendable, Equatable {
         if dataFormat?.byteOrder != nil, let endian, endian == .native || endian == .source {
             throw DataFormatError("-d \(dataFormat?.text ?? "") already names a byte order; drop --endian \(endian.rawValue)")
         }
+    }
+}
+
+extension FileResult {
+    /// Records an IMA4 output that was written and proven: frames, size, proof, and the
+    /// warnings every road gives (a short source, no audio).
+    mutating func finishIMA4(
+        _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, cancellation: Cancellation
+    ) throws(ConversionError) {
+        if let headerFrames, done.frames < headerFrames {
+            warnings.append(
+                "the header declares \(headerFrames) frames but only \(done.frames) could be read; converted \(done.frames)")
+        }
+        if done.frames == 0 { warnings.append("no audio frames: the output holds an empty 'data' chunk") }
+        if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+        frames = done.frames
+        bytes = done.document.file.fileLength
+        proof = done.proof
+        samples = .ima4Encoded
     }
 }
 
@@ -150,6 +180,15 @@ enum Converter {
         var result = FileResult(input: job.input, output: job.output, status: .failed)
         var temporaryFile: FileSystem.TemporaryFile? = nil
         do {
+            // IMA4 CAF sources: CAFKit decodes them (IMA4Source), libsndfile cannot.
+            if let ima4 = try IMA4Source.openChecked(job.input) {
+                try ima4.convert(
+                    job, options: options, result: &result, temporaryFile: &temporaryFile, cancellation: cancellation)
+                try temporaryFile?.commit()
+                result.status = .converted
+                result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
+                return result
+            }
             let source = try SourceStage.open(job.input, warnings: &result.warnings)
             let target = TargetFormat.resolve(
                 source: source.encoding, sourceOrder: source.byteOrder,
@@ -168,9 +207,58 @@ enum Converter {
             let temporaryOutput = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
             temporaryFile = temporaryOutput
             let temporary = temporaryOutput.path
+            let isCancelled = { cancellation.isCancelled }
+            if target.isIMA4 {
+                // `-d ima4`: CAFKit encodes, writes and proves (IMA4Stage); libsndfile only reads.
+                // The transform stage, when there is one, stands between the source and the
+                // encoder, and the proof applies the same plan to the independent decoding.
+                let pumpAudio: SourceAudio
+                do { pumpAudio = try source.pumpAudio() } catch let error as SndFileError {
+                    throw ConversionError.libsndfile(code: error.code, message: error.message, doing: "reading failed")
+                }
+                let audio: any FrameSource
+                let proofAudio: () throws(ConversionError) -> any FrameSource
+                var announced = pumpAudio.limit ?? source.headerFrames ?? 0
+                if let plan {
+                    do { audio = try TransformedAudio(source: pumpAudio, plan: plan) } catch {
+                        throw ConversionError(.unsupported, error.message)
+                    }
+                    proofAudio = { () throws(ConversionError) -> any FrameSource in
+                        do { return try TransformedAudio(source: try source.proofAudio(), plan: plan) } catch {
+                            throw ConversionError(.proof, "\(error)")
+                        }
+                    }
+                    announced = plan.rate?.frames(announced) ?? announced
+                } else {
+                    audio = pumpAudio
+                    proofAudio = { () throws(ConversionError) -> any FrameSource in try source.proofAudio() }
+                }
+                let metadata =
+                    options.stripMetadata
+                    ? []
+                    : ContainerStage.metadata(
+                        of: source.input, sourceRate: Double(source.info.sampleRate),
+                        outputRate: Double(sampleRate), outputFrames: UInt64(max(0, announced)),
+                        warnings: &result.warnings)
+                guard
+                    let done = try IMA4Stage.run(
+                        audio: audio, announcedFrames: UInt64(max(0, announced)), proofAudio: proofAudio,
+                        metadata: metadata, temporary: temporaryOutput, options: options, isCancelled: isCancelled)
+                else { throw ConversionError(.interrupted, Cancellation.reason) }
+                try? source.reader.close()
+                try result.finishIMA4(
+                    done, headerFrames: plan?.rate == nil ? source.headerFrames : nil, cancellation: cancellation)
+                if let plan, var proof = result.proof {
+                    proof.rule = [plan.rule, proof.rule].compactMap { $0 }.joined(separator: "; ")
+                    result.proof = proof
+                }
+                try temporaryOutput.commit()
+                result.status = .converted
+                result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
+                return result
+            }
             let writer = try ContainerStage.libsndfileWriter(
                 descriptor: try temporaryOutput.descriptor(), path: temporary, source: source, target: target, plan: plan)
-            let isCancelled = { cancellation.isCancelled }
             let encoder = EncoderStage.choose(for: source, target: target, options: options, plan: plan)
             let pumped = try encoder.run(
                 source: source, writer: writer, temporary: temporary, blockSamples: options.blockSamples,

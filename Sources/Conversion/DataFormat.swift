@@ -34,7 +34,7 @@ public enum EndianChoice: String, Sendable, CaseIterable, Codable {
 }
 
 /// An output data format in afconvert's `-d` grammar: `[LE|BE]{I|F}bits` (`LEI16`, `BEF32`, `I8`),
-/// or a codec name (`ulaw`, `alaw`, `alac`).
+/// or a codec name (`ulaw`, `alaw`, `alac`, `ima4`).
 public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
     /// What the samples become.
     public enum Kind: Equatable, Sendable {
@@ -48,6 +48,9 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         case alac
         /// Apple Lossless at this bit depth (16, 20, 24 or 32): `alac16`... as cafconv prints them.
         case alacBits(Int)
+        /// Apple IMA ADPCM (`ima4`): 64 frames in 34 bytes per channel, encoded by CAFKit's
+        /// `IMA4Encoder` and written by CAFKit's writer with a `pakt` (never libsndfile).
+        case ima4
     }
 
     /// What the samples become.
@@ -68,7 +71,7 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
 
     /// The formats `-d` accepts, for help texts.
     public static let examples =
-        "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac alac16 alac20 alac24 alac32"
+        "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac alac16 alac20 alac24 alac32 ima4"
 
     /// Parses a `-d` value, or throws a usage error that says what is wrong.
     public init(parsing text: String) throws(DataFormatError) {
@@ -103,7 +106,11 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
             kind = .alac
             byteOrder = nil
             return
-        case "aac", "aacl", "aach", "ima4", "opus", "flac", "mp3", "ilbc", "ac-3":
+        case "ima4":
+            kind = .ima4
+            byteOrder = nil
+            return
+        case "aac", "aacl", "aach", "opus", "flac", "mp3", "ilbc", "ac-3":
             throw DataFormatError(
                 "'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(Self.examples)"
             )
@@ -158,8 +165,12 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
         self.byteOrder = byteOrder
     }
 
-    /// The afconvert-style name: `LEI16`, `BEF32`, `I8`, `ulaw`, `alac` (16-bit)...
-    public var description: String { formatCode(encoding, byteOrder) }
+    /// The afconvert-style name: `LEI16`, `BEF32`, `I8`, `ulaw`, `alac` (16-bit), `ima4`...
+    public var description: String { isIMA4 ? "ima4" : formatCode(encoding, byteOrder) }
+
+    /// Whether the output is Apple IMA ADPCM (`-d ima4`): libsndfile's `imaADPCM` encoding stands
+    /// for it in a target, but CAFKit encodes and writes it (libsndfile has no IMA4 in CAF).
+    public var isIMA4: Bool { encoding == .imaADPCM }
 
     /// Picks the output format for a source, following the options.
     ///
@@ -184,6 +195,7 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
         case .alaw?: encoding = .alaw
         case .alacBits(let bits)?:
             encoding = [16: Encoding.alac16, 20: .alac20, 24: .alac24][bits] ?? .alac32
+        case .ima4?: encoding = .imaADPCM
         case .alac?:
             switch source {
             case .pcm24, .alac24, .float32, .float64: encoding = .alac24

@@ -37,6 +37,8 @@ public struct FileResult: Equatable, Sendable, Codable {
         /// cafconv's transform stage mixed, resampled (libsoxr) or dithered every sample (as
         /// libsndfile decoded them) and libsndfile or cafconv's G.711 encoder encoded them.
         case transformed
+        /// CAFKit's IMA4 encoder made the packets and CAFKit's writer the file (`-d ima4`).
+        case ima4Encoded = "ima4-encoded"
     }
 
     /// The input path.

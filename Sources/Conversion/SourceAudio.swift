@@ -304,6 +304,8 @@ final class SourceAudio {
     enum Decoder {
         case cafconv(WAVESamples, FileByteSource)
         case libsndfile(SoundFile)
+        /// CAFKit's IMA4 decoder (an IMA4 CAF source, see `IMA4Source`).
+        case ima4(IMA4PullReader)
     }
 
     let decoder: Decoder
@@ -338,8 +340,20 @@ final class SourceAudio {
 
     /// The proof names it.
     var decoderName: String {
-        if case .cafconv = decoder { return "cafconv" }
-        return "libsndfile"
+        switch decoder {
+        case .cafconv: return "cafconv"
+        case .libsndfile: return "libsndfile"
+        case .ima4: return "cafkit-ima4"
+        }
+    }
+
+    init(ima4 reader: IMA4PullReader, sampleRate: Int) {
+        decoder = .ima4(reader)
+        channels = reader.stream.channels
+        self.sampleRate = sampleRate
+        isFloat = false
+        limit = Int64(clamping: reader.stream.validFrames)
+        bits = 16
     }
 
     init(samples: WAVESamples, source: FileByteSource, sampleRate: Int) {
@@ -411,6 +425,8 @@ final class SourceAudio {
         case .cafconv(let samples, let source):
             try samples.decode(source, from: position, count: wanted, ints: &ints, doubles: &doubles)
             got = wanted
+        case .ima4(let reader):
+            got = try reader.read(into: &ints, frames: wanted)
         case .libsndfile(let reader):
             do {
                 got = isFloat ? try reader.read(into: &doubles, frames: wanted) : try reader.read(into: &ints, frames: wanted)
@@ -427,8 +443,10 @@ final class SourceAudio {
 /// frames, and whether a documented conversion rule maps one onto the other.
 public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
     /// `exact` (same sample values; for µ-law and A-law outputs of a source of the same law, the
-    /// same levels, or the same codes when they were copied) or `exact-after-rule` (the source's
-    /// samples mapped by `rule` equal the output's). Every format `convert` writes is compared.
+    /// same levels, or the same codes when they were copied), `exact-after-rule` (the source's
+    /// samples mapped by `rule` equal the output's) or `snr` (a lossy format, IMA4: same length,
+    /// and the signal-to-noise ratio `snr` reaches `snrFloor`). Every format `convert` writes is
+    /// compared.
     public var comparison: String
     /// The conversion rule, when one applies: `24-to-16-bit`, `16-to-24-bit`, `int-to-float`,
     /// `float-to-16-bit`, `float64-to-float32`..., or `g711-ulaw` / `g711-alaw` (every code is
@@ -443,10 +461,18 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
     /// `every-frame`, or `ends` when the payload was moved as bytes (copied, byte-swapped or
     /// sign-flipped) and its first and last 2048 frames were decoded and compared.
     public var extent: String?
+    /// For `snr` comparisons: the signal-to-noise ratio in dB of the decoded output against the
+    /// source over every frame (absent when the error is zero).
+    public var snr: Double?
+    /// For `snr` comparisons: the floor in dB the file had to reach.
+    public var snrFloor: Double?
 
     /// One phrase: `exact after rule 24-to-16-bit; source decoded by cafconv, output by cafkit, every frame`.
     public var description: String {
         var text = comparison == "exact" ? "exact" : "exact after rule \(rule ?? "?")"
+        if comparison == "snr" {
+            text = "SNR \(snr.map { "\($0) dB" } ?? "?") (floor \(snrFloor.map { "\($0) dB" } ?? "?")) after rule \(rule ?? "?")"
+        }
         text += "; source decoded by \(sourceDecoder)"
         if let outputDecoder { text += ", output by \(outputDecoder)" }
         if let extent {

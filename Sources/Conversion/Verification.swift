@@ -36,6 +36,9 @@ public struct VerifyOptions: Sendable, Equatable {
     public var against: String?
     /// `--profile`.
     public var profile: Profile?
+    /// `--min-snr`: the floor in dB an IMA4 file compared with `--against` must reach (the same
+    /// measure as `convert`'s proof, ``IMA4Proof``); `nil` uses ``IMA4Proof/defaultFloor``.
+    public var minimumSNR: Double?
 
     /// Creates options; every field is optional.
     public init(
@@ -63,6 +66,7 @@ public struct VerifyOptions: Sendable, Equatable {
         case .ulaw?: expected.formatID = .ulaw
         case .alaw?: expected.formatID = .alaw
         case .alac?, .alacBits?: expected.formatID = .alac
+        case .ima4?: expected.formatID = .ima4
         case nil: break
         }
         expected.sampleRate = sampleRate
@@ -365,6 +369,11 @@ public enum Verifier {
         let file = document.file
         result.warnings = document.warnings.map(\.description)
         let desc = file.audioDescription
+        if desc.formatID == .ima4, file.packetTableHeader == nil, let frames = file.validFrames, frames > 0 {
+            // ffmpeg writes IMA4 so: nothing says how many frames of the last packet are audio.
+            result.warnings.append(
+                "IMA4 without a 'pakt' chunk: its length is whole packets (\(frames) frames); up to 63 frames at the end may be padding, played as a click or gap in loops")
+        }
         result.format = desc.formatID.trimmed
         result.byteOrder = desc.byteOrder?.rawValue
         let frames = file.validFrames
@@ -389,7 +398,9 @@ public enum Verifier {
             failures.append(VerifyFailure(rule: .against, expected: "a source WAV mirroring this file", found: "none"))
         case .file(let source):
             result.against = source
-            let (found, comparison) = compare(file, byteSource: byteSource, path: path, with: source)
+            let (found, comparison) = compare(
+                file, byteSource: byteSource, path: path, with: source,
+                minimumSNR: options.minimumSNR ?? IMA4Proof.defaultFloor)
             failures += found
             let (lost, notes) = compareMetadata(document, with: source)
             failures += lost
@@ -467,7 +478,8 @@ public enum Verifier {
     /// the nearest level of the same sign to every sample (the G.711 rule). Returns the broken rules and,
     /// when the samples were compared and matched, the kind of comparison.
     static func compare(
-        _ file: CAFFile, byteSource: FileByteSource, path: String, with source: String
+        _ file: CAFFile, byteSource: FileByteSource, path: String, with source: String,
+        minimumSNR: Double = IMA4Proof.defaultFloor
     ) -> ([VerifyFailure], Proof?) {
         let audio: SourceAudio
         do { audio = try SourceAudio.open(source) } catch {
@@ -565,10 +577,36 @@ public enum Verifier {
                 law, byteSource, offset: extent.offset, frames: extent.frames,
                 check: OutputProof.G711Check(law: law, sourceLaw: audio.law, copied: false))
             rule = Proof.rule(sourceLaw: audio.law, outputLaw: law)
+        case .ima4:
+            // Lossy: the same measure as convert's proof (exact length, SNR over every frame).
+            let measurement: IMA4Proof.Measurement
+            do { measurement = try IMA4Proof.measure(file, bytes: byteSource, against: audio) } catch {
+                failures.append(VerifyFailure(rule: .against, expected: "IMA4 audio that decodes", found: error.message))
+                return (failures, nil)
+            }
+            if measurement.sourceFrames != measurement.outputFrames {
+                failures.append(
+                    VerifyFailure(
+                        rule: .againstFrames, expected: "\(measurement.sourceFrames) frames as in \(source)",
+                        found: "\(measurement.outputFrames) frames decoded",
+                        chunk: file.packetTableHeader == nil ? "data" : "pakt"))
+                return (failures, nil)
+            }
+            switch IMA4Proof.proof(measurement, floor: minimumSNR, sourceDecoder: audio.decoderName) {
+            case .success(let proof): return (failures, failures.isEmpty ? proof : nil)
+            case .failure:
+                failures.append(
+                    VerifyFailure(
+                        rule: .against, expected: "an SNR of at least \(IMA4Proof.rounded(minimumSNR)) dB against \(source)",
+                        found:
+                            "\(measurement.snr.map { "\(IMA4Proof.rounded($0)) dB" } ?? "no SNR (silent source)"), error RMS \(IMA4Proof.rounded(measurement.errorRMS)) LSB",
+                        chunk: "data"))
+                return (failures, nil)
+            }
         default:
             failures.append(
                 VerifyFailure(
-                    rule: .against, expected: "linear PCM, ALAC, µ-law or A-law to compare sample by sample",
+                    rule: .against, expected: "linear PCM, ALAC, µ-law, A-law or IMA4 to compare sample by sample",
                     found: "'\(desc.formatID.trimmed)'", chunk: "desc"))
             return (failures, nil)
         }

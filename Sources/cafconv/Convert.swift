@@ -83,7 +83,7 @@ struct Convert {
             discussion: """
                 Sources: WAV (RIFF, RIFX, RF64, Wave64), AIFF and AIFF-C, CAF, FLAC, Ogg Vorbis, Ogg \
                 Opus, MP3 and Sun/NeXT .au, recognised by their content, not their name; anything else \
-                is an error naming the file. IMA4 (AIFF-C and CAF) and AAC sources are refused for now. \
+                is an error naming the file. IMA4 (AIFF-C and CAF) sources are decoded by cafconv (to LEI16 by default); AAC sources are refused for now. \
                 Folders are searched recursively for files named *.\(Planner.audioExtensions.joined(separator: ", *.")) \
                 (any case); other files, hidden files and files cafconv wrote (its manifests record them) \
                 are ignored, and a folder without any audio file is an error. --include and --exclude \
@@ -104,7 +104,9 @@ struct Convert {
                 normalised: an N-bit sample s becomes s / 2^(N-1); floats become round(x * 2^(N-1)), \
                 clipped. -d ulaw and -d alaw code each sample to the nearest G.711 level of the same \
                 sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
-                kept in their law are copied byte for byte.
+                kept in their law are copied byte for byte. -d ima4 writes Apple IMA4 (afconvert's \
+                layout, exact length in the pakt) with cafconv's own encoder; the file is decoded again \
+                and fails unless its SNR against the source reaches 10 dB.
 
                 -d FMT@RATE resamples with libsoxr (quality vhq unless --src-quality says otherwise); \
                 0@RATE keeps the source's format. The output holds round(frames x new rate / old \

@@ -24,6 +24,10 @@ struct Verify {
             "Compare rate, channels, frames and every sample with this source (any audio file convert reads, or a folder mirrored as convert -o mirrors it), after convert's rules; a file that passes says which comparison it got (exact, or exact after a named rule).",
         completion: .fileTypes(Planner.audioExtensions))
     static let profile = Option<Profile>("profile", help: "Apply a target's rules (see the list above).")
+    static let minimumSNR = Option<Double>(
+        "min-snr", valueName: "dB",
+        help:
+            "With --against: the SNR an IMA4 file must reach against its source (default \(Int(IMA4Proof.defaultFloor)), as convert's proof).")
 
     static let command = Command(
         "verify",
@@ -37,7 +41,13 @@ struct Verify {
 
             --against compares every sample: linear PCM and ALAC after the conversion rules, µ-law \
             and A-law code by code after the G.711 rule (g711-ulaw, g711-alaw): the nearest level \
-            of the same sign to each source sample (a source of the same law: the same levels).
+            of the same sign to each source sample (a source of the same law: the same levels). \
+            IMA4 is lossy: its decoded length must be the source's exactly and its SNR against \
+            the source must reach --min-snr (default \(Int(IMA4Proof.defaultFloor)) dB; an error \
+            below \(Int(IMA4Proof.quietError)) LSB RMS passes whatever the SNR). Files ffmpeg wrote \
+            (4 bits per channel, no pakt) decode with ffmpeg's preamble rule, others with the reload \
+            rule. ffmpeg's bits per channel of 4 fails rule compressed-bits (0 for compressed \
+            formats, as Apple documents), and its missing pakt makes the length whole packets.
 
             Profiles:
             \(Profile.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
@@ -50,7 +60,7 @@ struct Verify {
             error.
             """,
         positionals: paths,
-        options: [endian, dataFormat, rate, channels, maxDuration, against, profile, SharedOptions.report])
+        options: [endian, dataFormat, rate, channels, maxDuration, against, minimumSNR, profile, SharedOptions.report])
 
     let paths: [String]
     let options: VerifyOptions
@@ -83,10 +93,16 @@ struct Verify {
         if let format, let endian, let problem = format.disagreement(withEndian: endian.rawValue) {
             throw CommandLineError(problem.message)
         }
-        options = VerifyOptions(
+        var options = VerifyOptions(
             byteOrder: endian.map { $0 == .little ? ByteOrder.little : .big }, dataFormat: format,
             sampleRate: rate, channels: channels, maxDuration: maxDuration, against: invocation[Self.against],
             profile: invocation[Self.profile])
+        if let floor = invocation[Self.minimumSNR] {
+            guard floor.isFinite else { throw CommandLineError("--min-snr must be a number of dB") }
+            guard invocation[Self.against] != nil else { throw CommandLineError("--min-snr needs --against") }
+            options.minimumSNR = floor
+        }
+        self.options = options
     }
 
     func run() -> Int32 {

@@ -79,4 +79,30 @@ struct InspectVerifyEndToEndTests {
         #expect(conflict.status == 64)
         #expect(conflict.stderr.hasPrefix("cafconv: error: -d LEI16 asks for little-endian samples but --endian asks for big\n"))
     }
+
+    @Test("convert -d ima4 -v and --json report the SNR; verify --against --min-snr gates it; --min-snr alone is a usage error")
+    func ima4() throws {
+        let (folder, wav, caf) = try made(["-d", "ima4"])
+        defer { withExtendedLifetime(folder) {} }  // the folder is deleted when released
+        let verbose = try run(RepositoryPaths.executable, ["convert", "-v", "--force", "-d", "ima4", wav, "-o", caf])
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        #expect(verbose.text.contains("-> ima4, 2 ch, 48000 Hz, 480 frames"), "\(verbose.text)")
+        #expect(verbose.text.contains("proof: SNR "), "\(verbose.text)")
+        let json = try run(RepositoryPaths.executable, ["convert", "--json", "--force", "-d", "ima4", wav, "-o", caf])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
+        let file = try #require((object["files"] as? [[String: Any]])?.first)
+        let proof = try #require(file["proof"] as? [String: Any])
+        #expect(proof["comparison"] as? String == "snr" && proof["rule"] as? String == "ima4")
+        let snr = try #require(proof["snr"] as? Double)
+        #expect(proof["snrFloor"] as? Double == 10)
+        let pass = try run(RepositoryPaths.executable, ["verify", "--against", wav, caf])
+        #expect(pass.status == 0, "\(pass.text)")
+        #expect(pass.text.contains("ok (SNR \(snr) dB"), "\(pass.text)")
+        let strict = try run(RepositoryPaths.executable, ["verify", "--against", wav, "--min-snr", String(snr + 1), caf])
+        #expect(strict.status == 1)
+        #expect(strict.text.contains("against: expected an SNR of at least"), "\(strict.text)")
+        let usage = try run(RepositoryPaths.executable, ["verify", "--min-snr", "20", caf])
+        #expect(usage.status == 64)
+        #expect(usage.stderr.contains("--min-snr needs --against"), "\(usage.stderr)")
+    }
 }

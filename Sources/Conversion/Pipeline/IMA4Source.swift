@@ -1,0 +1,253 @@
+import BinaryIO
+import CAFKit
+import SndFile
+import WAVEKit
+
+/// IMA4 sources: a CAF or AIFF-C file of `ima4` audio, decoded by CAFKit's IMA4 decoder
+/// (libsndfile has no IMA4 in CAF). Self-contained so that the Source stage can route such files here: `open`
+/// recognises them (and returns `nil` for anything else), `audio` gives the samples as every
+/// other source gives them (left-justified 16-bit integers), cut by the `pakt` to exactly the
+/// valid frames.
+///
+/// The preamble rule follows the file's writer (``IMA4Proof/rule(for:)``): ffmpeg's files (4 bits
+/// per channel, no `pakt`) with ffmpeg's rule, because ffmpeg's encoder continues from its
+/// full-precision predictor; all others with the reload rule, because Apple's encoder (and
+/// libsndfile's decoder) treat every packet as starting from its preamble. Under the other rule,
+/// Apple's files play with per-packet offsets of up to 127 LSB. AIFF-C has no `pakt` (its `COMM`
+/// counts packets): its length is whole packets; ffmpeg's AIFF-C (sample size 4 in `COMM`, as its
+/// CAF says 4 bits per channel) decodes with ffmpeg's rule, any other with the reload rule.
+struct IMA4Source {
+    /// The input's path.
+    let path: String
+    /// Where the packets are and which frames are audio.
+    let stream: IMA4Extent
+    /// The preamble rule for this file.
+    let rule: IMA4Decoder.PreambleRule
+    /// What the report should say about the source.
+    var warnings: [String] = []
+
+    /// The IMA4 CAF or AIFF-C at `path`, `nil` when it is not one (other routes take it); throws
+    /// when it is one but cannot be decoded (a `pakt` beyond the packets, a bad `desc`).
+    static func open(_ path: String) throws(ConversionError) -> IMA4Source? {
+        guard let bytes = try? FileByteSource(path: path), let head = try? bytes.readExactly(at: 0, count: 12)
+        else { return nil }
+        if head.prefix(4).elementsEqual("caff".utf8) {
+            let file: CAFFile
+            do { file = try CAFFile(reading: bytes) } catch {
+                throw ConversionError(.notAudio, "cannot read this CAF: \(error)")
+            }
+            guard file.audioDescription.formatID == .ima4 else { return nil }
+            do {
+                return IMA4Source(path: path, stream: IMA4Extent(try IMA4Stream(file)), rule: IMA4Proof.rule(for: file))
+            } catch {
+                throw ConversionError(.notAudio, "cannot decode its IMA4 audio: \(error)")
+            }
+        }
+        guard head.prefix(4).elementsEqual("FORM".utf8), head[8..<12].elementsEqual("AIFC".utf8) else { return nil }
+        let aiff: AIFFFile
+        do { aiff = try AIFFFile(reading: bytes) } catch { throw ConversionError(.notAudio, error.message) }
+        guard aiff.compressionType == FourCC("ima4") else { return nil }
+        guard (1...1024).contains(aiff.channels) else {
+            throw ConversionError(.notAudio, "IMA4 AIFF-C declares \(aiff.channels) channels, expected 1 to 1024")
+        }
+        guard aiff.sampleRate.isFinite, aiff.sampleRate > 0 else {
+            throw ConversionError(.notAudio, "the AIFF-C 'COMM' chunk declares sample rate \(aiff.sampleRate)")
+        }
+        let packetBytes = UInt64(IMA4.bytesPerPacket(channels: aiff.channels))
+        let available = aiff.audioBytes / packetBytes * UInt64(IMA4.framesPerPacket)
+        var source = IMA4Source(
+            path: path,
+            stream: IMA4Extent(
+                channels: aiff.channels, sampleRate: aiff.sampleRate, audioOffset: aiff.audioOffset, primingFrames: 0,
+                validFrames: min(aiff.frames, available)),
+            rule: aiff.common.sampleSize == 4 ? .continueWhenClose : .reload)
+        if aiff.frames > available {
+            source.warnings.append(
+                "'COMM' declares \(aiff.frames / 64) packets but 'SSND' holds \(available / 64); converted \(available) frames")
+        }
+        return source
+    }
+
+    /// The IMA4 CAF or AIFF-C at `path` like ``open(_:)``, refused when its rate is not a whole
+    /// number of Hz up to 2^31 - 1 (cafconv's rates are integers; a hostile rate must not trap).
+    static func openChecked(_ path: String) throws(ConversionError) -> IMA4Source? {
+        guard let source = try open(path) else { return nil }
+        let rate = source.stream.sampleRate
+        guard rate >= 1, rate <= Double(Int32.max), rate == rate.rounded() else {
+            throw ConversionError(.unsupported, "the IMA4 source's sample rate \(rate) Hz is not a whole number of Hz cafconv handles")
+        }
+        return source
+    }
+
+    /// The samples, decoded afresh from the file (each call is an independent decoding).
+    func audio() throws(ConversionError) -> SourceAudio {
+        do {
+            let reader = IMA4PullReader(stream: stream, bytes: try FileByteSource(path: path), rule: rule)
+            return SourceAudio(ima4: reader, sampleRate: Int(stream.sampleRate.rounded()))
+        } catch {
+            throw ConversionError(.io, "cannot read it again: \(error)")
+        }
+    }
+
+    /// Converts the job from this source: `-d ima4` through ``IMA4Stage``, linear PCM through
+    /// libsndfile's writer and the usual proof. µ-law, A-law and ALAC from IMA4 are refused.
+    func convert(
+        _ job: Job, options: ConversionOptions, result: inout FileResult, temporaryFile: inout FileSystem.TemporaryFile?,
+        cancellation: Cancellation
+    ) throws(ConversionError) {
+        result.warnings += warnings
+        let rate = Int(stream.sampleRate.rounded())
+        if options.sampleRate.map({ $0 != rate }) ?? false || options.channels.map({ $0 != stream.channels }) ?? false {
+            throw ConversionError(
+                .unsupported,
+                "rate and channel conversion of IMA4 sources is not supported yet; convert to LEI16 first, then convert that file")
+        }
+        let target = TargetFormat.resolve(
+            source: .imaADPCM, sourceOrder: .little, dataFormat: options.dataFormat, endian: options.endian)
+        result.formatIn = "ima4"
+        result.formatOut = target.description
+        result.channels = stream.channels
+        result.sampleRate = Int(stream.sampleRate.rounded())
+        let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
+        let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
+        temporaryFile = temporary
+        let isCancelled = { cancellation.isCancelled }
+        if target.isIMA4 {
+            guard
+                let done = try IMA4Stage.run(
+                    audio: try audio(), announcedFrames: stream.validFrames,
+                    proofAudio: { () throws(ConversionError) -> any FrameSource in try audio() }, temporary: temporary,
+                    options: options, isCancelled: isCancelled)
+            else { throw ConversionError(.interrupted, Cancellation.reason) }
+            try result.finishIMA4(done, headerFrames: Int64(stream.validFrames), cancellation: cancellation)
+            return
+        }
+        guard case .linearPCM = options.dataFormat?.kind ?? .linearPCM(bits: 16, isFloat: false) else {
+            throw ConversionError(.unsupported, "an IMA4 source converts to linear PCM or ima4, not \(target)")
+        }
+        let info = SoundInfo(
+            sampleRate: Int(stream.sampleRate), channels: stream.channels, major: .caf, encoding: target.encoding,
+            endianness: target.byteOrder == .little ? .little : .big)
+        let writer: SoundFile
+        do {
+            writer = try SoundFile.create(descriptor: try temporary.descriptor(), path: temporary.path, info: info)
+            try writer.setAddPeakChunk(false)
+            try writer.setNormalisation(false)
+        } catch let error as SndFileError {
+            throw ConversionError(.unsupported, "libsndfile cannot write \(target) CAF: \(error.message)")
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw ConversionError(.io, "\(error)")
+        }
+        let pumped: Int64?
+        do {
+            pumped = try EncoderStage.pump(
+                from: try audio(), to: writer, route: SampleRoute(from: .pcm16, to: target.encoding),
+                blockSamples: options.blockSamples, isCancelled: isCancelled)
+            try writer.close()
+        } catch let error as ConversionError {
+            throw error
+        } catch let error as SndFileError {
+            throw ConversionError.libsndfile(code: error.code, message: error.message, doing: "writing failed")
+        } catch {
+            throw ConversionError(.io, "\(error)")
+        }
+        guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
+        let document = try ContainerStage.finish(
+            temporary.path, target: target, channels: stream.channels, sampleRate: Int(stream.sampleRate),
+            frames: UInt64(frames))
+        var proof = try ProofStage.prove(
+            temporary.path, document: document, target: target, source: try audio(), blockSamples: options.blockSamples,
+            isCancelled: isCancelled)
+        proof.sourceDecoder = "cafkit-ima4"
+        if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+        result.proof = proof
+        result.frames = frames
+        result.bytes = document.file.fileLength
+        result.samples = .cafconv
+    }
+}
+
+/// Where an IMA4 file's packets are and which of their frames are audio.
+struct IMA4Extent {
+    var channels: Int
+    var sampleRate: Double
+    var audioOffset: UInt64
+    var primingFrames: UInt64
+    var validFrames: UInt64
+    var bytesPerPacket: Int { IMA4.bytesPerPacket(channels: channels) }
+
+    init(channels: Int, sampleRate: Double, audioOffset: UInt64, primingFrames: UInt64, validFrames: UInt64) {
+        self.channels = channels
+        self.sampleRate = sampleRate
+        self.audioOffset = audioOffset
+        self.primingFrames = primingFrames
+        self.validFrames = validFrames
+    }
+
+    init(_ stream: IMA4Stream) {
+        self.init(
+            channels: stream.channels, sampleRate: stream.sampleRate, audioOffset: stream.audioOffset,
+            primingFrames: stream.primingFrames, validFrames: stream.validFrames)
+    }
+}
+
+/// IMA4 packets decoded on demand, for `SourceAudio.read`: at most about 1 MiB of packets at a
+/// time, priming frames skipped, exactly the valid frames delivered.
+final class IMA4PullReader {
+    let stream: IMA4Extent
+    let bytes: FileByteSource
+    private var decoder: IMA4Decoder
+    private var nextPacket: UInt64 = 0
+    private var buffer: [Int16] = []
+    private var used = 0
+    /// Frames decoded so far, priming included.
+    private var decodedFrames: UInt64 = 0
+    private var delivered: UInt64 = 0
+
+    init(stream: IMA4Extent, bytes: FileByteSource, rule: IMA4Decoder.PreambleRule) {
+        self.stream = stream
+        self.bytes = bytes
+        decoder = IMA4Decoder(channels: stream.channels, rule: rule)
+    }
+
+    /// Reads up to `frames` frames into `ints` (left-justified); 0 at the end.
+    func read(into ints: inout [Int32], frames: Int) throws(SourceError) -> Int {
+        let channels = stream.channels
+        var got = 0
+        while got < frames && delivered < stream.validFrames {
+            if used == buffer.count {
+                let needed = IMA4.packets(forFrames: stream.primingFrames + stream.validFrames)
+                guard nextPacket < needed else { break }
+                let count = min(UInt64(max(1, IMA4Stream.maxBlockBytes / stream.bytesPerPacket)), needed - nextPacket)
+                let packetBytes: [UInt8]
+                do {
+                    packetBytes = try bytes.readExactly(
+                        at: stream.audioOffset + nextPacket * UInt64(stream.bytesPerPacket),
+                        count: Int(count) * stream.bytesPerPacket)
+                } catch {
+                    throw SourceError("cannot read the IMA4 packets: \(error)")
+                }
+                buffer.removeAll(keepingCapacity: true)
+                decoder.decode(packetBytes[...], appendingTo: &buffer)
+                used = 0
+                // Priming frames are not audio.
+                let first = decodedFrames
+                decodedFrames += count * UInt64(IMA4.framesPerPacket)
+                if first < stream.primingFrames {
+                    used = Int(min(stream.primingFrames - first, count * UInt64(IMA4.framesPerPacket))) * channels
+                }
+                nextPacket += count
+                continue
+            }
+            let available = (buffer.count - used) / channels
+            let take = Int(min(UInt64(min(available, frames - got)), stream.validFrames - delivered))
+            for index in 0..<take * channels { ints[got * channels + index] = Int32(buffer[used + index]) << 16 }
+            used += take * channels
+            got += take
+            delivered += UInt64(take)
+        }
+        return got
+    }
+}
