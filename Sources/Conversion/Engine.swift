@@ -54,12 +54,12 @@ public enum Engine {
     /// Converts `inputs` into `output` like ``convert(inputs:output:options:progress:)``, stopping
     /// early when `cancellation` is set; `progress` gets counts for a live display.
     public static func run(
-        inputs: [String], output: String?, options: ConversionOptions, cancellation: Cancellation = Cancellation(),
-        progress: (@Sendable (Progress) -> Void)? = nil
+        inputs: [String], output: String?, options: ConversionOptions, rules: RuleBook = RuleBook(),
+        cancellation: Cancellation = Cancellation(), progress: (@Sendable (Progress) -> Void)? = nil
     ) -> ConversionReport {
         let started = FileSystem.now()
         var plan = Planner.plan(inputs: inputs, output: output)
-        var decision = decide(plan: plan, options: options)
+        var decision = decide(plan: plan, options: options, rules: rules)
         let orphans = settleOrphans(&decision, plan: plan, options: options)
         if !orphans.isEmpty {
             // A folder whose WAV files are all gone still had something to check: the outputs its
@@ -80,14 +80,17 @@ public enum Engine {
 
         if options.dryRun {
             for index in work {
-                decision.jobs[index].record = FileResult(
+                var record = FileResult(
                     input: jobs[index].input, output: jobs[index].output, status: .outOfDate,
                     reason: decision.jobs[index].reason)
+                record.rule = decision.jobs[index].rule
+                record.bytesIn = decision.jobs[index].sourceStamp?.size
+                decision.jobs[index].record = record
             }
             report = plan.failures + decision.jobs.compactMap(\.record) + orphans
-            return displayed(
-                ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000),
-                warnings: plan.warnings + decision.warnings)
+            var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
+            if !rules.isEmpty { result.rules = ConversionReport.sizes(of: result.files) }
+            return displayed(result, warnings: plan.warnings + decision.warnings)
         }
 
         removeStaleTemporaries(in: jobs)
@@ -97,7 +100,8 @@ public enum Engine {
         report = plan.failures + decision.jobs.compactMap(\.record) + orphans + saveFailures
         var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
         result.interrupted = cancellation.isCancelled
-        return displayed(result, warnings: plan.warnings)
+        if !rules.isEmpty { result.rules = ConversionReport.sizes(of: result.files) }
+        return displayed(result, warnings: plan.warnings + decision.ruleWarnings)
     }
 
     /// The conversion step of a run: converts the jobs `decision.work` names on `options.jobs`
@@ -115,7 +119,6 @@ public enum Engine {
         let next = Mutex(0)
         let workers = min(options.jobs, work.count)
         let decided = decision.jobs
-        let fingerprint = options.fingerprint
         @Sendable func worker(_: Int) {
             while true {
                 let slot = next.withLock { value -> Int in
@@ -130,7 +133,10 @@ public enum Engine {
                     result = FileResult(input: job.input, output: job.output, status: .skipped)
                     result.record(ConversionError(.interrupted, Cancellation.reason))
                 } else {
-                    result = Converter.convert(job, options: options, sequence: index, cancellation: cancellation)
+                    result = Converter.convert(
+                        job, options: decided[index].options ?? options, sequence: index, cancellation: cancellation)
+                    result.rule = decided[index].rule
+                    result.bytesIn = decided[index].sourceStamp?.size
                     if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
                 }
                 let outputStamp = result.status == .converted ? FileSystem.stamp(of: job.output) : nil
@@ -139,7 +145,8 @@ public enum Engine {
                         state.record(
                             job: job,
                             entry: Manifest.Entry(
-                                source: source, sourceStamp: sourceStamp, fingerprint: fingerprint,
+                                source: source, sourceStamp: sourceStamp,
+                                fingerprint: decided[index].fingerprint ?? options.fingerprint,
                                 outputStamp: outputStamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
                                 frames: result.frames ?? 0))
                         state.saveIfDue()
@@ -188,6 +195,14 @@ public enum Engine {
             report.files[index].output = file.output.map(PathBytes.display)
             report.files[index].reason = file.reason.map(PathBytes.display)
             report.files[index].warnings = file.warnings.map(PathBytes.display)
+            report.files[index].rule = file.rule.map(PathBytes.display)
+        }
+        if let sizes = report.rules {
+            report.rules = sizes.map { size in
+                var size = size
+                size.rule = PathBytes.display(size.rule)
+                return size
+            }
         }
         return report
     }
@@ -202,6 +217,12 @@ public enum Engine {
         var record: FileResult?
         /// Why the job is converted (`nil`: it is up to date).
         var reason: String?
+        /// The job's own options: the command line's with its rules file's settings applied.
+        var options: ConversionOptions?
+        /// `options.fingerprint`, worked out once.
+        var fingerprint: String?
+        /// What governs the job in its rules file (``ConversionRules/label(of:)``), if it has one.
+        var rule: String?
     }
 
     /// What the decision step found: one record per job, the manifests, and the jobs to run.
@@ -214,13 +235,15 @@ public enum Engine {
         var work: [Int] = []
         /// Warnings for the report (a manifest that cannot be used, when nothing will be saved).
         var warnings: [String] = []
+        /// Warnings about rules files (a pattern that matches no file), for every run.
+        var ruleWarnings: [String] = []
     }
 
     /// Compares every job with its manifest record: up to date, or to convert with a reason.
-    static func decide(plan: Planner.Plan, options: ConversionOptions) -> Decision {
+    static func decide(plan: Planner.Plan, options: ConversionOptions, rules: RuleBook = RuleBook()) -> Decision {
         let count = plan.jobs.count
         var decision = Decision(jobs: Array(repeating: JobDecision(), count: count))
-        let fingerprint = options.fingerprint
+        let runFingerprint = options.fingerprint
         // Every state folder, even one no job writes to: with all inputs gone, --check and
         // --prune must still see the orphans its manifest records.
         for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
@@ -231,7 +254,24 @@ public enum Engine {
             }
             decision.manifests[folder] = manifest
         }
+        var unmatched = rules.patternsToCheck(plan.jobs)
         for (index, job) in plan.jobs.enumerated() {
+            var fingerprint = runFingerprint
+            if let (book, relative) = rules.rules(for: job) {
+                unmatched.removeAll { $0.rules == book.file && $0.glob.matches(relative) }
+                do throws(RuleError) {
+                    let resolved = try book.resolve(relative, base: options, commandLine: rules.commandLine)
+                    fingerprint = resolved.options.fingerprint
+                    decision.jobs[index].options = resolved.options
+                    decision.jobs[index].rule = book.label(of: resolved.rule)
+                } catch {
+                    var failure = FileResult.failed(job.input, output: job.output, code: .unsupported, reason: error.description)
+                    failure.rule = book.label(of: book.governing(relative))
+                    decision.jobs[index].record = failure
+                    continue
+                }
+            }
+            decision.jobs[index].fingerprint = fingerprint
             let source = FileSystem.canonical(job.input)
             let sourceStamp = FileSystem.stamp(of: job.input)
             decision.jobs[index].source = source
@@ -257,9 +297,12 @@ public enum Engine {
                     reason = "the output was changed after cafconv wrote it"
                 } else {
                     reason = nil
-                    decision.jobs[index].record = FileResult(
+                    var record = FileResult(
                         input: job.input, output: job.output, status: .upToDate, formatIn: entry.formatIn,
                         formatOut: entry.formatOut, frames: entry.frames, bytes: outputStamp?.size)
+                    record.rule = decision.jobs[index].rule
+                    record.bytesIn = sourceStamp?.size
+                    decision.jobs[index].record = record
                 }
             } else {
                 reason = "the output has no record in \(Manifest.fileName)"
@@ -268,6 +311,9 @@ public enum Engine {
                 decision.jobs[index].reason = reason
                 decision.work.append(index)
             }
+        }
+        for pattern in unmatched {
+            decision.ruleWarnings.append("\(pattern.rules):\(pattern.line): match '\(pattern.glob.text)' matches no file")
         }
         return decision
     }

@@ -13,13 +13,24 @@ public struct Job: Equatable, Sendable {
     /// like any path the user types); below it no symlink is followed. The `-o` folder, or the
     /// output's own folder.
     public var root: String
+    /// The folder input this job was found under (`nil` for a file given by name): a rules file
+    /// at its root applies, and ``relative`` is relative to it.
+    public var inputRoot: String?
+    /// The input's path relative to ``inputRoot`` (`sfx/hit.wav`), or its name for a file given by
+    /// name: what rules files match.
+    public var relative: String
 
     /// Creates a job; `stateFolder` and `root` default to the output's folder.
-    public init(input: String, output: String, stateFolder: String? = nil, root: String? = nil) {
+    public init(
+        input: String, output: String, stateFolder: String? = nil, root: String? = nil, inputRoot: String? = nil,
+        relative: String? = nil
+    ) {
         self.input = input
         self.output = output
         self.stateFolder = stateFolder ?? FileSystem.directoryName(output)
         self.root = root ?? FileSystem.directoryName(output)
+        self.inputRoot = inputRoot
+        self.relative = relative ?? FileSystem.baseName(input)
     }
 
     /// Two jobs are equal when they convert the same input to the same output.
@@ -122,7 +133,8 @@ public enum Planner {
                 let found = (jobs.count, failures.count)
                 if output == nil { addState(input) }
                 walk(
-                    folder: input, relative: "", output: output, state: output ?? input, skip: outputIdentity,
+                    folder: input, root: input, relative: "", output: output, state: output ?? input,
+                    skip: outputIdentity,
                     visited: &visited, jobs: &jobs, failures: &failures, warnings: &warnings)
                 // A build step that converted nothing must not pass as a success.
                 if (jobs.count, failures.count) == found {
@@ -137,7 +149,7 @@ public enum Planner {
     }
 
     private static func walk(
-        folder: String, relative: String, output: String?, state: String, skip: FileSystem.Identity?,
+        folder: String, root: String, relative: String, output: String?, state: String, skip: FileSystem.Identity?,
         visited: inout Set<FileSystem.Identity>, jobs: inout [Job], failures: inout [FileResult],
         warnings: inout [String]
     ) {
@@ -158,14 +170,17 @@ public enum Planner {
                     continue
                 }
                 walk(
-                    folder: path, relative: childRelative, output: output, state: state, skip: skip,
+                    folder: path, root: root, relative: childRelative, output: output, state: state, skip: skip,
                     visited: &visited, jobs: &jobs, failures: &failures, warnings: &warnings)
             case .file where isWAVName(name):
                 let outName = FileSystem.stem(childRelative) + ".caf"
                 let target =
                     output.map { FileSystem.joined($0, outName) }
                     ?? FileSystem.joined(folder, FileSystem.stem(name) + ".caf")
-                jobs.append(Job(input: path, output: target, stateFolder: state, root: output))
+                jobs.append(
+                    Job(
+                        input: path, output: target, stateFolder: state, root: output, inputRoot: root,
+                        relative: childRelative))
             case .other where isWAVName(name):
                 // Never opened (a FIFO would block the run): a clear per-file error instead.
                 failures.append(.failed(path, code: .input, reason: "not a regular file (a FIFO, socket or device); not read"))

@@ -20,6 +20,10 @@ struct Convert {
     static let prune = Flag(
         "prune", help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
     static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file.")
+    static let rules = Option<String>(
+        "rules",
+        help: "Take per-file settings from this rules file (TOML) instead of a cafconv.toml at each folder input.",
+        completion: .fileTypes(["toml"]))
 
     static let command = Command(
         "convert",
@@ -65,7 +69,9 @@ struct Convert {
             64 usage error; 130 interrupted.
             """,
         positionals: inputs,
-        options: [output, endian, dataFormat, jobs, force, dryRun, check, prune, SharedOptions.report, verbose])
+        options: [
+            output, endian, dataFormat, rules, jobs, force, dryRun, check, prune, SharedOptions.report, verbose,
+        ])
 
     let inputs: [String]
     let output: String?
@@ -74,6 +80,9 @@ struct Convert {
     let json: Bool
     let quiet: Bool
     let verbose: Bool
+    let rulesFile: String?
+    /// Rules keys the command line sets: they win over rules files.
+    let commandLineKeys: Set<RuleKey>
 
     /// Reads and checks the options: every usage error is thrown here, before anything runs.
     init(_ invocation: Invocation) throws(CommandLineError) {
@@ -83,6 +92,7 @@ struct Convert {
         json = invocation[SharedOptions.json]
         quiet = invocation[SharedOptions.quiet]
         verbose = invocation[Self.verbose]
+        rulesFile = invocation[Self.rules]
         if inputs.isEmpty { throw CommandLineError("give at least one WAV file or folder") }
         let jobs = invocation[Self.jobs]
         if let jobs, jobs < 1 { throw CommandLineError("--jobs must be at least 1") }
@@ -100,12 +110,36 @@ struct Convert {
                 dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune])
             try options.validate()
             self.options = options
+            var keys: Set<RuleKey> = []
+            if format != nil { keys.insert(.format) }
+            if invocation[Self.endian] != nil || format?.byteOrder != nil { keys.insert(.endian) }
+            commandLineKeys = keys
         } catch {
             throw CommandLineError(error.message)
         }
     }
 
+    /// The rules files of the run: `--rules`, or a `cafconv.toml` at each folder input (only a
+    /// `stat` per folder input when there is none: a run without rules reads no TOML).
+    func ruleBook() throws(RuleError) -> RuleBook {
+        if let rulesFile {
+            return RuleBook(
+                global: try RulesFile.load(rulesFile), globalPath: rulesFile, byRoot: [:], commandLine: commandLineKeys)
+        }
+        var byRoot: [String: ConversionRules] = [:]
+        for input in inputs where byRoot[input] == nil {
+            guard let path = RulesFile.path(atRoot: input) else { continue }
+            byRoot[input] = try RulesFile.load(path)
+        }
+        return RuleBook(global: nil, globalPath: nil, byRoot: byRoot, commandLine: commandLineKeys)
+    }
+
     func run() -> Int32 {
+        let book: RuleBook
+        do throws(RuleError) { book = try ruleBook() } catch {
+            Console.error("\(Output.errorPrefix(color: Terminal.current.color)) \(error.description)")
+            return ExitStatus.usage
+        }
         let interruption = Interruption()
         defer { interruption.stop() }
         let terminal = Terminal.current
@@ -115,7 +149,7 @@ struct Convert {
         // Errors and warnings are printed as each file ends, not after the run.
         let log = LiveLog(style: style, line: line)
         let report = Engine.run(
-            inputs: inputs, output: output, options: options, cancellation: interruption.cancellation,
+            inputs: inputs, output: output, options: options, rules: book, cancellation: interruption.cancellation,
             progress: { step in log.handle(step) })
         line?.clear()
         Output.render(report, style: style, printed: log.printed)
