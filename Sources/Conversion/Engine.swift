@@ -84,6 +84,7 @@ public enum Engine {
                     input: jobs[index].input, output: jobs[index].output, status: .outOfDate,
                     reason: decision.jobs[index].reason)
                 record.rule = decision.jobs[index].rule
+                record.rulesFile = decision.jobs[index].rulesFile
                 record.bytesIn = decision.jobs[index].sourceStamp?.size
                 decision.jobs[index].record = record
             }
@@ -136,6 +137,7 @@ public enum Engine {
                     result = Converter.convert(
                         job, options: decided[index].options ?? options, sequence: index, cancellation: cancellation)
                     result.rule = decided[index].rule
+                    result.rulesFile = decided[index].rulesFile
                     result.bytesIn = decided[index].sourceStamp?.size
                     if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
                 }
@@ -223,6 +225,8 @@ public enum Engine {
         var fingerprint: String?
         /// What governs the job in its rules file (``ConversionRules/label(of:)``), if it has one.
         var rule: String?
+        /// That rules file.
+        var rulesFile: String?
     }
 
     /// What the decision step found: one record per job, the manifests, and the jobs to run.
@@ -264,6 +268,7 @@ public enum Engine {
                     fingerprint = resolved.options.fingerprint
                     decision.jobs[index].options = resolved.options
                     decision.jobs[index].rule = book.label(of: resolved.rule)
+                    decision.jobs[index].rulesFile = book.file
                 } catch {
                     var failure = FileResult.failed(job.input, output: job.output, code: .unsupported, reason: error.description)
                     failure.rule = book.label(of: book.governing(relative))
@@ -301,6 +306,7 @@ public enum Engine {
                         input: job.input, output: job.output, status: .upToDate, formatIn: entry.formatIn,
                         formatOut: entry.formatOut, frames: entry.frames, bytes: outputStamp?.size)
                     record.rule = decision.jobs[index].rule
+                    record.rulesFile = decision.jobs[index].rulesFile
                     record.bytesIn = sourceStamp?.size
                     decision.jobs[index].record = record
                 }

@@ -67,6 +67,8 @@ public struct FileResult: Equatable, Sendable, Codable {
     public var rule: String?
     /// Bytes of the source file (converted, up-to-date and out-of-date files).
     public var bytesIn: UInt64?
+    /// The rules file that applies to the file, if any (a dependency of the output: `--depfile`).
+    public var rulesFile: String?
 
     /// Creates a result.
     public init(

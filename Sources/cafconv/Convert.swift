@@ -20,6 +20,9 @@ struct Convert {
     static let prune = Flag(
         "prune", help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
     static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file.")
+    static let depfile = Option<String>(
+        "depfile", help: "Write each output's dependencies (its source and rules file) to this file, in Make syntax.",
+        completion: .files)
     static let rules = Option<String>(
         "rules",
         help: "Take per-file settings from this rules file (TOML) instead of a cafconv.toml at each folder input.",
@@ -70,7 +73,7 @@ struct Convert {
             """,
         positionals: inputs,
         options: [
-            output, endian, dataFormat, rules, jobs, force, dryRun, check, prune, SharedOptions.report, verbose,
+            output, endian, dataFormat, rules, depfile, jobs, force, dryRun, check, prune, SharedOptions.report, verbose,
         ])
 
     let inputs: [String]
@@ -81,6 +84,7 @@ struct Convert {
     let quiet: Bool
     let verbose: Bool
     let rulesFile: String?
+    let depfile: String?
     /// Rules keys the command line sets: they win over rules files.
     let commandLineKeys: Set<RuleKey>
 
@@ -93,6 +97,7 @@ struct Convert {
         quiet = invocation[SharedOptions.quiet]
         verbose = invocation[Self.verbose]
         rulesFile = invocation[Self.rules]
+        depfile = invocation[Self.depfile]
         if inputs.isEmpty { throw CommandLineError("give at least one WAV file or folder") }
         let jobs = invocation[Self.jobs]
         if let jobs, jobs < 1 { throw CommandLineError("--jobs must be at least 1") }
@@ -153,6 +158,12 @@ struct Convert {
             progress: { step in log.handle(step) })
         line?.clear()
         Output.render(report, style: style, printed: log.printed)
+        if let depfile, !report.interrupted {
+            do throws(ConversionError) { try Depfile.write(Depfile.text(for: report), to: depfile) } catch {
+                Console.error("\(Output.errorPrefix(color: terminal.color)) \(depfile): \(error.message)")
+                return ExitStatus.failure
+            }
+        }
         if report.interrupted { return ExitStatus.interrupted }
         if !report.succeeded || (check && !report.isCurrent) { return ExitStatus.failure }
         return ExitStatus.success
