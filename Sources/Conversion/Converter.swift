@@ -23,6 +23,9 @@ public struct ConversionOptions: Sendable, Equatable {
     /// (copied by the kernel, byte-swapped or sign-flipped); `false` sends every sample through
     /// libsndfile. The output bytes are the same either way.
     public var directPayload: Bool
+    /// `--shard K/N`: convert only this shard's share of the planned files (run-wide; not part of
+    /// the fingerprint).
+    public var shard: Shard? = nil
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(

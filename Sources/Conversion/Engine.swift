@@ -59,6 +59,9 @@ public enum Engine {
     ) -> ConversionReport {
         let started = FileSystem.now()
         var plan = Planner.plan(inputs: inputs, output: output)
+        if let shard = options.shard {
+            plan.jobs = plan.jobs.filter { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }
+        }
         var decision = decide(plan: plan, options: options, rules: rules)
         let orphans = settleOrphans(&decision, plan: plan, options: options)
         if !orphans.isEmpty {
@@ -251,7 +254,10 @@ public enum Engine {
         // Every state folder, even one no job writes to: with all inputs gone, --check and
         // --prune must still see the orphans its manifest records.
         for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
-            let manifest = Manifest.load(folder: folder)
+            let manifest = Manifest.load(
+                folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil)
+            // Shard manifests gathered into this folder are written into its own manifest.
+            if !manifest.absorbed.isEmpty && !options.dryRun { decision.dirty.insert(folder) }
             // A run that saves reports this as a failure; --dry-run and --check say it here.
             if options.dryRun, let foreign = manifest.foreign {
                 decision.warnings.append("\(manifest.path) \(foreign): it is left alone, and nothing can be recorded")

@@ -23,6 +23,9 @@ struct Convert {
     static let depfile = Option<String>(
         "depfile", help: "Write each output's dependencies (its source and rules file) to this file, in Make syntax.",
         completion: .files)
+    static let shard = Option<String>(
+        "shard",
+        help: "Convert only share K of N of the files (K/N, as in 2/4), chosen by a stable hash of each output path.")
     static let rules = Option<String>(
         "rules",
         help: "Take per-file settings from this rules file (TOML) instead of a cafconv.toml at each folder input.",
@@ -73,7 +76,7 @@ struct Convert {
             """,
         positionals: inputs,
         options: [
-            output, endian, dataFormat, rules, depfile, jobs, force, dryRun, check, prune, SharedOptions.report, verbose,
+            output, endian, dataFormat, rules, depfile, shard, jobs, force, dryRun, check, prune, SharedOptions.report, verbose,
         ])
 
     let inputs: [String]
@@ -110,9 +113,10 @@ struct Convert {
         }
         do throws(DataFormatError) {
             let format = invocation[Self.dataFormat]
-            let options = ConversionOptions(
+            var options = ConversionOptions(
                 dataFormat: format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
                 dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune])
+            options.shard = try invocation[Self.shard].map { text throws(DataFormatError) in try Shard(parsing: text) }
             try options.validate()
             self.options = options
             var keys: Set<RuleKey> = []
