@@ -113,8 +113,12 @@ struct Manifest {
         let contents = read(manifest.path, expecting: { entries.reserveCapacity($0) }) {
             entries[PathKey($0.output)] = Entry($0)
         }
-        if absorbShards, FileSystem.kind(of: folder) == .directory, let names = try? FileSystem.entries(of: folder) {
-            for shard in names where shard.hasPrefix(Shard.manifestPrefix) {
+        // A shard run leaves a marker beside its manifest, so a run that finds none pays one failed
+        // `stat` here, not a listing of the folder.
+        if absorbShards, FileSystem.kind(of: FileSystem.joined(folder, Shard.markerName)) == .file,
+            let names = try? FileSystem.entries(of: folder)
+        {
+            for shard in names where shard.hasPrefix(Shard.manifestPrefix) && shard != Shard.markerName {
                 var theirs: [PathKey: Entry] = [:]
                 guard case .manifest(let seal, _) = read(FileSystem.joined(folder, shard), each: { theirs[PathKey($0.output)] = Entry($0) }),
                     seal != .damaged
@@ -237,8 +241,15 @@ struct Manifest {
     /// now wins, so the manifest agrees with the files whichever run saves last.
     mutating func save() throws(ConversionError) {
         try saveFile()
+        if name != Self.fileName, let directory = try? FileSystem.Folder.open(folder) {
+            // The marker that tells runs without --shard to look for shard manifests here.
+            let fd = FileSystem.withPath(Shard.markerName) {
+                openat(directory.descriptor, $0, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+            }
+            if fd >= 0 { close(fd) }
+        }
         guard !absorbed.isEmpty, let directory = try? FileSystem.Folder.open(folder) else { return }
-        for shard in absorbed {
+        for shard in absorbed + [Shard.markerName] {
             _ = FileSystem.withPath(shard) { unlinkat(directory.descriptor, $0, 0) }
         }
         absorbed.removeAll()

@@ -13,6 +13,9 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// `.cafconv-manifest.shard-`: shard manifests start with this.
     static let manifestPrefix = Manifest.fileName + ".shard-"
+    /// `.cafconv-manifest.shards`: an empty file a shard run leaves beside its manifest, so that a
+    /// run without `--shard` lists the folder for shard manifests only when there are some.
+    static let markerName = Manifest.fileName + ".shards"
 
     /// Parses `K/N` (1 <= K <= N), or throws a sentence saying what is wrong.
     public init(parsing text: String) throws(DataFormatError) {

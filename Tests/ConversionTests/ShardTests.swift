@@ -64,6 +64,7 @@ struct ShardTests {
             #expect(shard.totals.failed == 0)
             #expect(exists(folder.file("shard\(index)/.cafconv-manifest.shard-\(index)-of-4")))
             #expect(!exists(folder.file("shard\(index)/.cafconv-manifest")))
+            #expect(exists(folder.file("shard\(index)/.cafconv-manifest.shards")))
             total += shard.totals.converted
             // --check of the shard: its share is current.
             options.dryRun = true
