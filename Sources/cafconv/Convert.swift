@@ -63,6 +63,15 @@ struct Convert {
             made whose source is gone are reported as orphaned; --prune deletes them, and the \
             folders that held nothing else.
 
+            Per-file settings come from a cafconv.toml at the root of a folder input, or from \
+            --rules FILE: [defaults] and ordered [[rule]] tables whose match patterns (sfx/**, \
+            **/*.wav) are matched against paths relative to the input root; the first matching \
+            rule governs a file, and options on the command line win over rules and defaults. -v \
+            shows the governing rule of each file; the summary gives bytes in and out per rule. \
+            --depfile FILE writes each output's dependencies (source and rules file) in Make \
+            syntax; --shard K/N converts one share of the files for a CI matrix (a run without \
+            --shard over the gathered output folders merges their manifests).
+
             Results go to stdout, one line per file, in the order of the inputs. Errors and warnings \
             go to stderr as soon as each file is done (above the progress line, drawn when stderr \
             is a terminal); when any file failed, the failed files are listed again before the \
@@ -72,7 +81,7 @@ struct Convert {
 
             Exit status: 0 every input converted or up to date; 1 any input failed, or a folder \
             held no WAV file (with --check, also: anything is missing, out of date or orphaned); \
-            64 usage error; 130 interrupted.
+            64 usage error (also a rules file with an error); 130 interrupted.
             """,
         positionals: inputs,
         options: [
