@@ -120,9 +120,8 @@ struct Manifest {
         {
             for shard in names where shard.hasPrefix(Shard.manifestPrefix) && shard != Shard.markerName {
                 var theirs: [PathKey: Entry] = [:]
-                guard case .manifest(let seal, _) = read(FileSystem.joined(folder, shard), each: { theirs[PathKey($0.output)] = Entry($0) }),
-                    seal != .damaged
-                else { continue }
+                let contents = read(FileSystem.joined(folder, shard)) { theirs[PathKey($0.output)] = Entry($0) }
+                guard case .manifest(let seal, _) = contents, seal != .damaged else { continue }
                 for (key, entry) in theirs where entries[key] == nil { entries[key] = entry }
                 manifest.absorbed.append(shard)
             }

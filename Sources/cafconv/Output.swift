@@ -81,8 +81,8 @@ enum Output {
             for file in report.files {
                 switch file.status {
                 case .outOfDate:
-                    Console.output(
-                        "convert: \(file.input) -> \(file.output ?? "?") (\(file.reason ?? "out of date"))\(ruleNote(file, style))")
+                    let reason = file.reason ?? "out of date"
+                    Console.output("convert: \(file.input) -> \(file.output ?? "?") (\(reason))\(ruleNote(file, style))")
                 case .upToDate:
                     Console.output("up to date: \(file.output ?? "?")\(ruleNote(file, style))")
                 case .orphaned:

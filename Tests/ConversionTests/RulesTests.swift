@@ -152,9 +152,12 @@ struct RulesTests {
         let options = ConversionOptions(jobs: 2)
         let first = Engine.run(inputs: [folder.file("in")], output: folder.file("out"), options: options, rules: book)
         #expect(first.totals.converted == 4 && first.totals.failed == 0)
-        let formats = Dictionary(uniqueKeysWithValues: first.files.map { (FileSystem.baseName($0.output ?? ""), $0.formatOut ?? "") })
+        let formats = Dictionary(
+            uniqueKeysWithValues: first.files.map { (FileSystem.baseName($0.output ?? ""), $0.formatOut ?? "") })
         #expect(formats == ["hit.caf": "LEF32", "boom.caf": "LEF32", "click.caf": "LEI24", "theme.caf": "LEI16"])
-        #expect(first.files.first { $0.output?.hasSuffix("click.caf") == true }?.rule == "rule 2 'ui/**' (\(folder.file("in/cafconv.toml")):6)")
+        #expect(
+            first.files.first { $0.output?.hasSuffix("click.caf") == true }?.rule
+                == "rule 2 'ui/**' (\(folder.file("in/cafconv.toml")):6)")
         // Sizes per rule: every file counted once, bytes in are the sources', bytes out the CAFs'.
         let sizes = try #require(first.rules)
         #expect(sizes.map(\.files) == [1, 2, 1])  // plan order: music (defaults), sfx, ui

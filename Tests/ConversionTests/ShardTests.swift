@@ -12,7 +12,9 @@ struct ShardTests {
         #expect(throws: DataFormatError.self) { try Shard(parsing: text) }
     }
 
-    @Test("the hash is fixed (FNV-1a + SplitMix64's finaliser, values from an independent Python reference), so every machine agrees")
+    @Test(
+        "the hash is fixed (FNV-1a + SplitMix64's finaliser, values from an independent Python reference), so every machine agrees"
+    )
     func fixedHash() throws {
         let frozen: [(String, UInt64)] = [
             ("", 0xf52a_15e9_a9b5_e89b), ("a.caf", 0xb872_2a36_77ec_94f2), ("sfx/hit.caf", 0x8c75_95af_5c85_8eb3),
@@ -47,7 +49,9 @@ struct ShardTests {
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    @Test("4 shards gathered into one folder: the CAF files equal one full run's byte for byte; a full run over them converts nothing; --check passes per shard and on the union")
+    @Test(
+        "4 shards gathered into one folder: the CAF files equal one full run's byte for byte; a full run over them converts nothing; --check passes per shard and on the union"
+    )
     func fourShardsAgainstOneRun() throws {
         let folder = TempDirectory()
         for index in 0..<24 {

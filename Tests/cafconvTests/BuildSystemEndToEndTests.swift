@@ -23,7 +23,8 @@ struct BuildSystemEndToEndTests {
     }
 
     static func tool(_ name: String) -> String? {
-        for folder in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: folder + "/" + name) {
+        for folder in ["/usr/bin", "/usr/local/bin", "/bin"]
+        where FileManager.default.isExecutableFile(atPath: folder + "/" + name) {
             return folder + "/" + name
         }
         return nil
@@ -33,7 +34,8 @@ struct BuildSystemEndToEndTests {
     func times(_ folder: TempDirectory, _ names: [String]) -> [String: Date] {
         var result: [String: Date] = [:]
         for name in names {
-            result[name] = (try? FileManager.default.attributesOfItem(atPath: folder.file("Build/" + name)))?[.modificationDate] as? Date
+            result[name] =
+                (try? FileManager.default.attributesOfItem(atPath: folder.file("Build/" + name)))?[.modificationDate] as? Date
         }
         return result
     }

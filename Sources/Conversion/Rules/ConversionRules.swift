@@ -170,7 +170,8 @@ public struct ConversionRules: Sendable, Equatable {
         case (.endian, .string(let text)):
             guard let choice = EndianChoice(rawValue: text) else {
                 throw RuleError(
-                    "endian = \"\(text)\" is not a byte order; use one of \(EndianChoice.allCases.map(\.rawValue).joined(separator: ", "))")
+                    "endian = \"\(text)\" is not a byte order; use one of \(EndianChoice.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             options.endian = choice
         case (.rate, .integer(let rate)):

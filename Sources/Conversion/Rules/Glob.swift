@@ -39,7 +39,8 @@ public struct Glob: Sendable, Equatable, CustomStringConvertible {
         self.text = text
         if text.isEmpty { throw RuleError("the pattern is empty") }
         if text.hasPrefix("/") {
-            throw RuleError("'\(text)' starts with '/': patterns are relative to the input root (write '\(text.drop { $0 == "/" })')")
+            throw RuleError(
+                "'\(text)' starts with '/': patterns are relative to the input root (write '\(text.drop { $0 == "/" })')")
         }
         var components: [Component] = []
         for part in text.split(separator: "/", omittingEmptySubsequences: false) {

@@ -56,7 +56,9 @@ public enum RulesFile {
         func finishRule() throws(RuleError) {
             guard let rule = current else { return }
             guard let patterns = rule.patterns else {
-                throw RuleError("this [[rule]] has no 'match' (the files it applies to, as in match = \"sfx/**\")", file: file, line: rule.line)
+                throw RuleError(
+                    "this [[rule]] has no 'match' (the files it applies to, as in match = \"sfx/**\")", file: file,
+                    line: rule.line)
             }
             rules.rules.append(
                 ConversionRule(patterns: patterns, settings: rule.settings, line: rule.line, number: rules.rules.count + 1))
@@ -113,7 +115,9 @@ public enum RulesFile {
                 guard defaultKeys.insert(key).inserted else {
                     throw RuleError("'\(key)' is given twice in [defaults]", file: file, line: line)
                 }
-                if key == "match" { throw RuleError("[defaults] has no 'match': it applies to every file", file: file, line: line) }
+                if key == "match" {
+                    throw RuleError("[defaults] has no 'match': it applies to every file", file: file, line: line)
+                }
                 rules.defaults.append(try setting(key, value, line: line, file: file))
             case .rule:
                 guard current?.keys.insert(key).inserted == true else {
@@ -232,7 +236,8 @@ public enum RulesFile {
                 advance(1)
                 if scalar == quote { return String(text) }
                 if scalar.value < 0x20 && scalar != "\t" || scalar.value == 0x7F {
-                    throw error("a control character (U+\(String(scalar.value, radix: 16, uppercase: true))) in a string; escape it")
+                    throw error(
+                        "a control character (U+\(String(scalar.value, radix: 16, uppercase: true))) in a string; escape it")
                 }
                 if quote == "\"" && scalar == "\\" {
                     guard let escape = peek else { break }
