@@ -198,14 +198,25 @@ public enum Planner {
         var kept: [Job] = []
         var failures = failures
         // Keyed by bytes: NFC and NFD spellings of a name are two files on Linux, not a clash.
-        var outputs: [[UInt8]: String] = [:]
-        var inputIdentities: Set<FileSystem.Identity> = []
-        for job in jobs {
-            if let identity = FileSystem.identity(of: job.input) { inputIdentities.insert(identity) }
+        // (PathKey, which the manifest needs anyway, rather than [UInt8]: every new Hashable key
+        // type costs a process a scan of all protocol conformances, about 40 us, at first use.)
+        var outputs: [PathKey: String] = [:]
+        // Sorted for a binary search, not a Set, for the same reason.
+        let inputIdentities = jobs.compactMap { FileSystem.identity(of: $0.input) }.map { [$0.device, $0.inode] }
+            .sorted { $0.lexicographicallyPrecedes($1) }
+        func isInput(_ identity: FileSystem.Identity) -> Bool {
+            let key = [identity.device, identity.inode]
+            var low = 0
+            var high = inputIdentities.count
+            while low < high {
+                let middle = (low + high) / 2
+                if inputIdentities[middle].lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+            }
+            return low < inputIdentities.count && inputIdentities[low] == key
         }
         for job in jobs {
             if job.output.utf8.elementsEqual(job.input.utf8)
-                || FileSystem.identity(of: job.output).map({ inputIdentities.contains($0) }) == true
+                || FileSystem.identity(of: job.output).map(isInput) == true
             {
                 failures.append(
                     .failed(
@@ -213,7 +224,7 @@ public enum Planner {
                         reason: "the output path \(job.output) is an input; refusing to overwrite it"))
                 continue
             }
-            let key = PathBytes.encode(job.output)
+            let key = PathKey(job.output)
             if let earlier = outputs[key] {
                 failures.append(
                     .failed(

@@ -38,7 +38,7 @@ struct Verify {
             of the same sign to each source sample (a source of the same law: the same levels).
 
             Profiles:
-            \(Profile.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
+            \(Profile.allCases.reduce("") { $0 + ($0.isEmpty ? "" : "\n") + "  \($1.rawValue): \($1.summary)" })
 
             Output: one line per broken rule (file: rule: expected X, found Y), file: ok for each \
             file that passes (not with -q), and a summary on stderr; --json prints one document \
