@@ -120,3 +120,65 @@ struct BuildSystemEndToEndTests {
         #expect(again.text.contains("no work to do"), "\(again.text)")
     }
 }
+
+/// The rules file, `--shard` and the size report as the command line shows them.
+@Suite("Rules, shards and sizes on the command line")
+struct RulesCommandLineTests {
+    func studio(_ folder: TempDirectory, rules: String) {
+        for (index, name) in ["sfx/hit.wav", "ui/click.wav"].enumerated() {
+            folder.write("Sounds/" + name, WAVFixture.signal(.int16, channels: 1, frames: 300, seed: UInt64(index)).bytes)
+        }
+        folder.write("Sounds/cafconv.toml", Array(rules.utf8))
+    }
+
+    @Test("--dry-run -v names the governing rule of each file; the summary and --json give bytes per rule")
+    func dryRunShowsRules() throws {
+        let folder = TempDirectory()
+        studio(folder, rules: "[defaults]\nformat = \"LEI16\"\n[[rule]]\nmatch = \"sfx/**\"\nformat = \"LEI24\"\n")
+        let rules = folder.file("Sounds/cafconv.toml")
+        let plan = try run(
+            RepositoryPaths.executable, ["convert", "--dry-run", "-v", folder.file("Sounds"), "-o", folder.file("Build")])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.text.contains("hit.caf (no output yet) [rule 1 'sfx/**' (\(rules):3)]"), "\(plan.text)")
+        #expect(plan.text.contains("click.caf (no output yet) [defaults (\(rules))]"), "\(plan.text)")
+        let done = try run(RepositoryPaths.executable, ["convert", folder.file("Sounds"), "-o", folder.file("Build")])
+        #expect(done.status == 0)
+        #expect(done.stderr.contains("rule 1 'sfx/**' (\(rules):3): 1 file, "), "\(done.stderr)")
+        let json = try run(RepositoryPaths.executable, ["convert", "--json", folder.file("Sounds"), "-o", folder.file("Build")])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
+        let sizes = try #require(report["rules"] as? [[String: Any]])
+        #expect(sizes.count == 2 && sizes.allSatisfy { ($0["bytesOut"] as? Int ?? 0) > 0 && ($0["files"] as? Int) == 1 })
+    }
+
+    @Test("a rules file with an error: exit 64, the file and line named, nothing written")
+    func badRulesFile() throws {
+        let folder = TempDirectory()
+        studio(folder, rules: "[[rule]]\nmatch = \"sfx/**\"\nbitrat = 128000\n")
+        let result = try run(RepositoryPaths.executable, ["convert", folder.file("Sounds"), "-o", folder.file("Build")])
+        #expect(result.status == 64)
+        #expect(
+            result.stderr.contains("cafconv: error: \(folder.file("Sounds/cafconv.toml")):3: unknown key 'bitrat'"),
+            "\(result.stderr)")
+        #expect(!exists(folder.file("Build")))
+    }
+
+    @Test("--shard takes K/N; a bad value is a usage error")
+    func shardOption() throws {
+        let folder = TempDirectory()
+        studio(folder, rules: "")
+        for bad in ["0/2", "3/2", "x"] {
+            let result = try run(
+                RepositoryPaths.executable, ["convert", "--shard", bad, folder.file("Sounds"), "-o", folder.file("B")])
+            #expect(result.status == 64 && result.stderr.contains("--shard"), "\(bad): \(result.stderr)")
+        }
+        var converted = 0
+        for shard in ["1/2", "2/2"] {
+            let result = try run(
+                RepositoryPaths.executable,
+                ["convert", "--json", "--shard", shard, folder.file("Sounds"), "-o", folder.file("B")])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+            converted += ((report["totals"] as? [String: Any])?["converted"] as? Int) ?? 0
+        }
+        #expect(converted == 2)
+    }
+}
