@@ -12,7 +12,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/cafconv
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test example docs release install uninstall lint format fuzz bench clean
+.PHONY: help deps build run test example plugin-example docs release install uninstall lint format fuzz bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -35,7 +35,7 @@ run: build ## Convert Samples/ into out/Samples and show what was made
 
 test: deps ## Install missing system packages and run every test (with the example package and the docs)
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory example docs
+	$(MAKE) --no-print-directory example plugin-example docs
 	$(SWIFT) test
 
 EXAMPLE := Examples/ReadCAF
@@ -47,6 +47,11 @@ example: ## Build Examples/ReadCAF (a package that uses CAFKit) and run it on a 
 		.build/debug/cafconv convert -q Samples/sfx/impact-mono-24bit-48000.wav -o "$$work/impact.caf" && \
 		$(EXAMPLE)/.build/debug/read-caf "$$work/impact.caf" && \
 		! $(EXAMPLE)/.build/debug/read-caf Samples/ui/click-mono-16bit-22050.wav > /dev/null
+
+PLUGIN_EXAMPLE := Examples/SoundAssets
+plugin-example: ## Build and test Examples/SoundAssets, whose WAV files CAFConvPlugin turns into CAF resources
+	$(SWIFT) build --build-tests --package-path $(PLUGIN_EXAMPLE)
+	$(SWIFT) test --skip-build --package-path $(PLUGIN_EXAMPLE)
 
 docs: ## Build CAFKit's DocC documentation (warnings are errors) into .build/plugins/Swift-DocC/outputs
 	$(SWIFT) package generate-documentation --target CAFKit --warnings-as-errors

@@ -17,6 +17,9 @@ let package = Package(
         // What CAFKit and WAVEKit read from: FileByteSource (a file read at offsets),
         // MemoryByteSource, ByteOrder, FourCC. Depend on it beside CAFKit or WAVEKit.
         .library(name: "BinaryIO", targets: ["BinaryIO"]),
+        // A build-tool plugin: a target that lists it gets every WAV in its folder as a CAF
+        // resource (with its cafconv.toml). Examples/SoundAssets uses it.
+        .plugin(name: "CAFConvPlugin", targets: ["CAFConvPlugin"]),
     ],
     dependencies: [
         // `swift package generate-documentation` (make docs): builds only when that command runs.
@@ -71,6 +74,9 @@ let package = Package(
             dependencies: ["Conversion", "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer"],
             swiftSettings: strict
         ),
+
+        // The build-tool plugin: one `cafconv convert` per audio source of the target.
+        .plugin(name: "CAFConvPlugin", capability: .buildTool(), dependencies: ["cafconv"]),
 
         // A developer tool for the IMA4 codec (bench/ima4-quality.sh); not part of cafconv.
         .executableTarget(name: "ima4tool", dependencies: ["CAFKit", "BinaryIO"], swiftSettings: strict),

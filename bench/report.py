@@ -90,6 +90,22 @@ def main():
                 f"| {r['min'] * 1e3:.1f} | {len(r['times'])} |"
             )
 
+    perfile = load(os.path.join(results, "perfile.json"))
+    if perfile:
+        print()
+        print("Per-file start-up: 300 copies of that file, one process each (a bash loop), `hyperfine`:")
+        print()
+        print("| tool | median s (min-max) | ms per file | x sndfile-convert | runs |")
+        print("| --- | --- | --- | --- | --- |")
+        peer = next((r["median"] for r in perfile if r["command"] == "sndfile-convert"), None)
+        for r in perfile:
+            medians[("perfile", r["command"])] = r["median"]
+            ratio = f"{r['median'] / peer:.2f}" if peer else ""
+            print(
+                f"| {r['command']} | {r['median']:.3f} ({r['min']:.3f}-{r['max']:.3f}) | {r['median'] / 300 * 1e3:.2f} "
+                f"| {ratio} | {len(r['times'])} |"
+            )
+
     print()
     print("Targets of issue 6 (cafconv, default -j 2):")
     print()
@@ -112,6 +128,9 @@ def main():
         print("| huge: peak RSS <= 32 MB | not measured | |")
     t = medians.get(("tiny", "cafconv"))
     print(f"| tiny file <= 5 ms | {t * 1e3:.1f} ms | {verdict(t <= 0.005)} |" if t else "| tiny file <= 5 ms | not measured | |")
+    c, p = medians.get(("perfile", "cafconv")), medians.get(("perfile", "sndfile-convert"))
+    if c and p:
+        print(f"| per file (300 processes) <= sndfile-convert (issue 21) | {c / 300 * 1e3:.2f} ms against {p / 300 * 1e3:.2f} ms ({c / p:.2f}x) | {verdict(c <= p)} |")
     one, two = medians.get(("music", "cafconv -j 1")), medians.get(("music", "cafconv -j 2"))
     if one and two:
         print(f"| music: -j 2 speed-up >= 1.7x | {one / two:.2f}x | {verdict(one / two >= 1.7)} |")

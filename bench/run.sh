@@ -88,6 +88,18 @@ hyperfine -N --warmup 5 --runs "$STARTUP_RUNS" --export-json "$R/tiny.json" \
     -n "cp" "cp $tiny $t/cp.wav"
 echo "$(stat -c %s "$tiny") 1" >"$R/tiny.size"
 
+# Per-file start-up as a build system pays it: 300 copies of the tiny file, one process each (a
+# bash loop, the same for every tool), outputs replaced each run. cafconv keeps a manifest in the
+# output folder; --force makes every run convert.
+echo "== start-up: 300 files, one process each" >&2
+many=$W/corpus/tiny300
+rm -rf "$many" && mkdir -p "$many"
+for i in $(seq -w 1 300); do cp "$tiny" "$many/t$i.wav"; done
+hyperfine --warmup 1 --runs "${BENCH_PERFILE_RUNS:-5}" --export-json "$R/perfile.json" \
+    -n "cafconv" "bash bench/per-file.sh cafconv $BIN $many $t/many-cafconv" \
+    -n "sndfile-convert" "bash bench/per-file.sh sndfile-convert - $many $t/many-sndfile" \
+    -n "cp" "bash bench/per-file.sh cp - $many $t/many-cp"
+
 for corpus in $CORPORA; do
     src=$W/corpus/$corpus
     list=$W/corpus/$corpus.list

@@ -43,6 +43,9 @@ public struct ConversionOptions: Sendable, Equatable {
     /// `-d ima4`: the proof's floor in dB; an IMA4 output whose SNR against the source is lower
     /// (and whose error is louder than ``IMA4Proof/quietError``) fails. See ``IMA4Proof``.
     public var ima4MinimumSNR: Double = IMA4Proof.defaultFloor
+    /// `--shard K/N`: convert only this shard's share of the planned files (run-wide; not part of
+    /// the fingerprint).
+    public var shard: Shard? = nil
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(

@@ -56,11 +56,15 @@ public enum Engine {
     /// `selection` narrows what folder inputs contribute (`--include`, `--exclude`).
     public static func run(
         inputs: [String], output: String?, options: ConversionOptions, selection: Planner.Selection = Planner.Selection(),
-        cancellation: Cancellation = Cancellation(), progress: (@Sendable (Progress) -> Void)? = nil
+        rules: RuleBook = RuleBook(), cancellation: Cancellation = Cancellation(),
+        progress: (@Sendable (Progress) -> Void)? = nil
     ) -> ConversionReport {
         let started = FileSystem.now()
         var plan = Planner.plan(inputs: inputs, output: output, selection: selection)
-        var decision = decide(plan: plan, options: options)
+        if let shard = options.shard {
+            plan.jobs = plan.jobs.filter { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }
+        }
+        var decision = decide(plan: plan, options: options, rules: rules)
         let orphans = settleOrphans(&decision, plan: plan, options: options)
         if !orphans.isEmpty {
             // A folder whose WAV files are all gone still had something to check: the outputs its
@@ -81,14 +85,18 @@ public enum Engine {
 
         if options.dryRun {
             for index in work {
-                decision.jobs[index].record = FileResult(
+                var record = FileResult(
                     input: jobs[index].input, output: jobs[index].output, status: .outOfDate,
                     reason: decision.jobs[index].reason)
+                record.rule = decision.jobs[index].rule
+                record.rulesFile = decision.jobs[index].rulesFile
+                record.bytesIn = decision.jobs[index].sourceStamp?.size
+                decision.jobs[index].record = record
             }
             report = plan.failures + decision.jobs.compactMap(\.record) + orphans + plan.ignored
-            return displayed(
-                ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000),
-                warnings: plan.warnings + decision.warnings)
+            var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
+            if !rules.isEmpty { result.rules = ConversionReport.sizes(of: result.files) }
+            return displayed(result, warnings: plan.warnings + decision.warnings)
         }
 
         removeStaleTemporaries(in: jobs)
@@ -98,7 +106,8 @@ public enum Engine {
         report = plan.failures + decision.jobs.compactMap(\.record) + orphans + saveFailures + plan.ignored
         var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
         result.interrupted = cancellation.isCancelled
-        return displayed(result, warnings: plan.warnings)
+        if !rules.isEmpty { result.rules = ConversionReport.sizes(of: result.files) }
+        return displayed(result, warnings: plan.warnings + decision.ruleWarnings)
     }
 
     /// The conversion step of a run: converts the jobs `decision.work` names on `options.jobs`
@@ -116,7 +125,6 @@ public enum Engine {
         let next = Mutex(0)
         let workers = min(options.jobs, work.count)
         let decided = decision.jobs
-        let fingerprint = options.fingerprint
         @Sendable func worker(_: Int) {
             while true {
                 let slot = next.withLock { value -> Int in
@@ -131,7 +139,11 @@ public enum Engine {
                     result = FileResult(input: job.input, output: job.output, status: .skipped)
                     result.record(ConversionError(.interrupted, Cancellation.reason))
                 } else {
-                    result = Converter.convert(job, options: options, sequence: index, cancellation: cancellation)
+                    result = Converter.convert(
+                        job, options: decided[index].options ?? options, sequence: index, cancellation: cancellation)
+                    result.rule = decided[index].rule
+                    result.rulesFile = decided[index].rulesFile
+                    result.bytesIn = decided[index].sourceStamp?.size
                     if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
                 }
                 let outputStamp = result.status == .converted ? FileSystem.stamp(of: job.output) : nil
@@ -140,7 +152,8 @@ public enum Engine {
                         state.record(
                             job: job,
                             entry: Manifest.Entry(
-                                source: source, sourceStamp: sourceStamp, fingerprint: fingerprint,
+                                source: source, sourceStamp: sourceStamp,
+                                fingerprint: decided[index].fingerprint ?? options.fingerprint,
                                 outputStamp: outputStamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
                                 frames: result.frames ?? 0))
                         state.saveIfDue()
@@ -189,6 +202,14 @@ public enum Engine {
             report.files[index].output = file.output.map(PathBytes.display)
             report.files[index].reason = file.reason.map(PathBytes.display)
             report.files[index].warnings = file.warnings.map(PathBytes.display)
+            report.files[index].rule = file.rule.map(PathBytes.display)
+        }
+        if let sizes = report.rules {
+            report.rules = sizes.map { size in
+                var size = size
+                size.rule = PathBytes.display(size.rule)
+                return size
+            }
         }
         return report
     }
@@ -203,6 +224,14 @@ public enum Engine {
         var record: FileResult?
         /// Why the job is converted (`nil`: it is up to date).
         var reason: String?
+        /// The job's own options: the command line's with its rules file's settings applied.
+        var options: ConversionOptions?
+        /// `options.fingerprint`, worked out once.
+        var fingerprint: String?
+        /// What governs the job in its rules file (``ConversionRules/label(of:)``), if it has one.
+        var rule: String?
+        /// That rules file.
+        var rulesFile: String?
     }
 
     /// What the decision step found: one record per job, the manifests, and the jobs to run.
@@ -215,24 +244,47 @@ public enum Engine {
         var work: [Int] = []
         /// Warnings for the report (a manifest that cannot be used, when nothing will be saved).
         var warnings: [String] = []
+        /// Warnings about rules files (a pattern that matches no file), for every run.
+        var ruleWarnings: [String] = []
     }
 
     /// Compares every job with its manifest record: up to date, or to convert with a reason.
-    static func decide(plan: Planner.Plan, options: ConversionOptions) -> Decision {
+    static func decide(plan: Planner.Plan, options: ConversionOptions, rules: RuleBook = RuleBook()) -> Decision {
         let count = plan.jobs.count
         var decision = Decision(jobs: Array(repeating: JobDecision(), count: count))
-        let fingerprint = options.fingerprint
+        let runFingerprint = options.fingerprint
         // Every state folder, even one no job writes to: with all inputs gone, --check and
         // --prune must still see the orphans its manifest records.
         for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
-            let manifest = Manifest.load(folder: folder)
+            let manifest = Manifest.load(
+                folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil)
+            // Shard manifests gathered into this folder are written into its own manifest.
+            if !manifest.absorbed.isEmpty && !options.dryRun { decision.dirty.insert(folder) }
             // A run that saves reports this as a failure; --dry-run and --check say it here.
             if options.dryRun, let foreign = manifest.foreign {
                 decision.warnings.append("\(manifest.path) \(foreign): it is left alone, and nothing can be recorded")
             }
             decision.manifests[folder] = manifest
         }
+        var unmatched = rules.patternsToCheck(plan.jobs)
         for (index, job) in plan.jobs.enumerated() {
+            var fingerprint = runFingerprint
+            if let (book, relative) = rules.rules(for: job) {
+                unmatched.removeAll { $0.rules == book.file && $0.glob.matches(relative) }
+                do throws(RuleError) {
+                    let resolved = try book.resolve(relative, base: options, commandLine: rules.commandLine)
+                    fingerprint = resolved.options.fingerprint
+                    decision.jobs[index].options = resolved.options
+                    decision.jobs[index].rule = book.label(of: resolved.rule)
+                    decision.jobs[index].rulesFile = book.file
+                } catch {
+                    var failure = FileResult.failed(job.input, output: job.output, code: .unsupported, reason: error.description)
+                    failure.rule = book.label(of: book.governing(relative))
+                    decision.jobs[index].record = failure
+                    continue
+                }
+            }
+            decision.jobs[index].fingerprint = fingerprint
             let source = FileSystem.canonical(job.input)
             let sourceStamp = FileSystem.stamp(of: job.input)
             decision.jobs[index].source = source
@@ -258,9 +310,13 @@ public enum Engine {
                     reason = "the output was changed after cafconv wrote it"
                 } else {
                     reason = nil
-                    decision.jobs[index].record = FileResult(
+                    var record = FileResult(
                         input: job.input, output: job.output, status: .upToDate, formatIn: entry.formatIn,
                         formatOut: entry.formatOut, frames: entry.frames, bytes: outputStamp?.size)
+                    record.rule = decision.jobs[index].rule
+                    record.rulesFile = decision.jobs[index].rulesFile
+                    record.bytesIn = sourceStamp?.size
+                    decision.jobs[index].record = record
                 }
             } else {
                 reason = "the output has no record in \(Manifest.fileName)"
@@ -269,6 +325,9 @@ public enum Engine {
                 decision.jobs[index].reason = reason
                 decision.work.append(index)
             }
+        }
+        for pattern in unmatched {
+            decision.ruleWarnings.append("\(pattern.rules):\(pattern.line): match '\(pattern.glob.text)' matches no file")
         }
         return decision
     }

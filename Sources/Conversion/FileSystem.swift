@@ -52,7 +52,9 @@ enum FileSystem {
     }
 
     /// The entries of a directory (not `.` and `..`), sorted by name bytes for a stable order.
-    static func entries(of path: String) throws(ConversionError) -> [String] {
+    static func entries(of path: String, sorted: Bool = true, hiddenOnly: Bool = false) throws(ConversionError)
+        -> [String]
+    {
         guard let dir = PathBytes.withCString(path, { opendir($0) }) ?? nil else {
             throw ConversionError.io(errno: errno, doing: "cannot read folder", path: path)
         }
@@ -60,11 +62,16 @@ enum FileSystem {
         var names: [String] = []
         while let entry = readdir(dir) {
             // Names are bytes: one that is not UTF-8 is kept as it is (see PathBytes), never skipped.
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                PathBytes.decode(raw.prefix { $0 != 0 })
+            let name: String? = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                // `hiddenOnly`: names that do not start with '.' are not even decoded (a build
+                // system's one-file run looks for its hidden temporary files in a folder of
+                // hundreds of outputs).
+                if hiddenOnly && raw.first != UInt8(ascii: ".") { return nil }
+                return PathBytes.decode(raw.prefix { $0 != 0 })
             }
-            if name != "." && name != ".." { names.append(name) }
+            if let name, name != "." && name != ".." { names.append(name) }
         }
+        guard sorted else { return names }
         return names.sorted { PathBytes.encode($0).lexicographicallyPrecedes(PathBytes.encode($1)) }
     }
 

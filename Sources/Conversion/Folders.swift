@@ -259,7 +259,8 @@ extension FileSystem {
     /// locks, they are older than a day. Never follows a symlink; only regular files that match
     /// cafconv's temporary names are touched.
     static func removeStaleTemporaries(in folder: Folder) {
-        guard let names = try? entries(of: folder.path) else { return }
+        // Unsorted, and only the hidden names: this runs at every start, in folders of many outputs.
+        guard let names = try? entries(of: folder.path, sorted: false, hiddenOnly: true) else { return }
         for name in names where isTemporaryName(name) {
             let fd = withPath(name) {
                 openat(folder.descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)

@@ -82,22 +82,49 @@ struct Manifest {
     /// The manifest file as this run last read or wrote it: another writer changes it.
     private var known: FileSystem.FileState?
 
-    init(folder: String) { self.folder = folder }
+    /// The file's name in its folder: ``fileName``, or a shard's own (``Shard/manifestName``).
+    var name: String = Manifest.fileName
+    /// Shard manifests (`.cafconv-manifest.shard-K-of-N`) whose records this manifest took at
+    /// load; they are deleted once it is saved.
+    private(set) var absorbed: [String] = []
+
+    init(folder: String, name: String = Manifest.fileName) {
+        self.folder = folder
+        self.name = name
+    }
 
     /// The file failed its `end` line's check (a crash or a failed write in the middle of a
     /// rewrite, or an edit): its entries are kept only to find orphans and to be written back,
     /// never to call an output up to date, and --prune does not act on them.
     var isDamaged: Bool { origin == .damaged }
 
-    var path: String { FileSystem.joined(folder, Self.fileName) }
+    var path: String { FileSystem.joined(folder, name) }
 
     /// Reads the manifest of `folder`; a missing or foreign file gives an empty manifest (a
     /// foreign one also sets ``foreign``). Never blocks: a FIFO is refused at `open`.
-    static func load(folder: String) -> Manifest {
-        var manifest = Manifest(folder: folder)
+    ///
+    /// With `absorbShards` (a run without `--shard`), the records of the shard manifests in the
+    /// folder (as N shards' output folders gathered into one leave them) are taken too, for the
+    /// outputs the folder's own manifest does not record; saving writes them into it and deletes
+    /// the shard files. A damaged or foreign shard file is left alone.
+    static func load(folder: String, name: String = Manifest.fileName, absorbShards: Bool = false) -> Manifest {
+        var manifest = Manifest(folder: folder, name: name)
         var entries: [PathKey: Entry] = [:]
         let contents = read(manifest.path, expecting: { entries.reserveCapacity($0) }) {
             entries[PathKey($0.output)] = Entry($0)
+        }
+        // A shard run leaves a marker beside its manifest, so a run that finds none pays one failed
+        // `stat` here, not a listing of the folder.
+        if absorbShards, FileSystem.kind(of: FileSystem.joined(folder, Shard.markerName)) == .file,
+            let names = try? FileSystem.entries(of: folder)
+        {
+            for shard in names where shard.hasPrefix(Shard.manifestPrefix) && shard != Shard.markerName {
+                var theirs: [PathKey: Entry] = [:]
+                let contents = read(FileSystem.joined(folder, shard)) { theirs[PathKey($0.output)] = Entry($0) }
+                guard case .manifest(let seal, _) = contents, seal != .damaged else { continue }
+                for (key, entry) in theirs where entries[key] == nil { entries[key] = entry }
+                manifest.absorbed.append(shard)
+            }
         }
         manifest.entries = entries
         switch contents {
@@ -212,6 +239,22 @@ struct Manifest {
     /// remove is kept, and of two records for one output the one that matches the output file
     /// now wins, so the manifest agrees with the files whichever run saves last.
     mutating func save() throws(ConversionError) {
+        try saveFile()
+        if name != Self.fileName, let directory = try? FileSystem.Folder.open(folder) {
+            // The marker that tells runs without --shard to look for shard manifests here.
+            let fd = FileSystem.withPath(Shard.markerName) {
+                openat(directory.descriptor, $0, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+            }
+            if fd >= 0 { close(fd) }
+        }
+        guard !absorbed.isEmpty, let directory = try? FileSystem.Folder.open(folder) else { return }
+        for shard in absorbed + [Shard.markerName] {
+            _ = FileSystem.withPath(shard) { unlinkat(directory.descriptor, $0, 0) }
+        }
+        absorbed.removeAll()
+    }
+
+    private mutating func saveFile() throws(ConversionError) {
         if let foreign { throw ConversionError(.manifest, "it \(foreign); it is left alone (move it away to record again)") }
         if entries.isEmpty && removed.isEmpty && known == nil && !FileSystem.linkExists(path) { return }
         try FileSystem.makeDirectories(folder)
@@ -219,7 +262,7 @@ struct Manifest {
         _ = directory.lock(waitingAtMost: 2)
         // The lock is released when `directory` is closed, at the end of this call.
         var onDisk = origin
-        if let current = directory.info(Self.fileName) {
+        if let current = directory.info(name) {
             let kind = current.st_mode & S_IFMT
             guard kind == S_IFREG || kind == S_IFLNK else {
                 throw ConversionError(.manifest, "it is not a regular file; it is left alone (move it away to record again)")
@@ -239,8 +282,8 @@ struct Manifest {
             onDisk = nil
         }
         if entries.isEmpty {
-            if directory.info(Self.fileName) != nil {
-                _ = FileSystem.withPath(Self.fileName) { unlinkat(directory.descriptor, $0, 0) }
+            if directory.info(name) != nil {
+                _ = FileSystem.withPath(name) { unlinkat(directory.descriptor, $0, 0) }
             }
             known = nil
             return
@@ -288,7 +331,7 @@ struct Manifest {
     private func overwrite(in directory: FileSystem.Folder, with bytes: [UInt8]) throws(ConversionError)
         -> FileSystem.FileState?
     {
-        let fd = FileSystem.withPath(Self.fileName) {
+        let fd = FileSystem.withPath(name) {
             openat(directory.descriptor, $0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         }
         if fd < 0 { return nil }
@@ -318,7 +361,7 @@ struct Manifest {
         -> FileSystem.FileState
     {
         let temporary: FileSystem.TemporaryFile
-        do { temporary = try FileSystem.TemporaryFile(in: directory, for: Self.fileName) } catch {
+        do { temporary = try FileSystem.TemporaryFile(in: directory, for: name) } catch {
             throw ConversionError(.manifest, "cannot write it: \(error.message)")
         }
         do {
@@ -329,7 +372,7 @@ struct Manifest {
         } catch {
             throw ConversionError(.manifest, "cannot write it: \(error.message)")
         }
-        guard let info = directory.info(Self.fileName) else {
+        guard let info = directory.info(name) else {
             throw ConversionError(.manifest, "cannot write it: it vanished")
         }
         return FileSystem.FileState(info)

@@ -13,13 +13,24 @@ public struct Job: Equatable, Sendable {
     /// like any path the user types); below it no symlink is followed. The `-o` folder, or the
     /// output's own folder.
     public var root: String
+    /// The folder input this job was found under (`nil` for a file given by name): a rules file
+    /// at its root applies, and ``relative`` is relative to it.
+    public var inputRoot: String?
+    /// The input's path relative to ``inputRoot`` (`sfx/hit.wav`), or its name for a file given by
+    /// name: what rules files match.
+    public var relative: String
 
     /// Creates a job; `stateFolder` and `root` default to the output's folder.
-    public init(input: String, output: String, stateFolder: String? = nil, root: String? = nil) {
+    public init(
+        input: String, output: String, stateFolder: String? = nil, root: String? = nil, inputRoot: String? = nil,
+        relative: String? = nil
+    ) {
         self.input = input
         self.output = output
         self.stateFolder = stateFolder ?? FileSystem.directoryName(output)
         self.root = root ?? FileSystem.directoryName(output)
+        self.inputRoot = inputRoot
+        self.relative = relative ?? FileSystem.baseName(input)
     }
 
     /// Two jobs are equal when they convert the same input to the same output.
@@ -80,8 +91,8 @@ public enum Planner {
 
         /// Why the file at `relative` (below its input folder) is left out, or `nil` when it is taken.
         func refusal(_ relative: String) -> String? {
-            if let pattern = exclude.first(where: { $0.matches(relative) }) { return "excluded by --exclude \(pattern)" }
-            if !include.isEmpty, !include.contains(where: { $0.matches(relative) }) {
+            if let pattern = exclude.first(where: { $0.matchesFile(relative) }) { return "excluded by --exclude \(pattern)" }
+            if !include.isEmpty, !include.contains(where: { $0.matchesFile(relative) }) {
                 return "matches no --include pattern"
             }
             return nil
@@ -155,7 +166,7 @@ public enum Planner {
             case .directory:
                 let found = (jobs.count, failures.count)
                 if output == nil { addState(input) }
-                var walk = Walk(output: output, state: output ?? input, skip: outputIdentity, selection: selection)
+                var walk = Walk(root: input, output: output, state: output ?? input, skip: outputIdentity, selection: selection)
                 walk.walk(folder: input, relative: "")
                 jobs += walk.jobs
                 failures += walk.failures
@@ -180,6 +191,8 @@ public enum Planner {
 
     /// One folder input's walk: the jobs, failures, warnings and ignored files it finds.
     private struct Walk {
+        /// The folder input the walk started from (rules files match paths relative to it).
+        let root: String
         let output: String?
         let state: String
         let skip: FileSystem.Identity?
@@ -193,7 +206,8 @@ public enum Planner {
         /// them), with its source: files cafconv wrote are never inputs.
         var written: [PathKey: String] = [:]
 
-        init(output: String?, state: String, skip: FileSystem.Identity?, selection: Selection) {
+        init(root: String, output: String?, state: String, skip: FileSystem.Identity?, selection: Selection) {
+            self.root = root
             self.output = output
             self.state = state
             self.skip = skip
@@ -228,8 +242,9 @@ public enum Planner {
                     walk(folder: path, relative: childRelative)
                     continue
                 }
-                // Hidden names (the manifest, temporary files, .DS_Store) are not mentioned.
-                if name.hasPrefix(".") { continue }
+                // Hidden names (the manifest, temporary files, .DS_Store) and the rules file at
+                // the input root are not mentioned.
+                if name.hasPrefix(".") || (relative.isEmpty && name == RulesFile.fileName) { continue }
                 guard isAudioName(name) else {
                     if kind == .file {
                         ignored.append(FileResult(input: path, status: .ignored, reason: "not an audio file name"))
@@ -251,7 +266,10 @@ public enum Planner {
                     let target =
                         output.map { FileSystem.joined($0, outName) }
                         ?? FileSystem.joined(folder, FileSystem.stem(name) + ".caf")
-                    jobs.append(Job(input: path, output: target, stateFolder: state, root: output))
+                    jobs.append(
+                        Job(
+                            input: path, output: target, stateFolder: state, root: output, inputRoot: root,
+                            relative: childRelative))
                 case .other:
                     // Never opened (a FIFO would block the run): a clear per-file error instead.
                     failures.append(
@@ -273,11 +291,11 @@ public enum Planner {
         var kept: [Job] = []
         var failures = failures
         // Keyed by bytes: NFC and NFD spellings of a name are two files on Linux, not a clash.
-        var sources: [[UInt8]: [String]] = [:]
+        var sources: [PathKey: [String]] = [:]
         var inputIdentities: Set<FileSystem.Identity> = []
         for job in jobs {
             if let identity = FileSystem.identity(of: job.input) { inputIdentities.insert(identity) }
-            sources[PathBytes.encode(job.output), default: []].append(job.input)
+            sources[PathKey(job.output), default: []].append(job.input)
         }
         for job in jobs {
             if job.output.utf8.elementsEqual(job.input.utf8)
@@ -298,7 +316,7 @@ public enum Planner {
                         reason: "the output path \(job.output) is an input; refusing to overwrite it"))
                 continue
             }
-            let all = sources[PathBytes.encode(job.output)] ?? []
+            let all = sources[PathKey(job.output)] ?? []
             if all.count > 1 {
                 let others = all.filter { !$0.utf8.elementsEqual(job.input.utf8) }
                 failures.append(

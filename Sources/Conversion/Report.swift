@@ -71,6 +71,13 @@ public struct FileResult: Equatable, Sendable, Codable {
     public var samples: Transfer?
     /// How the output was proven to hold the source's audio, for converted files.
     public var proof: Proof?
+    /// What governs the file in its rules file (`rule 2 'sfx/**' (Sounds/cafconv.toml:7)`, or
+    /// `defaults (...)`); absent without a rules file.
+    public var rule: String?
+    /// Bytes of the source file (converted, up-to-date and out-of-date files).
+    public var bytesIn: UInt64?
+    /// The rules file that applies to the file, if any (a dependency of the output: `--depfile`).
+    public var rulesFile: String?
 
     /// Creates a result.
     public init(
@@ -152,6 +159,39 @@ public struct ConversionReport: Equatable, Sendable, Codable {
     public var interrupted = false
     /// Warnings about the run as a whole (an output folder inside the input tree, say).
     public var warnings: [String] = []
+    /// Bytes in and out per rule, when a rules file applies (``sizes(of:)``).
+    public var rules: [RuleSize]?
+
+    /// What the files one rule governs weigh: sources in, CAF files out.
+    public struct RuleSize: Equatable, Sendable, Codable {
+        /// The rule, as ``FileResult/rule`` names it.
+        public var rule: String
+        /// Files governed whose output exists (converted or up to date).
+        public var files: Int
+        /// Bytes of their sources.
+        public var bytesIn: UInt64
+        /// Bytes of their outputs.
+        public var bytesOut: UInt64
+    }
+
+    /// Sums the files that have an output (converted or up to date) by rule, in the order the
+    /// rules first appear. `--dry-run` counts the sources only (nothing is written).
+    public static func sizes(of files: [FileResult]) -> [RuleSize] {
+        var sizes: [RuleSize] = []
+        for file in files {
+            guard let rule = file.rule, [.converted, .upToDate, .outOfDate].contains(file.status) else { continue }
+            var index = sizes.firstIndex { $0.rule == rule }
+            if index == nil {
+                sizes.append(RuleSize(rule: rule, files: 0, bytesIn: 0, bytesOut: 0))
+                index = sizes.count - 1
+            }
+            guard let index else { continue }
+            sizes[index].files += 1
+            sizes[index].bytesIn += file.bytesIn ?? 0
+            if file.status != .outOfDate { sizes[index].bytesOut += file.bytes ?? 0 }
+        }
+        return sizes
+    }
 
     /// Builds a report and its totals.
     public init(files: [FileResult], milliseconds: Double) {

@@ -81,5 +81,6 @@ enum CAFConv {
 enum ExitStatus {
     static let success: Int32 = 0
     static let failure: Int32 = 1
+    static let usage: Int32 = 64
     static let interrupted: Int32 = 130
 }

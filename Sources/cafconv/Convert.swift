@@ -48,6 +48,16 @@ struct Convert {
     static let stripMetadata = Flag(
         "strip-metadata",
         help: "Write no loops, markers, regions, instrument or text chunks (info, inst, regn, mark, strg).")
+    static let depfile = Option<String>(
+        "depfile", help: "Write each output's dependencies (its source and rules file) to this file, in Make syntax.",
+        completion: .files)
+    static let shard = Option<String>(
+        "shard",
+        help: "Convert only share K of N of the files (K/N, as in 2/4), chosen by a stable hash of each output path.")
+    static let rules = Option<String>(
+        "rules",
+        help: "Take per-file settings from this rules file (TOML) instead of a cafconv.toml at each folder input.",
+        completion: .fileTypes(["toml"]))
 
     /// afconvert options cafconv does not have, with what to do instead. An option cafconv
     /// gains (declared above) is found before this table is consulted.
@@ -138,6 +148,15 @@ struct Convert {
                 made whose source is gone are reported as orphaned; --prune deletes them, and the \
                 folders that held nothing else.
 
+                Per-file settings come from a cafconv.toml at the root of a folder input, or from \
+                --rules FILE: [defaults] and ordered [[rule]] tables whose match patterns (sfx/**, \
+                **/*.wav) are matched against paths relative to the input root; the first matching \
+                rule governs a file, and options on the command line win over rules and defaults. -v \
+                shows the governing rule of each file; the summary gives bytes in and out per rule. \
+                --depfile FILE writes each output's dependencies (source and rules file) in Make \
+                syntax; --shard K/N converts one share of the files for a CI matrix (a run without \
+                --shard over the gathered output folders merges their manifests).
+
                 Results go to stdout, one line per file, in the order of the inputs. Errors and warnings \
                 go to stderr as soon as each file is done (above the progress line, drawn when stderr \
                 is a terminal); when any file failed, the failed files are listed again before the \
@@ -147,12 +166,12 @@ struct Convert {
 
                 Exit status: 0 every input converted or up to date; 1 any input failed, or a folder \
                 held no audio file (with --check, also: anything is missing, out of date or orphaned); \
-                64 usage error; 130 interrupted.
+                64 usage error (also a rules file with an error); 130 interrupted.
                 """,
             positionals: inputs,
             options: [
                 output, endian, dataFormat, fileType, channels, mix, noMix, srcQuality, dither, include, exclude, jobs, force,
-                dryRun, check, prune, SharedOptions.report, verbose, stripMetadata,
+                rules, depfile, shard, dryRun, check, prune, SharedOptions.report, verbose, stripMetadata,
             ])
         command.foreignOptions = afconvertOptions
         return command
@@ -166,6 +185,10 @@ struct Convert {
     let json: Bool
     let quiet: Bool
     let verbose: Bool
+    let rulesFile: String?
+    let depfile: String?
+    /// Rules keys the command line sets: they win over rules files.
+    let commandLineKeys: Set<RuleKey>
 
     /// Reads and checks the options: every usage error is thrown here, before anything runs.
     init(_ invocation: Invocation) throws(CommandLineError) {
@@ -175,6 +198,8 @@ struct Convert {
         json = invocation[SharedOptions.json]
         quiet = invocation[SharedOptions.quiet]
         verbose = invocation[Self.verbose]
+        rulesFile = invocation[Self.rules]
+        depfile = invocation[Self.depfile]
         if inputs.isEmpty { throw CommandLineError("give at least one audio file or folder") }
         if let type = invocation[Self.fileType], !["caff", "caf"].contains(type.lowercased()) {
             throw CommandLineError("-f \(type): cafconv writes CAF only; use -f caff or leave -f out")
@@ -196,19 +221,49 @@ struct Convert {
         }
         do throws(DataFormatError) {
             let request = invocation[Self.dataFormat]
-            let options = ConversionOptions(
+            var options = ConversionOptions(
                 dataFormat: request?.format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
                 dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune], sampleRate: request?.sampleRate,
                 channels: channels, mix: !invocation[Self.noMix], srcQuality: invocation[Self.srcQuality] ?? .vhq,
                 dither: invocation[Self.dither] ?? .none, stripMetadata: invocation[Self.stripMetadata])
+            options.shard = try invocation[Self.shard].map { text throws(DataFormatError) in try Shard(parsing: text) }
             try options.validate()
             self.options = options
+            var keys: Set<RuleKey> = []
+            if request != nil { keys.insert(.format) }
+            if request?.sampleRate != nil { keys.insert(.rate) }
+            if invocation[Self.endian] != nil || request?.format?.byteOrder != nil { keys.insert(.endian) }
+            if channels != nil { keys.insert(.channels) }
+            if invocation[Self.mix] || invocation[Self.noMix] { keys.insert(.mix) }
+            if invocation[Self.dither] != nil { keys.insert(.dither) }
+            if invocation[Self.stripMetadata] { keys.insert(.stripMetadata) }
+            commandLineKeys = keys
         } catch {
             throw CommandLineError(error.message)
         }
     }
 
+    /// The rules files of the run: `--rules`, or a `cafconv.toml` at each folder input (only a
+    /// `stat` per folder input when there is none: a run without rules reads no TOML).
+    func ruleBook() throws(RuleError) -> RuleBook {
+        if let rulesFile {
+            return RuleBook(
+                global: try RulesFile.load(rulesFile), globalPath: rulesFile, byRoot: [:], commandLine: commandLineKeys)
+        }
+        var byRoot: [String: ConversionRules] = [:]
+        for input in inputs where byRoot[input] == nil {
+            guard let path = RulesFile.path(atRoot: input) else { continue }
+            byRoot[input] = try RulesFile.load(path)
+        }
+        return RuleBook(global: nil, globalPath: nil, byRoot: byRoot, commandLine: commandLineKeys)
+    }
+
     func run() -> Int32 {
+        let book: RuleBook
+        do throws(RuleError) { book = try ruleBook() } catch {
+            Console.error("\(Output.errorPrefix(color: Terminal.current.color)) \(error.description)")
+            return ExitStatus.usage
+        }
         let interruption = Interruption()
         defer { interruption.stop() }
         let terminal = Terminal.current
@@ -218,10 +273,17 @@ struct Convert {
         // Errors and warnings are printed as each file ends, not after the run.
         let log = LiveLog(style: style, line: line)
         let report = Engine.run(
-            inputs: inputs, output: output, options: options, selection: selection, cancellation: interruption.cancellation,
+            inputs: inputs, output: output, options: options, selection: selection, rules: book,
+            cancellation: interruption.cancellation,
             progress: { step in log.handle(step) })
         line?.clear()
         Output.render(report, style: style, printed: log.printed)
+        if let depfile, !report.interrupted {
+            do throws(ConversionError) { try Depfile.write(Depfile.text(for: report), to: depfile) } catch {
+                Console.error("\(Output.errorPrefix(color: terminal.color)) \(depfile): \(error.message)")
+                return ExitStatus.failure
+            }
+        }
         if report.interrupted { return ExitStatus.interrupted }
         if !report.succeeded || (check && !report.isCurrent) { return ExitStatus.failure }
         return ExitStatus.success

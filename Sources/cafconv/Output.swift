@@ -81,9 +81,10 @@ enum Output {
             for file in report.files {
                 switch file.status {
                 case .outOfDate:
-                    Console.output("convert: \(file.input) -> \(file.output ?? "?") (\(file.reason ?? "out of date"))")
+                    let reason = file.reason ?? "out of date"
+                    Console.output("convert: \(file.input) -> \(file.output ?? "?") (\(reason))\(ruleNote(file, style))")
                 case .upToDate:
-                    Console.output("up to date: \(file.output ?? "?")")
+                    Console.output("up to date: \(file.output ?? "?")\(ruleNote(file, style))")
                 case .orphaned:
                     Console.output("orphaned: \(file.output ?? "?") (\(file.reason ?? "its source is gone"))")
                 case .ignored where style.verbose:
@@ -109,10 +110,11 @@ enum Output {
                     line += " \(count(file.bytes ?? 0, "byte")) in \(formatMilliseconds(file.milliseconds ?? 0))"
                     if let samples = file.samples { line += ", samples \(samples.rawValue)" }
                     if let proof = file.proof { line += ", proof: \(proof)" }
+                    line += ruleNote(file, style)
                 }
                 Console.output(line)
             case .upToDate where style.verbose:
-                Console.output("\(file.input) -> \(file.output ?? "?") (up to date)")
+                Console.output("\(file.input) -> \(file.output ?? "?") (up to date)\(ruleNote(file, style))")
             case .pruned:
                 Console.output("pruned \(file.output ?? "?") (its source \(file.input) is gone)")
             case .ignored where style.verbose:
@@ -125,6 +127,7 @@ enum Output {
         }
         // Results printed after the errors may have pushed them out of sight: list them again.
         if results > 0 { renderFailedList(report) }
+        renderSizes(report)
         var summary = "\(totals.converted) converted"
         if totals.upToDate > 0 { summary += ", \(totals.upToDate) up to date" }
         summary += ", \(totals.failed) failed"
@@ -135,6 +138,24 @@ enum Output {
         summary += " (\(count(totals.bytes, "byte")) written in \(formatMilliseconds(totals.milliseconds)))"
         if report.interrupted { summary += "; interrupted: run again to finish" }
         Console.error(summary)
+    }
+
+    /// `-v`: ` [rule 2 'sfx/**' (Sounds/cafconv.toml:7)]` after a file's line, when a rules file
+    /// governs it.
+    static func ruleNote(_ file: FileResult, _ style: Style) -> String {
+        guard style.verbose, let rule = file.rule else { return "" }
+        return " [\(rule)]"
+    }
+
+    /// With a rules file: one stderr line per rule, the bytes of the sources it governs and of
+    /// their CAF files (converted and up to date), before the summary.
+    static func renderSizes(_ report: ConversionReport) {
+        for size in report.rules ?? [] {
+            var line = "\(size.rule): \(count(size.files, "file")), \(ProgressLine.size(size.bytesIn)) in"
+            line += " -> \(ProgressLine.size(size.bytesOut)) out"
+            if size.bytesIn > 0 { line += " (\(size.bytesOut * 100 / size.bytesIn)%)" }
+            Console.error(line)
+        }
     }
 
     /// When anything failed: the failed files again, with their reasons, just above the summary,

@@ -50,7 +50,7 @@ struct Verify {
             formats, as Apple documents), and its missing pakt makes the length whole packets.
 
             Profiles:
-            \(Profile.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
+            \(Profile.allCases.reduce("") { $0 + ($0.isEmpty ? "" : "\n") + "  \($1.rawValue): \($1.summary)" })
 
             Output: one line per broken rule (file: rule: expected X, found Y), file: ok for each \
             file that passes (not with -q), and a summary on stderr; --json prints one document \

@@ -430,7 +430,7 @@ struct SourceTypesTests {
 
     @Test("glob semantics: * and ? within a name, ** across folders, classes, escapes, bad patterns")
     func globs() throws {
-        func m(_ pattern: String, _ path: String) throws -> Bool { try Glob(pattern).matches(path) }
+        func m(_ pattern: String, _ path: String) throws -> Bool { try Glob(pattern).matchesFile(path) }
         #expect(try m("*.wav", "a/b/c.wav"))
         #expect(try !m("*.wav", "a/b/c.wave"))
         #expect(try m("a/*.wav", "a/c.wav"))
@@ -450,8 +450,8 @@ struct SourceTypesTests {
         #expect(try !m("*.WAV", "a.wav"), "case-sensitive")
         #expect(try m(String(repeating: "*a", count: 30) + "b", String(repeating: "a", count: 60) + "b"))
         #expect(try !m(String(repeating: "*a", count: 30) + "b", String(repeating: "a", count: 200)))
-        #expect(throws: DataFormatError.self) { try Glob("[abc") }
-        #expect(throws: DataFormatError.self) { try Glob("") }
+        #expect(throws: RuleError.self) { try Glob("[abc") }
+        #expect(throws: RuleError.self) { try Glob("") }
     }
 
     @Test("what is not audio is refused naming what it starts with; a broken header names its container")

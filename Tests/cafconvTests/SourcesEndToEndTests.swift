@@ -67,7 +67,7 @@ struct SourcesEndToEndTests {
             (["-c", "0"], "--channels must be from 1 to 1024"),
             (["-l", "Stereo"], "afconvert's -l is not supported"),
             (["--soundcheck-generate"], "afconvert's --soundcheck-generate is not supported"),
-            (["--include", "[ab"], "'[ab': '[' at character 1 is never closed by ']'"),
+            (["--include", "[ab"], "'[ab': '[' without a closing ']'"),
             (["--bogus"], "Unknown option '--bogus'"),
         ])
     func usageErrors(arguments: [String], message: String) throws {

@@ -1,0 +1,234 @@
+import BinaryIO
+import CAFKit
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Conversion
+
+@Suite("Rules files: globs, parsing with line numbers, precedence, incremental re-runs, sizes")
+struct RulesTests {
+    @Test(
+        "glob semantics: * within a component, ** across components, ? [] and escapes",
+        arguments: [
+            ("sfx/**", "sfx/a.wav", true), ("sfx/**", "sfx/x/y/a.wav", true), ("sfx/**", "sfxa.wav", false),
+            ("sfx/**", "music/sfx/a.wav", false), ("*.wav", "a.wav", true), ("*.wav", "ui/a.wav", false),
+            ("**/*.wav", "a.wav", true), ("**/*.wav", "ui/deep/a.wav", true), ("a/**/b.wav", "a/b.wav", true),
+            ("a/**/b.wav", "a/x/y/b.wav", true), ("a/**/b.wav", "a/x/c.wav", false), ("ui/?.wav", "ui/a.wav", true),
+            ("ui/?.wav", "ui/ab.wav", false), ("ui/[ab]*.wav", "ui/b1.wav", true), ("ui/[!ab]*.wav", "ui/b1.wav", false),
+            ("ui/[a-c]x.wav", "ui/cx.wav", true), ("ui/\\*.wav", "ui/*.wav", true), ("ui/\\*.wav", "ui/a.wav", false),
+            ("*a*b*", "xaybz", true), ("*a*b*", "xbya", false), ("Sfx/**", "sfx/a.wav", false),
+        ])
+    func globs(pattern: String, path: String, expected: Bool) throws {
+        #expect(try Glob(pattern).matches(path) == expected, "\(pattern) vs \(path)")
+    }
+
+    @Test("bad globs are errors", arguments: ["", "/sfx/**", "sfx//a", "sfx/", "a**/b", "ui/[ab", "x\\"])
+    func badGlobs(pattern: String) {
+        #expect(throws: RuleError.self) { try Glob(pattern) }
+    }
+
+    @Test("the issue's example parses and resolves: match, format with @RATE, channels")
+    func issueExample() throws {
+        let base = ConversionOptions(jobs: 1)
+        let text = """
+            [[rule]]
+            match = "sfx/**"
+            format = "ima4@22050"
+            channels = 1
+            """
+        let example = try RulesFile.parse(text, file: "cafconv.toml")
+        let sfx = try example.resolve("sfx/ui/click.wav", base: base, commandLine: [])
+        #expect(sfx.options.dataFormat?.kind == .ima4 && sfx.options.sampleRate == 22050 && sfx.options.channels == 1)
+        let other = try example.resolve("music/theme.wav", base: base, commandLine: [])
+        #expect(other.options.dataFormat == nil && other.options.sampleRate == nil && other.options.channels == nil)
+        // The command line wins: -c 2 keeps 2 channels for the files the rule governs.
+        var commandLine = base
+        commandLine.channels = 2
+        let kept = try example.resolve("sfx/a.wav", base: commandLine, commandLine: [.channels])
+        #expect(kept.options.channels == 2 && kept.options.sampleRate == 22050)
+        let supported = """
+            # defaults first
+            [defaults]
+            endian = "little"   # a comment
+
+            [[rule]]
+            match = ["sfx/**", 'ui/*.wav']
+            format = "LEI24"
+
+            [[rule]]
+            match = [
+                "music/**",  # multi-line arrays
+            ]
+            format = "F32"
+            """
+        let rules = try RulesFile.parse(supported, file: "r.toml")
+        #expect(rules.defaults == [RuleSetting(key: .endian, value: .string("little"), line: 3)])
+        #expect(rules.rules.count == 2)
+        #expect(rules.rules[0].patterns.map(\.text) == ["sfx/**", "ui/*.wav"] && rules.rules[0].line == 5)
+        #expect(rules.rules[1].patterns.map(\.text) == ["music/**"] && rules.rules[1].line == 9)
+        #expect(rules.rules[1].settings == [RuleSetting(key: .format, value: .string("F32"), line: 13)])
+    }
+
+    @Test(
+        "errors name the line: unknown key, bad value, wrong type, syntax, unknown table, missing match",
+        arguments: [
+            ("[defaults]\nformat = \"LEI16\"\nbitrat = 3\n", 3, "unknown key 'bitrat'"),
+            ("[[rule]]\nmatch = \"a/**\"\nformat = \"LEI17\"\n", 3, "LEI17"),
+            ("[[rule]]\nmatch = \"a/**\"\nendian = \"middle\"\n", 3, "not a byte order"),
+            ("[[rule]]\nmatch = \"a/**\"\nchannels = \"one\"\n", 3, "wrong type"),
+            ("[[rule]]\nmatch = \"a/**\"\nchannels = 0\n", 3, "out of range"),
+            ("[[rule]]\nmatch = \"a/**\"\nrate = 0\n", 3, "out of range"),
+            ("[[rule]]\nmatch = \"a/**\"\nbitrate = 128000\n", 3, "not supported by this version"),
+            ("[[rule]]\nmatch = \"a/**\"\nstrip-metadata = \"yes\"\n", 3, "wrong type"),
+            ("[[rule]]\nmatch = \"a/**\"\nformat = \"LEI16@0\"\n", 3, "format"),
+            ("[[rule]]\nmatch = \"a/**\"\ndither = \"loud\"\n", 3, "not a dither"),
+            ("\n\n[[rule]]\nformat = \"LEI16\"\n", 3, "no 'match'"),
+            ("[defaults]\nformat = LEI16\n", 2, "strings are quoted"),
+            ("[defaults]\nformat = \"LEI16\n", 2, "not closed"),
+            ("[rules]\n", 1, "unknown table"),
+            ("[rule]\n", 1, "[[rule]]"),
+            ("format = \"LEI16\"\n", 1, "outside any table"),
+            ("[[rule]]\nmatch = \"/abs/**\"\n", 2, "relative"),
+            ("[defaults]\nformat = \"LEI16\"\nformat = \"LEI24\"\n", 3, "twice"),
+            ("[defaults]\nrate = 1.5\n", 2, "floating-point"),
+            ("[defaults]\nx.y = 1\n", 2, "dotted keys"),
+        ])
+    func errorsNameTheLine(text: String, line: Int, fragment: String) throws {
+        let error = try #require(throws: RuleError.self) { try RulesFile.parse(text, file: "Sounds/cafconv.toml") }
+        #expect(error.line == line, "\(error)")
+        #expect(error.description.hasPrefix("Sounds/cafconv.toml:\(line): "), "\(error)")
+        #expect(error.description.contains(fragment), "\(error)")
+    }
+
+    @Test("precedence: command line over the first matching rule over [defaults]; later rules do not add keys")
+    func precedence() throws {
+        let rules = try RulesFile.parse(
+            """
+            [defaults]
+            format = "I16"
+            endian = "big"
+            [[rule]]
+            match = "sfx/**"
+            format = "F32"
+            [[rule]]
+            match = "sfx/loud/**"
+            format = "I24"
+            endian = "little"
+            """, file: "r.toml")
+        let base = ConversionOptions(jobs: 1)
+        // Defaults only.
+        var resolved = try rules.resolve("ui/a.wav", base: base, commandLine: [])
+        #expect(resolved.options.dataFormat?.text == "I16" && resolved.options.endian == .big && resolved.rule == nil)
+        // The first matching rule governs; the second one (also matching) adds nothing.
+        resolved = try rules.resolve("sfx/loud/a.wav", base: base, commandLine: [])
+        #expect(resolved.options.dataFormat?.text == "F32" && resolved.options.endian == .big)
+        #expect(resolved.rule?.number == 1)
+        #expect(rules.label(of: resolved.rule) == "rule 1 'sfx/**' (r.toml:4)")
+        // The command line wins over both.
+        var commandLine = base
+        commandLine.endian = .little
+        resolved = try rules.resolve("sfx/a.wav", base: commandLine, commandLine: [.endian])
+        #expect(resolved.options.dataFormat?.text == "F32" && resolved.options.endian == .little)
+        #expect(resolved.options.fingerprint != (try rules.resolve("sfx/a.wav", base: base, commandLine: [])).options.fingerprint)
+    }
+
+    /// A source folder with a rules file and files under sfx/, ui/ and music/.
+    func studio(_ folder: TempDirectory, rules: String) {
+        for (index, name) in ["sfx/hit.wav", "sfx/deep/boom.wav", "ui/click.wav", "music/theme.wav"].enumerated() {
+            folder.write("in/" + name, WAVFixture.signal(.int16, channels: 1, frames: 400, seed: UInt64(index)).bytes)
+        }
+        folder.write("in/cafconv.toml", Array(rules.utf8))
+    }
+
+    @Test("a cafconv.toml at the input root sets each file's format; editing one rule reconverts only what it governs")
+    func incrementalAfterRuleEdit() throws {
+        let folder = TempDirectory()
+        let rules = """
+            [defaults]
+            format = "LEI16"
+            [[rule]]
+            match = "sfx/**"
+            format = "LEF32"
+            [[rule]]
+            match = "ui/**"
+            format = "LEI24"
+            """
+        studio(folder, rules: rules)
+        let book = RuleBook(
+            global: nil, globalPath: nil, byRoot: [folder.file("in"): try RulesFile.load(folder.file("in/cafconv.toml"))],
+            commandLine: [])
+        let options = ConversionOptions(jobs: 2)
+        let first = Engine.run(inputs: [folder.file("in")], output: folder.file("out"), options: options, rules: book)
+        #expect(first.totals.converted == 4 && first.totals.failed == 0)
+        let formats = Dictionary(
+            uniqueKeysWithValues: first.files.map { (FileSystem.baseName($0.output ?? ""), $0.formatOut ?? "") })
+        #expect(formats == ["hit.caf": "LEF32", "boom.caf": "LEF32", "click.caf": "LEI24", "theme.caf": "LEI16"])
+        #expect(
+            first.files.first { $0.output?.hasSuffix("click.caf") == true }?.rule
+                == "rule 2 'ui/**' (\(folder.file("in/cafconv.toml")):6)")
+        // Sizes per rule: every file counted once, bytes in are the sources', bytes out the CAFs'.
+        let sizes = try #require(first.rules)
+        #expect(sizes.map(\.files) == [1, 2, 1])  // plan order: music (defaults), sfx, ui
+        #expect(sizes.reduce(0) { $0 + $1.bytesOut } == first.totals.bytes)
+        let sourceBytes = first.files.reduce(UInt64(0)) { $0 + (FileSystem.stamp(of: $1.input)?.size ?? 0) }
+        #expect(sizes.reduce(0) { $0 + $1.bytesIn } == sourceBytes)
+
+        // Edit the ui rule only: only ui/click.wav is converted again.
+        folder.write("in/cafconv.toml", Array(rules.replacingOccurrences(of: "LEI24", with: "LEI32").utf8))
+        let edited = try RulesFile.load(folder.file("in/cafconv.toml"))
+        let second = Engine.run(
+            inputs: [folder.file("in")], output: folder.file("out"), options: options,
+            rules: RuleBook(global: nil, globalPath: nil, byRoot: [folder.file("in"): edited], commandLine: []))
+        #expect(second.totals.converted == 1 && second.totals.upToDate == 3)
+        let converted = second.files.filter { $0.status == .converted }
+        #expect(converted.map { FileSystem.baseName($0.output ?? "") } == ["click.caf"])
+        #expect(converted.first?.formatOut == "LEI32")
+        // The same run again: nothing to do.
+        let third = Engine.run(
+            inputs: [folder.file("in")], output: folder.file("out"), options: options,
+            rules: RuleBook(global: nil, globalPath: nil, byRoot: [folder.file("in"): edited], commandLine: []))
+        #expect(third.totals.converted == 0 && third.totals.upToDate == 4)
+    }
+
+    @Test("a pattern that matches no file is a warning naming its line; a setting that contradicts another fails its files")
+    func unmatchedAndContradictions() throws {
+        let folder = TempDirectory()
+        studio(
+            folder,
+            rules: """
+                [defaults]
+                format = "LEI16"
+                [[rule]]
+                match = ["voice/**", "music/**"]
+                endian = "big"
+                """)
+        let book = RuleBook(
+            global: nil, globalPath: nil, byRoot: [folder.file("in"): try RulesFile.load(folder.file("in/cafconv.toml"))],
+            commandLine: [])
+        let report = Engine.run(
+            inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1), rules: book)
+        #expect(report.warnings == ["\(folder.file("in/cafconv.toml")):3: match 'voice/**' matches no file"])
+        let failed = report.files.filter { $0.status == .failed }
+        #expect(failed.count == 1 && failed.first?.input.hasSuffix("music/theme.wav") == true)
+        #expect(failed.first?.code == .unsupported)
+        #expect(failed.first?.reason?.contains("cafconv.toml:3:") == true, "\(failed.first?.reason ?? "")")
+        #expect(report.totals.converted == 3)
+    }
+
+    @Test("--rules with a file given by name matches it relative to the rules file's folder")
+    func singleFileWithRules() throws {
+        let folder = TempDirectory()
+        studio(folder, rules: "[[rule]]\nmatch = \"sfx/**\"\nformat = \"LEI24\"\n")
+        let path = folder.file("in/cafconv.toml")
+        let book = RuleBook(global: try RulesFile.load(path), globalPath: path, byRoot: [:], commandLine: [])
+        let hit = Engine.run(
+            inputs: [folder.file("in/sfx/hit.wav")], output: folder.file("out/hit.caf"), options: ConversionOptions(jobs: 1),
+            rules: book)
+        #expect(hit.files.first?.formatOut == "LEI24" && hit.warnings.isEmpty)
+        let click = Engine.run(
+            inputs: [folder.file("in/ui/click.wav")], output: folder.file("out/click.caf"), options: ConversionOptions(jobs: 1),
+            rules: book)
+        #expect(click.files.first?.formatOut == "LEI16")
+    }
+}
