@@ -73,15 +73,18 @@ public final class AACEncoder {
 
     deinit { cafconv_aac_encoder_close(handle) }
 
-    /// Encodes `frames` interleaved frames from `samples` and hands each finished packet to `packet`.
+    /// Encodes the first `frames` interleaved frames of `samples` and hands each finished packet to `packet`.
     public func encode(
-        _ samples: UnsafeBufferPointer<Float>, frames: Int, packet: (UnsafeRawBufferPointer) throws(AACCodecError) -> Void
+        _ samples: [Float], frames: Int, packet: (UnsafeRawBufferPointer) throws(AACCodecError) -> Void
     ) throws(AACCodecError) {
-        guard let base = samples.baseAddress, frames > 0 else { return }
+        guard frames > 0, frames * channels <= samples.count else { return }
         var done = 0
         while done < frames {
-            let (taken, message) = withErrorBuffer {
-                cafconv_aac_encoder_send(handle, base + done * channels, Int32(clamping: frames - done), $0, $1)
+            let (taken, message) = withErrorBuffer { error, size in
+                samples.withUnsafeBufferPointer {
+                    cafconv_aac_encoder_send(
+                        handle, $0.baseAddress.map { $0 + done * channels }, Int32(clamping: frames - done), error, size)
+                }
             }
             if taken < 0 { throw AACCodecError(message) }
             done += Int(taken)
@@ -131,12 +134,13 @@ public final class AACDecoder {
     deinit { cafconv_aac_decoder_close(handle) }
 
     /// Decodes one packet and appends its frames (interleaved) to `output`.
-    public func decode(_ packet: UnsafeRawBufferPointer, into output: inout [Float]) throws(AACCodecError) {
+    public func decode(_ packet: [UInt8], into output: inout [Float]) throws(AACCodecError) {
         // An empty packet would end libavcodec's stream.
-        guard let base = packet.baseAddress, packet.count > 0 else { throw AACCodecError("an AAC packet of 0 bytes") }
+        guard !packet.isEmpty else { throw AACCodecError("an AAC packet of 0 bytes") }
         let (status, message) = withErrorBuffer { error, size in
-            cafconv_aac_decoder_send(
-                handle, base.assumingMemoryBound(to: UInt8.self), Int32(clamping: packet.count), error, size)
+            packet.withUnsafeBufferPointer {
+                cafconv_aac_decoder_send(handle, $0.baseAddress, Int32(clamping: $0.count), error, size)
+            }
         }
         if status < 0 { throw AACCodecError(message) }
         try drain(into: &output)

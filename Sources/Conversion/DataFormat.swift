@@ -46,6 +46,8 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         case alaw
         /// Apple Lossless at the source's bit depth.
         case alac
+        /// AAC-LC (MPEG-4 AAC Low Complexity) from libavcodec's encoder, at `-b` bits per second.
+        case aac
     }
 
     /// What the samples become.
@@ -65,7 +67,7 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
     public var description: String { text }
 
     /// The formats `-d` accepts, for help texts.
-    public static let examples = "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac"
+    public static let examples = "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac aac"
 
     /// Parses a `-d` value, or throws a usage error that says what is wrong.
     public init(parsing text: String) throws(DataFormatError) {
@@ -93,7 +95,11 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
             kind = .alac
             byteOrder = nil
             return
-        case "aac", "aacl", "aach", "ima4", "opus", "flac", "mp3", "ilbc", "ac-3":
+        case "aac":
+            kind = .aac
+            byteOrder = nil
+            return
+        case "aacl", "aach", "ima4", "opus", "flac", "mp3", "ilbc", "ac-3":
             throw DataFormatError(
                 "'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(Self.examples)"
             )
@@ -168,6 +174,9 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
             }
         case .ulaw?: encoding = .ulaw
         case .alaw?: encoding = .alaw
+        case .aac?:
+            // Never written through libsndfile: `AACStage` converts AAC jobs before this is asked.
+            encoding = .pcm16
         case .alac?:
             switch source {
             case .pcm24, .alac24, .float32, .float64: encoding = .alac24

@@ -30,6 +30,8 @@ public struct FileResult: Equatable, Sendable, Codable {
         /// cafconv's G.711 encoder made the µ-law or A-law codes from every sample (as cafconv's
         /// own WAV reader, or libsndfile for formats cafconv does not decode, decoded them).
         case g711Encoded = "g711-encoded"
+        /// libavcodec's AAC-LC encoder encoded every sample (`-d aac`; the proof measures how close).
+        case aacEncoded = "aac-encoded"
     }
 
     /// The input path.

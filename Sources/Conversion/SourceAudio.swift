@@ -334,7 +334,7 @@ final class SourceAudio {
 /// How an output was proven to hold its source's audio: which decodings were compared, how many
 /// frames, and whether a documented conversion rule maps one onto the other.
 public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
-    /// `exact` (same sample values; for µ-law and A-law outputs of a source of the same law, the
+    /// `lossy` (AAC: same length and alignment, SNR measured; see `snr`), `exact` (same sample values; for µ-law and A-law outputs of a source of the same law, the
     /// same levels, or the same codes when they were copied) or `exact-after-rule` (the source's
     /// samples mapped by `rule` equal the output's). Every format `convert` writes is compared.
     public var comparison: String
@@ -351,9 +351,32 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
     /// `every-frame`, or `ends` when the payload was moved as bytes (copied, byte-swapped or
     /// sign-flipped) and its first and last 2048 frames were decoded and compared.
     public var extent: String?
+    /// For lossy outputs (AAC): the signal-to-noise ratio of the decoded output against the
+    /// source, in dB over every frame and channel (`nil` for a silent source; 200 stands for
+    /// identical), rounded to 0.01 dB.
+    public var snr: Double?
+    /// For lossy outputs: the lag of the cross-correlation peak between source and decoded output
+    /// (channels summed, 4096 frames from the first sound, lags up to 1100 either way); 0 proves
+    /// the priming frames are right. `nil` when the source is silent.
+    public var peakLag: Int?
+    /// For lossy outputs: the encoder's delay written as `pakt` priming frames and dropped by the decoder.
+    public var primingFrames: Int?
+    /// For AAC outputs: the total bit rate asked of the encoder.
+    public var bitRate: Int?
 
     /// One phrase: `exact after rule 24-to-16-bit; source decoded by cafconv, output by cafkit, every frame`.
     public var description: String {
+        if comparison == "lossy" {
+            var text = "lossy \(rule ?? "")"
+            if let bitRate { text += " at \(bitRate) b/s" }
+            text += ": exact length"
+            if let primingFrames { text += " after \(primingFrames) priming frames" }
+            if let peakLag { text += ", correlation peak at lag \(peakLag)" }
+            text += snr.map { ", SNR \($0) dB" } ?? ", silent source"
+            text += "; source decoded by \(sourceDecoder)"
+            if let outputDecoder { text += ", output by \(outputDecoder)" }
+            return text
+        }
         var text = comparison == "exact" ? "exact" : "exact after rule \(rule ?? "?")"
         text += "; source decoded by \(sourceDecoder)"
         if let outputDecoder { text += ", output by \(outputDecoder)" }

@@ -63,6 +63,7 @@ public struct VerifyOptions: Sendable, Equatable {
         case .ulaw?: expected.formatID = .ulaw
         case .alaw?: expected.formatID = .alaw
         case .alac?: expected.formatID = .alac
+        case .aac?: expected.formatID = .aac
         case nil: break
         }
         expected.sampleRate = sampleRate

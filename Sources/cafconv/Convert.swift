@@ -11,6 +11,9 @@ struct Convert {
     static let endian = Option<EndianChoice>("endian", help: "Byte order of the output samples (default: little).")
     static let dataFormat = SharedOptions.dataFormat(
         help: "Output data format: \(DataFormat.examples). Default: the source's format.")
+    static let bitRate = Option<Int>(
+        "bit-rate", short: "b", valueName: "bits-per-second",
+        help: "Total bit rate of -d aac, as afconvert's -b (default: 64000 per channel, 128000 stereo).")
     static let jobs = Option<Int>("jobs", short: "j", help: "Convert this many files at once (default: all cores).")
     static let force = Flag("force", help: "Convert every input, even when its output is up to date.")
     static let dryRun = Flag(
@@ -65,7 +68,7 @@ struct Convert {
             64 usage error; 130 interrupted.
             """,
         positionals: inputs,
-        options: [output, endian, dataFormat, jobs, force, dryRun, check, prune, SharedOptions.report, verbose])
+        options: [output, endian, dataFormat, bitRate, jobs, force, dryRun, check, prune, SharedOptions.report, verbose])
 
     let inputs: [String]
     let output: String?
@@ -97,7 +100,8 @@ struct Convert {
             let format = invocation[Self.dataFormat]
             let options = ConversionOptions(
                 dataFormat: format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
-                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune])
+                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune],
+                bitRate: invocation[Self.bitRate])
             try options.validate()
             self.options = options
         } catch {
