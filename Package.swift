@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "SndFileTests", dependencies: ["SndFile", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ConversionTests",
-            dependencies: ["Conversion", "Inspection", "CAFKit", "WAVEKit", "TestSupport"],
+            dependencies: ["Conversion", "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec"],
             swiftSettings: strict
         ),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
