@@ -1,0 +1,71 @@
+import AACCodec
+import BinaryIO
+import CAFKit
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Conversion
+
+@Suite("AAC: loading and other tools", .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+struct AACToolTests {
+    /// Runs the cafconv executable with LD_DEBUG=libs (glibc's loader lists every library it
+    /// maps on stderr) and returns that list.
+    func loadedLibraries(_ arguments: [String]) throws -> String {
+        let result = try run(RepositoryPaths.executable, arguments, environment: ["LD_DEBUG": "libs"])
+        #expect(result.status == 0, "\(arguments): \(result.stderr.suffix(2000))")
+        return result.stderr
+    }
+
+    @Test("a PCM conversion does not map libavcodec; an AAC conversion does")
+    func pcmDoesNotLoadLibavcodec() throws {
+        let folder = TempDirectory()
+        let input = folder.write("in.wav", toneFixture(frames: 4410, channels: 2, sampleRate: 44100).bytes(order: .little))
+        let pcm = try loadedLibraries(["convert", "-q", "-d", "BEI16", input, "-o", folder.file("pcm.caf")])
+        try #require(pcm.contains("libsndfile"), "LD_DEBUG=libs lists nothing here (not glibc?)")
+        #expect(!pcm.contains("libavcodec") && !pcm.contains("libavutil"), "a PCM conversion mapped libavcodec")
+        let aac = try loadedLibraries(["convert", "-q", "-d", "aac", input, "-o", folder.file("aac.caf")])
+        #expect(aac.contains(LibAVCodec.libraryName), "the AAC conversion did not load \(LibAVCodec.libraryName)")
+    }
+
+    @Test(
+        "ffprobe reads cafconv's AAC CAFs without a warning and ffmpeg decodes the same samples as cafconv",
+        .enabled(if: which("ffmpeg") != nil && which("ffprobe") != nil, "ffmpeg/ffprobe are not installed"))
+    func ffmpegAgrees() throws {
+        for (channels, rate, frames) in [(1, 22050, 1025), (2, 44100, 30000), (2, 48000, 1)] {
+            let folder = TempDirectory()
+            let fixture = toneFixture(frames: frames, channels: channels, sampleRate: rate)
+            let converted = try convert(
+                fixture.bytes(order: .little), options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1),
+                in: folder)
+            let probe = try run(
+                try #require(which("ffprobe")),
+                ["-v", "warning", "-show_entries", "stream=codec_name,profile,channels,sample_rate", "-of", "csv=p=0", converted.path])
+            #expect(probe.status == 0)
+            #expect(probe.stderr.isEmpty, "ffprobe warned: \(probe.stderr)")
+            #expect(probe.text.trimmingCharacters(in: .whitespacesAndNewlines) == "aac,LC,\(rate),\(channels)", "\(probe.text)")
+
+            let ffmpeg = try run(
+                try #require(which("ffmpeg")), ["-v", "warning", "-i", converted.path, "-f", "f32le", "-c:a", "pcm_f32le", "-"])
+            #expect(ffmpeg.stderr.isEmpty, "ffmpeg warned: \(ffmpeg.stderr)")
+            let theirs: [Float] = ffmpeg.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            // ffmpeg's CAF reader ignores the pakt priming and remainder: it gives every decoded frame.
+            let header = try #require(converted.file.packetTableHeader)
+            #expect(theirs.count == Int(header.numberPackets) * 1024 * channels)
+
+            let source = try FileByteSource(path: converted.path)
+            let decoder = try AACFileDecoder(file: try CAFFile(reading: source), source: source)
+            var ours: [Float] = []
+            var block: [Float] = []
+            while true {
+                let got = try decoder.read(into: &block, frames: 4096)
+                if got == 0 { break }
+                ours += block[0..<got * channels]
+            }
+            #expect(ours.count == frames * channels)
+            let start = Int(header.primingFrames) * channels
+            try #require(theirs.count >= start + ours.count)
+            #expect(Array(theirs[start..<start + ours.count]) == ours, "\(channels) ch \(rate) Hz: ffmpeg decodes other samples")
+        }
+    }
+}
