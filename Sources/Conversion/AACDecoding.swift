@@ -139,6 +139,9 @@ struct LossyComparison {
     /// first `window` frames from the first sound; `nil` when the source is silent there.
     var peakLag: Int?
 
+    /// The SNR as reports show it: rounded to 0.01 dB, 200 standing for identical.
+    var roundedSNR: Double? { snr.map { ($0.isFinite ? min($0, 200) : 200) }.map { ($0 * 100).rounded() / 100 } }
+
     /// Lags searched for the cross-correlation peak: more than one AAC packet either way.
     static let maximumLag = 1100
     /// Frames correlated.

@@ -1,3 +1,4 @@
+import AACCodec
 import BinaryIO
 import CAFKit
 import SndFile
@@ -452,6 +453,10 @@ public enum Verifier {
             let frames = min(file.validFrames ?? 0, stored > priming ? stored - priming : 0)
             return (file.audioOffset + priming * UInt64(frameBytes), Int64(clamping: frames))
         }
+        if AACFileDecoder.formatIDs.contains(desc.formatID) {
+            let (more, proof) = compareAAC(file, byteSource: byteSource, with: audio, source: source)
+            return (failures + more, failures.isEmpty && more.isEmpty ? proof : nil)
+        }
         let decoder: OutputProof.OutputDecoder
         let rule: String?
         var outputDecoder = "cafkit"
@@ -538,5 +543,62 @@ public enum Verifier {
                 comparison: rule == nil ? "exact" : "exact-after-rule", rule: rule, sourceDecoder: audio.decoderName,
                 outputDecoder: outputDecoder, extent: "every-frame")
         )
+    }
+}
+
+extension Verifier {
+    /// `--against` for an AAC CAF (cafconv's or Apple's): decoded as `convert`'s proof decodes it
+    /// (CAFKit's packets, libavcodec's decoder, the `pakt` priming dropped) and compared with the
+    /// source: the same frame count, the cross-correlation peak at lag 0, the SNR above
+    /// `AACStage.snrFloor`.
+    static func compareAAC(
+        _ file: CAFFile, byteSource: FileByteSource, with audio: SourceAudio, source: String
+    ) -> ([VerifyFailure], Proof?) {
+        let decoder: AACFileDecoder
+        do { decoder = try AACFileDecoder(file: file, source: byteSource) } catch {
+            return ([VerifyFailure(rule: .against, expected: "AAC that cafconv decodes", found: error.message)], nil)
+        }
+        let measured: LossyComparison
+        do {
+            switch try AACStage.compare(decoder, with: audio) {
+            case .compared(_, let result): measured = result
+            case .frames(let found, let expected):
+                return (
+                    [
+                        VerifyFailure(
+                            rule: .againstFrames, expected: "\(expected) frames as in \(source)",
+                            found: "\(found) frames or more after \(decoder.primingFrames) priming frames", chunk: "pakt")
+                    ], nil
+                )
+            case .failed(let message):
+                return ([VerifyFailure(rule: .against, expected: "readable audio", found: message)], nil)
+            case .cancelled:
+                return ([VerifyFailure(rule: .against, expected: "a comparison", found: "interrupted")], nil)
+            }
+        } catch {
+            return ([VerifyFailure(rule: .against, expected: "readable audio", found: error.message)], nil)
+        }
+        var failures: [VerifyFailure] = []
+        if let lag = measured.peakLag, lag != 0 {
+            failures.append(
+                VerifyFailure(
+                    rule: .against, expected: "the decoded audio aligned with \(source) (cross-correlation peak at lag 0)",
+                    found: "peak at lag \(lag) after \(decoder.primingFrames) priming frames", chunk: "pakt"))
+        }
+        let snr = measured.roundedSNR
+        if let snr, snr < AACStage.snrFloor {
+            failures.append(
+                VerifyFailure(
+                    rule: .against, expected: "an SNR of at least \(AACStage.snrFloor) dB against \(source)", found: "\(snr) dB",
+                    chunk: "data"))
+        }
+        if !failures.isEmpty { return (failures, nil) }
+        var proof = Proof(
+            comparison: "lossy", rule: "aac", sourceDecoder: audio.decoderName,
+            outputDecoder: "libavcodec-\(LibAVCodec.version)", extent: "every-frame")
+        proof.snr = snr
+        proof.peakLag = measured.peakLag
+        proof.primingFrames = Int(decoder.primingFrames)
+        return ([], proof)
     }
 }

@@ -69,3 +69,64 @@ struct AACToolTests {
         }
     }
 }
+
+@Suite("AAC: verify --against", .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+struct AACVerifyTests {
+    @Test("our AAC CAF passes against its source, fails against a delayed or longer one")
+    func ours() throws {
+        let folder = TempDirectory()
+        let fixture = toneFixture(frames: 30000, channels: 2, sampleRate: 44100)
+        let converted = try convert(
+            fixture.bytes(order: .little), options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1),
+            in: folder)
+        let good = Verifier.verify(paths: [converted.path], options: VerifyOptions(against: folder.file("in.wav")))
+        let verdict = try #require(good.files.first)
+        #expect(verdict.passed, "\(verdict.failures)")
+        #expect(verdict.comparison?.peakLag == 0)
+        #expect((verdict.comparison?.snr ?? 0) > 10)
+
+        // The same audio 300 frames later, same length: the peak moves to lag -300.
+        var delayed = fixture
+        delayed.integers = [Int32](repeating: 0, count: 300 * 2) + fixture.integers.dropLast(300 * 2)
+        let late = folder.write("late.wav", delayed.bytes(order: .little))
+        let shifted = Verifier.verify(paths: [converted.path], options: VerifyOptions(against: late))
+        #expect(shifted.files.first?.passed == false)
+        #expect(shifted.files.first?.failures.contains { $0.found.contains("lag") } == true, "\(shifted.files.first?.failures ?? [])")
+
+        var longer = fixture
+        longer.integers += [Int32](repeating: 0, count: 2048 * 2)
+        let long = folder.write("long.wav", longer.bytes(order: .little))
+        let frames = Verifier.verify(paths: [converted.path], options: VerifyOptions(against: long))
+        #expect(frames.files.first?.failures.contains { $0.code == VerifyRule.againstFrames.code } == true)
+    }
+
+    @Test(
+        "Apple's AAC CAF passes against ffmpeg's decoding cut at its pakt priming, fails uncut",
+        .enabled(if: which("ffmpeg") != nil, "ffmpeg is not installed"),
+        .enabled(if: RepositoryPaths.realCorpus != nil, "../shared/corpus/real is absent"))
+    func apple() throws {
+        let corpus = try #require(RepositoryPaths.realCorpus)
+        let path = corpus + "/kstenerud_ObjectAL-for-iPhone__ColdFunk-Intro.caf"
+        let file = try CAFFile(reading: try FileByteSource(path: path))
+        let header = try #require(file.packetTableHeader)
+        let folder = TempDirectory()
+        func decoded(from start: Int64, name: String) throws -> String {
+            let output = folder.file(name)
+            let result = try run(
+                try #require(which("ffmpeg")),
+                [
+                    "-v", "error", "-i", path, "-af",
+                    "atrim=start_sample=\(start):end_sample=\(start + header.numberValidFrames)", "-c:a", "pcm_f32le", output,
+                ])
+            try #require(result.status == 0, "\(result.stderr)")
+            return output
+        }
+        let cut = Verifier.verify(
+            paths: [path], options: VerifyOptions(against: try decoded(from: Int64(header.primingFrames), name: "cut.wav")))
+        let verdict = try #require(cut.files.first)
+        #expect(verdict.passed, "\(verdict.failures)")
+        #expect(verdict.comparison?.peakLag == 0 && verdict.comparison?.primingFrames == 2112)
+        let uncut = Verifier.verify(paths: [path], options: VerifyOptions(against: try decoded(from: 0, name: "uncut.wav")))
+        #expect(uncut.files.first?.passed == false)
+    }
+}

@@ -255,52 +255,29 @@ extension AACStage {
         guard decoder.primingFrames == Int64(written.priming) else {
             throw ConversionError(.proof, "the written CAF declares \(decoder.primingFrames) priming frames, the encoder \(written.priming)")
         }
-        let channels = source.channels
-        let blockFrames = max(1, blockSamples / channels)
-        var ints = [Int32](repeating: 0, count: blockFrames * channels)
-        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
-        var sourceFloats = [Float](repeating: 0, count: blockFrames * channels)
-        var outputFloats = [Float](repeating: 0, count: blockFrames * channels)
-        var accumulator = LossyComparison.Accumulator(channels: channels)
-        var compared: Int64 = 0
-        while true {
-            if isCancelled() { return nil }
-            let got: Int
-            do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                throw ConversionError(.proof, "cannot read the source again to check the output: \(error.message)")
-            }
-            let decoded: Int
-            do { decoded = try decoder.read(into: &outputFloats, frames: blockFrames) } catch {
-                throw ConversionError(.proof, "the written CAF cannot be decoded: \(error.message)")
-            }
-            guard decoded == got else {
-                throw ConversionError(
-                    .proof,
-                    "the written CAF failed verification: it decodes to \(compared + Int64(decoded)) frames or more, the source has \(compared + Int64(got)) (as \(source.decoderName) decodes it)"
-                )
-            }
-            if got == 0 { break }
-            let count = got * channels
-            if source.isFloat {
-                for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
-            } else {
-                for index in 0..<count { sourceFloats[index] = Float(SampleScaling.float(ints[index])) }
-            }
-            accumulator.add(source: sourceFloats, output: outputFloats, frames: got)
-            compared += Int64(got)
-        }
-        guard compared == written.frames else {
+        let measured: LossyComparison
+        switch try compare(decoder, with: source, blockSamples: blockSamples, isCancelled: isCancelled) {
+        case .cancelled: return nil
+        case .frames(let found, let expected):
             throw ConversionError(
-                .proof, "the written CAF failed verification: it holds \(compared) frames, the encoder was given \(written.frames)")
+                .proof,
+                "the written CAF failed verification: it decodes to \(found) frames or more, the source has \(expected) (as \(source.decoderName) decodes it)"
+            )
+        case .failed(let message): throw ConversionError(.proof, message)
+        case .compared(let frames, let result):
+            guard frames == written.frames else {
+                throw ConversionError(
+                    .proof, "the written CAF failed verification: it holds \(frames) frames, the encoder was given \(written.frames)")
+            }
+            measured = result
         }
-        let measured = accumulator.result()
         if let lag = measured.peakLag, lag != 0 {
             throw ConversionError(
                 .proof,
                 "the written CAF failed verification: its decoded audio is \(lag) frames \(lag > 0 ? "late" : "early") against the source (cross-correlation peak at lag \(lag), not 0)"
             )
         }
-        let snr = measured.snr.map { ($0.isFinite ? min($0, 200) : 200) }.map { ($0 * 100).rounded() / 100 }
+        let snr = measured.roundedSNR
         if let snr, snr < snrFloor {
             throw ConversionError(
                 .proof,
@@ -380,5 +357,59 @@ extension AACStage {
         if result.status != .converted { temporaryFile?.discard() }
         result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
         return result
+    }
+}
+
+extension AACStage {
+    /// How comparing a decoded AAC file with a source ended.
+    enum Comparison {
+        /// Every frame compared: how many, and what was measured.
+        case compared(frames: Int64, LossyComparison)
+        /// The two ran out at different frames (at least `found` decoded, `expected` in the source).
+        case frames(found: Int64, expected: Int64)
+        /// A side could not be read or decoded.
+        case failed(String)
+        /// `isCancelled` said stop.
+        case cancelled
+    }
+
+    /// Reads `decoder` and `source` side by side in blocks and measures SNR and alignment; the
+    /// one comparison `convert`'s proof and `verify --against` share.
+    static func compare(
+        _ decoder: AACFileDecoder, with source: SourceAudio, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
+    ) throws(ConversionError) -> Comparison {
+        let channels = source.channels
+        guard decoder.channels == channels else {
+            return .failed("the AAC file has \(decoder.channels) channels, the source \(channels)")
+        }
+        let blockFrames = max(1, blockSamples / channels)
+        var ints = [Int32](repeating: 0, count: blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
+        var sourceFloats = [Float](repeating: 0, count: blockFrames * channels)
+        var outputFloats = [Float](repeating: 0, count: blockFrames * channels)
+        var accumulator = LossyComparison.Accumulator(channels: channels)
+        var compared: Int64 = 0
+        while true {
+            if isCancelled() { return .cancelled }
+            let got: Int
+            do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
+                return .failed("cannot read the source: \(error.message)")
+            }
+            let decoded: Int
+            do { decoded = try decoder.read(into: &outputFloats, frames: blockFrames) } catch {
+                return .failed("the AAC file cannot be decoded: \(error.message)")
+            }
+            guard decoded == got else { return .frames(found: compared + Int64(decoded), expected: compared + Int64(got)) }
+            if got == 0 { break }
+            let count = got * channels
+            if source.isFloat {
+                for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
+            } else {
+                for index in 0..<count { sourceFloats[index] = Float(SampleScaling.float(ints[index])) }
+            }
+            accumulator.add(source: sourceFloats, output: outputFloats, frames: got)
+            compared += Int64(got)
+        }
+        return .compared(frames: compared, accumulator.result())
     }
 }
