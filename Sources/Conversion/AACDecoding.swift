@@ -136,7 +136,9 @@ struct LossyComparison {
     /// Signal-to-noise ratio over every frame and channel, in dB; `nil` for a silent source.
     var snr: Double?
     /// The lag of the cross-correlation peak (output against source, channels summed) over the
-    /// first `window` frames from the first sound; `nil` when the source is silent there.
+    /// first `window` frames from the first sound, ties within `peakTolerance` going to the lag
+    /// nearest 0; `nil` when the source is silent there or the peak's normalised correlation is
+    /// under `minimumCorrelation` (too little of the source survived to measure the alignment).
     var peakLag: Int?
 
     /// The SNR as reports show it: rounded to 0.01 dB, 200 standing for identical.
@@ -146,6 +148,11 @@ struct LossyComparison {
     static let maximumLag = 1100
     /// Frames correlated.
     static let window = 4096
+    /// Correlations within this fraction of the highest count as the peak (the nearest to lag 0 wins).
+    static let peakTolerance = 0.05
+    /// Below this normalised correlation (peak against the two windows' energies) the alignment
+    /// is not measured.
+    static let minimumCorrelation = 0.2
 
     /// Accumulates sums over blocks of source and output frames.
     struct Accumulator {
@@ -202,8 +209,8 @@ struct LossyComparison {
             // The window starts at the first sound (after the silent frames kept before it).
             let first = sourceMono.firstIndex { $0 != 0 } ?? 0
             let end = min(sourceMono.count, first + LossyComparison.window)
-            var best = -Double.infinity
-            var bestLag = 0
+            var correlations: [Double] = []
+            correlations.reserveCapacity(2 * LossyComparison.maximumLag + 1)
             for lag in -LossyComparison.maximumLag...LossyComparison.maximumLag {
                 var sum = 0.0
                 for index in first..<end {
@@ -211,10 +218,26 @@ struct LossyComparison {
                     if other < 0 || other >= outputMono.count { continue }
                     sum += Double(sourceMono[index]) * Double(outputMono[other])
                 }
-                if sum > best || (sum == best && abs(lag) < abs(bestLag)) {
-                    best = sum
-                    bestLag = lag
-                }
+                correlations.append(sum)
+            }
+            var sourceEnergy = 0.0
+            var outputEnergy = 0.0
+            for index in first..<end {
+                sourceEnergy += Double(sourceMono[index]) * Double(sourceMono[index])
+                if index < outputMono.count { outputEnergy += Double(outputMono[index]) * Double(outputMono[index]) }
+            }
+            let best = correlations.max() ?? 0
+            // Too little of the source survives in the output (an encoder that cut the band, a
+            // silent decode) for a peak to mean anything: the alignment is not measurable.
+            guard best > 0, best >= LossyComparison.minimumCorrelation * (sourceEnergy * outputEnergy).squareRoot() else {
+                return LossyComparison(snr: snr, peakLag: nil)
+            }
+            // Periodic audio correlates as well one period off: the peak is the lag nearest 0
+            // whose correlation is within `peakTolerance` of the highest.
+            var bestLag = Int.max
+            for (offset, value) in correlations.enumerated() where value >= (1 - LossyComparison.peakTolerance) * best {
+                let lag = offset - LossyComparison.maximumLag
+                if abs(lag) < abs(bestLag) || (abs(lag) == abs(bestLag) && lag > bestLag) { bestLag = lag }
             }
             return LossyComparison(snr: snr, peakLag: bestLag)
         }

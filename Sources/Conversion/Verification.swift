@@ -550,7 +550,7 @@ extension Verifier {
     /// `--against` for an AAC CAF (cafconv's or Apple's): decoded as `convert`'s proof decodes it
     /// (CAFKit's packets, libavcodec's decoder, the `pakt` priming dropped) and compared with the
     /// source: the same frame count, the cross-correlation peak at lag 0, the SNR above
-    /// `AACStage.snrFloor`.
+    /// `AACStage.snrFloor` for its average bit rate.
     static func compareAAC(
         _ file: CAFFile, byteSource: FileByteSource, with audio: SourceAudio, source: String
     ) -> ([VerifyFailure], Proof?) {
@@ -585,12 +585,16 @@ extension Verifier {
                     rule: .against, expected: "the decoded audio aligned with \(source) (cross-correlation peak at lag 0)",
                     found: "peak at lag \(lag) after \(decoder.primingFrames) priming frames", chunk: "pakt"))
         }
+        // The bit rate the file averages decides the floor, as it does for convert's proof.
+        let seconds = Double(max(1, file.validFrames ?? 1)) / max(1, file.audioDescription.sampleRate)
+        let bitRate = Int(Double(file.audioBytes) * 8 / seconds)
+        let floor = AACStage.snrFloor(bitRate: bitRate, channels: decoder.channels)
         let snr = measured.roundedSNR
-        if let snr, snr < AACStage.snrFloor {
+        if let snr, snr < floor {
             failures.append(
                 VerifyFailure(
-                    rule: .against, expected: "an SNR of at least \(AACStage.snrFloor) dB against \(source)", found: "\(snr) dB",
-                    chunk: "data"))
+                    rule: .against, expected: "an SNR of at least \(floor) dB against \(source) at \(bitRate) b/s",
+                    found: "\(snr) dB", chunk: "data"))
         }
         if !failures.isEmpty { return (failures, nil) }
         var proof = Proof(

@@ -29,6 +29,29 @@ func toneFixture(frames: Int, channels: Int, sampleRate: Int) -> WAVFixture {
     return WAVFixture(encoding: .int16, channels: channels, sampleRate: sampleRate, integers: values)
 }
 
+/// Aperiodic audio (seeded noise through a one-pole low-pass, under a slow envelope): its
+/// cross-correlation has one clear peak, unlike tones, which correlate as well a period off.
+func noiseFixture(frames: Int, channels: Int, sampleRate: Int) -> WAVFixture {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    var lowPassed = [Double](repeating: 0, count: channels)
+    var values: [Int32] = []
+    values.reserveCapacity(frames * channels)
+    for frame in 0..<frames {
+        let envelope = 0.5 + 0.4 * sin(2 * .pi * 2.3 * Double(frame) / Double(sampleRate))
+        for channel in 0..<channels {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let white = Double(Int64(bitPattern: state) >> 11) / Double(1 << 52)
+            lowPassed[channel] = 0.8 * lowPassed[channel] + 0.2 * white
+            values.append(Int32((envelope * lowPassed[channel] * 2 * 32767).rounded().clamped(-32768, 32767)))
+        }
+    }
+    return WAVFixture(encoding: .int16, channels: channels, sampleRate: sampleRate, integers: values)
+}
+
+extension Double {
+    fileprivate func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(Swift.max(self, low), high) }
+}
+
 /// Decodes an AAC CAF held in memory independently of cafconv's `AACFileDecoder`: CAFKit's
 /// whole-document parser for the packet table, `AACDecoder` for the packets; returns every frame
 /// the decoder gives (priming included) and the pakt header.
@@ -204,7 +227,7 @@ struct AACTests {
 
     @Test("a proof with the wrong priming fails: the lag and length checks catch it")
     func wrongPrimingFails() throws {
-        let fixture = toneFixture(frames: 20000, channels: 2, sampleRate: 44100)
+        let fixture = noiseFixture(frames: 20000, channels: 2, sampleRate: 44100)
         let converted = try convert(fixture.bytes(order: .little), options: Self.aac)
         // Move 1024 frames from priming to remainder: same length, audio 1024 frames early.
         var bytes = converted.bytes

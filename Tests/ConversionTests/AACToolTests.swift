@@ -75,7 +75,7 @@ struct AACVerifyTests {
     @Test("our AAC CAF passes against its source, fails against a delayed or longer one")
     func ours() throws {
         let folder = TempDirectory()
-        let fixture = toneFixture(frames: 30000, channels: 2, sampleRate: 44100)
+        let fixture = noiseFixture(frames: 30000, channels: 2, sampleRate: 44100)
         let converted = try convert(
             fixture.bytes(order: .little), options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1),
             in: folder)
@@ -83,7 +83,7 @@ struct AACVerifyTests {
         let verdict = try #require(good.files.first)
         #expect(verdict.passed, "\(verdict.failures)")
         #expect(verdict.comparison?.peakLag == 0)
-        #expect((verdict.comparison?.snr ?? 0) > 10)
+        #expect((verdict.comparison?.snr ?? 0) > 3, "noise-like audio at 128 kb/s stereo")
 
         // The same audio 300 frames later, same length: the peak moves to lag -300.
         var delayed = fixture

@@ -221,16 +221,23 @@ enum AACStage {
 }
 
 extension AACStage {
-    /// The SNR an AAC output must reach to pass the proof, in dB: far below what libavcodec's
-    /// encoder reaches on real audio at the bit rates cafconv accepts (see the README), far above
-    /// what a misaligned or wrong decode gives (about 0 dB or less), so a failure means a broken
-    /// file, not a demanding source.
-    static let snrFloor = 1.0
+    /// The SNR an AAC output must reach to pass the proof, in dB, by bit rate per channel: 6 dB
+    /// from 96 kb/s, 2 dB from 64 kb/s, 0.5 dB from 32 kb/s, none below. A perceptual coder
+    /// does not minimise the waveform error, so these are floors for the worst audio (full-scale
+    /// white noise measured 3.1 dB at 64 kb/s per channel, 18.7 dB at 128), not quality targets;
+    /// an output decoded wrong or misaligned gives about -3 dB or less (see the README).
+    static func snrFloor(bitRate: Int, channels: Int) -> Double {
+        let perChannel = bitRate / max(1, channels)
+        if perChannel >= 96_000 { return 6 }
+        if perChannel >= 64_000 { return 2 }
+        if perChannel >= 32_000 { return 0.5 }
+        return -.infinity
+    }
 
     /// The proof of an AAC output: CAFKit checks the layout, the file is decoded (CAFKit's packets,
     /// libavcodec's decoder, the `pakt` priming frames dropped) and compared with the source's
     /// independent decoding over every frame: exactly as many frames, the cross-correlation peak
-    /// at lag 0, and the SNR above `snrFloor`. `nil` when `isCancelled` said stop.
+    /// at lag 0 (when measurable), and the SNR above `snrFloor`. `nil` when `isCancelled` said stop.
     static func prove(
         _ path: String, source: SourceAudio, written: Written, blockSamples: Int, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof? {
@@ -278,10 +285,11 @@ extension AACStage {
             )
         }
         let snr = measured.roundedSNR
-        if let snr, snr < snrFloor {
+        let floor = snrFloor(bitRate: written.bitRate, channels: source.channels)
+        if let snr, snr < floor {
             throw ConversionError(
                 .proof,
-                "the written CAF failed verification: its decoded audio is \(snr) dB from the source (SNR), below the floor of \(snrFloor) dB")
+                "the written CAF failed verification: its decoded audio is \(snr) dB from the source (SNR), below the floor of \(floor) dB at \(written.bitRate) b/s (the encoder kept too little of this audio at this bit rate: raise -b)")
         }
         var proof = Proof(
             comparison: "lossy", rule: "aac-lc", sourceDecoder: source.decoderName,
