@@ -127,6 +127,8 @@ enum Converter {
     static func convert(
         _ job: Job, options: ConversionOptions, sequence: Int, cancellation: Cancellation = Cancellation()
     ) -> FileResult {
+        // AAC CAF sources: their own route (decoded by libavcodec, written by CAFKit).
+        if AACSourceRoute.handles(job.input) { return AACSourceRoute.convert(job, options: options, cancellation: cancellation) }
         if options.dataFormat?.kind == .aac { return AACStage.convertJob(job, options: options, cancellation: cancellation) }
         let started = FileSystem.now()
         var result = FileResult(input: job.input, output: job.output, status: .failed)

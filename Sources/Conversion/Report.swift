@@ -32,6 +32,8 @@ public struct FileResult: Equatable, Sendable, Codable {
         case g711Encoded = "g711-encoded"
         /// libavcodec's AAC-LC encoder encoded every sample (`-d aac`; the proof measures how close).
         case aacEncoded = "aac-encoded"
+        /// libavcodec's AAC decoder decoded every sample of an AAC CAF source (`AACSourceRoute`).
+        case aacDecoded = "aac-decoded"
     }
 
     /// The input path.

@@ -130,3 +130,48 @@ struct AACVerifyTests {
         #expect(uncut.files.first?.passed == false)
     }
 }
+
+@Suite("AAC CAF sources in convert", .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+struct AACSourceTests {
+    @Test("an AAC CAF source becomes linear PCM holding its decoded valid frames")
+    func decodesToPCM() throws {
+        let folder = TempDirectory()
+        let aac = try convert(
+            toneFixture(frames: 5000, channels: 2, sampleRate: 48000).bytes(order: .little),
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1), in: folder)
+        let pcmPath = folder.file("pcm.caf")
+        let report = Engine.convert(
+            inputs: [aac.path], output: pcmPath, options: ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), jobs: 1))
+        let result = try #require(report.files.first)
+        #expect(result.status == .converted, "\(result.reason ?? "")")
+        #expect(result.frames == 5000 && result.proof?.rule == "float-to-16-bit")
+        let bytes = try #require(readFile(pcmPath))
+        let file = try CAFFile(reading: MemoryByteSource(bytes))
+        let layout = try #require(PCMLayout(file.audioDescription))
+        #expect(layout.bits == 16 && layout.byteOrder == .little && file.validFrames == 5000)
+        // Independently: the decoder's valid frames, rounded to 16 bits.
+        let decoded = try independentDecode(aac.bytes)
+        let start = Int(decoded.header.primingFrames) * 2
+        let expected = decoded.samples[start..<start + 10000].map { Int32(max(-32768, min(32767, ($0 * 32768).rounded()))) }
+        let found = layout.decodeIntegers(bytes[Int(file.audioOffset)..<Int(file.audioOffset + file.audioBytes)])
+        expectSameSamples(found, expected)
+
+        let again = Engine.convert(
+            inputs: [aac.path], output: folder.file("again.caf"),
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1))
+        #expect(again.files.first?.status == .failed)
+        #expect(again.files.first?.reason?.contains("not encoded to AAC again") == true)
+    }
+
+    @Test("Apple's AAC CAF converts to float with its pakt's valid frames", .enabled(if: RepositoryPaths.realCorpus != nil))
+    func apple() throws {
+        let corpus = try #require(RepositoryPaths.realCorpus)
+        let folder = TempDirectory()
+        let report = Engine.convert(
+            inputs: [corpus + "/kstenerud_ObjectAL-for-iPhone__ColdFunk-Intro.caf"], output: folder.file("cold.caf"),
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: "LEF32"), jobs: 1))
+        let result = try #require(report.files.first)
+        #expect(result.status == .converted, "\(result.reason ?? "")")
+        #expect(result.frames == 448_877)
+    }
+}
