@@ -93,5 +93,8 @@ fuzz: deps ## Fuzz the CAF, WAVE/AIFF and manifest parsers and the IMA4 codec wi
 bench: deps ## Time cafconv against sndfile-convert, ffmpeg and cp on generated corpora (CAFCONV_BENCH_SKIP_HUGE=1 skips the 2 GiB file)
 	bash bench/run.sh
 
+bench-aac: deps ## The music corpus to AAC 128 kb/s: cafconv against ffmpeg to .m4a, and PCM start-up against main
+	bash bench/aac.sh
+
 clean: ## Remove build products and outputs
 	rm -rf .build .build-* out

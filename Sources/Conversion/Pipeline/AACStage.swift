@@ -221,16 +221,16 @@ enum AACStage {
 }
 
 extension AACStage {
-    /// The SNR an AAC output must reach to pass the proof, in dB, by bit rate per channel: 6 dB
-    /// from 96 kb/s, 2 dB from 64 kb/s, 0.5 dB from 32 kb/s, none below. A perceptual coder
+    /// The SNR an AAC output must reach to pass the proof, in dB, by bit rate per channel: 4 dB
+    /// from 96 kb/s, 1.5 dB from 64 kb/s, 0.25 dB from 32 kb/s, none below. A perceptual coder
     /// does not minimise the waveform error, so these are floors for the worst audio (full-scale
     /// white noise measured 3.1 dB at 64 kb/s per channel, 18.7 dB at 128), not quality targets;
     /// an output decoded wrong or misaligned gives about -3 dB or less (see the README).
     static func snrFloor(bitRate: Int, channels: Int) -> Double {
         let perChannel = bitRate / max(1, channels)
-        if perChannel >= 96_000 { return 6 }
-        if perChannel >= 64_000 { return 2 }
-        if perChannel >= 32_000 { return 0.5 }
+        if perChannel >= 96_000 { return 4 }
+        if perChannel >= 64_000 { return 1.5 }
+        if perChannel >= 32_000 { return 0.25 }
         return -.infinity
     }
 
