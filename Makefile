@@ -12,7 +12,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/cafconv
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test example docs release install uninstall lint format fuzz bench clean
+.PHONY: help deps build run test example docs release install uninstall lint format fuzz bench bench-aac clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'

@@ -40,7 +40,11 @@ struct Convert {
             normalised: an N-bit sample s becomes s / 2^(N-1); floats become round(x * 2^(N-1)), \
             clipped. -d ulaw and -d alaw code each sample to the nearest G.711 level of the same \
             sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
-            kept in their law are copied byte for byte.
+            kept in their law are copied byte for byte. -d aac writes AAC-LC with libavcodec's \
+            encoder (loaded at the first AAC job; Debian package libavcodec59) at -b bits per second \
+            (default 64000 per channel), gapless: the pakt holds the encoder's priming and the \
+            source's exact frame count, and each file is decoded and checked after writing (length, \
+            alignment, SNR). An AAC CAF given as input is decoded to linear PCM (16-bit by default).
 
             Each output is written to a temporary file beside it, read back and checked, then \
             renamed into place; a failed file leaves nothing at its output path. Inputs are never \

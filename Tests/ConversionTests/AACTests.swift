@@ -277,3 +277,32 @@ struct AACTests {
         #expect(checked >= 4, "the corpus has four AAC CAFs (three LC, one LD)")
     }
 }
+
+@Suite("AAC options (no libavcodec needed)")
+struct AACOptionTests {
+    @Test("-d aac parses; -b needs -d aac and a positive rate; --endian does not apply")
+    func options() throws {
+        #expect(try DataFormat(parsing: "aac").kind == .aac)
+        #expect(try DataFormat(parsing: "AAC").kind == .aac)
+        #expect(throws: DataFormatError.self) { try ConversionOptions(dataFormat: DataFormat(parsing: "LEI16"), bitRate: 128000).validate() }
+        #expect(throws: DataFormatError.self) { try ConversionOptions(bitRate: 128000).validate() }
+        #expect(throws: DataFormatError.self) { try ConversionOptions(dataFormat: DataFormat(parsing: "aac"), bitRate: 0).validate() }
+        #expect(throws: DataFormatError.self) {
+            try ConversionOptions(dataFormat: DataFormat(parsing: "aac"), endian: .big).validate()
+        }
+        try ConversionOptions(dataFormat: DataFormat(parsing: "aac"), bitRate: 96000).validate()
+        let a = ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), bitRate: 96000).fingerprint
+        let b = ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), bitRate: 128000).fingerprint
+        #expect(a != b && a.contains("b=96000"))
+    }
+
+    @Test("bit rate defaults and limits by channels and rate")
+    func bitRates() throws {
+        #expect(try AACStage.bitRate(asked: nil, channels: 2, sampleRate: 44100) == 128000)
+        #expect(try AACStage.bitRate(asked: nil, channels: 1, sampleRate: 44100) == 64000)
+        #expect(try AACStage.bitRate(asked: nil, channels: 1, sampleRate: 8000) == 48000, "capped at 6144 x 8000 / 1024")
+        #expect(throws: ConversionError.self) { try AACStage.bitRate(asked: 7999, channels: 1, sampleRate: 44100) }
+        #expect(throws: ConversionError.self) { try AACStage.bitRate(asked: 128000, channels: 9, sampleRate: 44100) }
+        #expect(throws: ConversionError.self) { try AACStage.bitRate(asked: nil, channels: 2, sampleRate: 7350) }
+    }
+}
