@@ -62,6 +62,18 @@ final class AACFileDecoder {
         else {
             throw AACFormatError("its 'pakt' header has negative frame counts")
         }
+        // Never trust the counts before checking them against the file: every packet takes at
+        // least one byte of the 'data' chunk, and the valid frames fit in the packets.
+        guard UInt64(header.numberPackets) <= file.audioBytes else {
+            throw AACFormatError(
+                "its 'pakt' announces \(header.numberPackets) packets, more than the \(file.audioBytes) bytes of its 'data' chunk can hold")
+        }
+        let (capacity, overflow) = header.numberPackets.multipliedReportingOverflow(by: Int64(desc.framesPerPacket))
+        let (declared, tooMany) = header.numberValidFrames.addingReportingOverflow(Int64(header.primingFrames))
+        guard !overflow, !tooMany, declared <= capacity else {
+            throw AACFormatError(
+                "its 'pakt' declares \(header.primingFrames) priming + \(header.numberValidFrames) valid frames, more than its \(header.numberPackets) packets of \(desc.framesPerPacket) frames hold")
+        }
         channels = Int(desc.channelsPerFrame)
         sampleRate = Int(desc.sampleRate)
         validFrames = header.numberValidFrames

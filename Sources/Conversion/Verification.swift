@@ -587,7 +587,7 @@ extension Verifier {
         }
         // The bit rate the file averages decides the floor, as it does for convert's proof.
         let seconds = Double(max(1, file.validFrames ?? 1)) / max(1, file.audioDescription.sampleRate)
-        let bitRate = Int(Double(file.audioBytes) * 8 / seconds)
+        let bitRate = Int(min(Double(file.audioBytes) * 8 / seconds, 1e12))
         let floor = AACStage.snrFloor(bitRate: bitRate, channels: decoder.channels)
         let snr = measured.roundedSNR
         if let snr, snr < floor {

@@ -175,3 +175,40 @@ struct AACSourceTests {
         #expect(result.frames == 448_877)
     }
 }
+
+@Suite("AAC: hostile AAC CAFs", .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+struct AACHostileTests {
+    @Test("lying pakt counts, packet sizes past the data, a cut file and a broken kuki fail with a reason")
+    func hostile() throws {
+        let folder = TempDirectory()
+        let good = try convert(
+            toneFixture(frames: 9000, channels: 2, sampleRate: 44100).bytes(order: .little),
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1), in: folder)
+        let pakt = try #require(good.file.packetTableChunk)
+        let kuki = try #require(good.file.chunks.first { $0.type == .kuki })
+        func patched(_ at: Int, _ bytes: [UInt8]) -> [UInt8] {
+            var copy = good.bytes
+            copy.replaceSubrange(at..<at + bytes.count, with: bytes)
+            return copy
+        }
+        let body = Int(pakt.bodyOffset)
+        let cases: [(String, [UInt8])] = [
+            ("packets", patched(body, [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0])),
+            ("valid", patched(body + 8, [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0])),
+            ("first-size", patched(body + 24, [0xFF, 0xFF, 0x7F])),
+            ("cut", Array(good.bytes[0..<good.bytes.count - 700])),
+            ("kuki", patched(Int(kuki.bodyOffset), [0x05])),
+        ]
+        for (name, bytes) in cases {
+            let path = folder.write("\(name).caf", bytes)
+            let report = Engine.convert(
+                inputs: [path], output: folder.file("out-\(name).caf"), options: ConversionOptions(jobs: 1))
+            let result = try #require(report.files.first)
+            #expect(result.status == .failed, "\(name): converted")
+            #expect(result.reason?.isEmpty == false, "\(name)")
+            #expect(!exists(folder.file("out-\(name).caf")), "\(name): an output was left")
+            let verdict = Verifier.verify(paths: [path], options: VerifyOptions(against: folder.file("in.wav")))
+            #expect(verdict.files.first?.passed == false, "\(name): verify passed")
+        }
+    }
+}
