@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if __has_include(<libavcodec/avcodec.h>)
+#if __has_include(<libavcodec/avcodec.h>) && !defined(CAFCONV_WITHOUT_AVCODEC)
 #define CAFCONV_HAVE_AVCODEC 1
 // Declarations and structure layouts only: nothing here links libavcodec.
 #include <libavcodec/avcodec.h>
@@ -26,7 +26,10 @@ static void say(char *error, size_t size, const char *text) {
 
 #if CAFCONV_HAVE_AVCODEC
 
+// The file names can be overridden at build time (-DAVCODEC_NAME=...) to check the messages.
+#ifndef AVCODEC_NAME
 #define AVCODEC_NAME "libavcodec.so." CAFCONV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR)
+#endif
 #define AVUTIL_NAME "libavutil.so." CAFCONV_STRINGIFY(LIBAVUTIL_VERSION_MAJOR)
 #define AVCODEC_PACKAGE "libavcodec" CAFCONV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR)
 
