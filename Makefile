@@ -12,7 +12,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/cafconv
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test example plugin-example docs release install uninstall lint format fuzz bench clean
+.PHONY: help deps build run test example plugin-example docs release install uninstall lint format fuzz bench bench-aac clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -97,6 +97,9 @@ fuzz: deps ## Fuzz the CAF, WAVE/AIFF and manifest parsers and the IMA4 codec wi
 
 bench: deps ## Time cafconv against sndfile-convert, ffmpeg and cp on generated corpora (CAFCONV_BENCH_SKIP_HUGE=1 skips the 2 GiB file)
 	bash bench/run.sh
+
+bench-aac: deps ## The music corpus to AAC 128 kb/s: cafconv against ffmpeg to .m4a, and PCM start-up against main
+	bash bench/aac.sh
 
 clean: ## Remove build products and outputs
 	rm -rf .build .build-* out

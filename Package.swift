@@ -46,6 +46,13 @@ let package = Package(
         // The one target that imports the C library (Glibc, Musl or Darwin) and CSystemCalls, and
         // re-exports them: the platform choice, the clashing names and the EINTR loop live here.
         .target(name: "SystemLayer", dependencies: ["CSystemCalls"], swiftSettings: strict),
+        // libavcodec's AAC encoder and decoder, loaded with dlopen at the first AAC job and never
+        // linked (a PCM conversion must not map it): the C code includes the libavcodec headers
+        // (Debian libavcodec-dev, in the multiarch include folder) for declarations and structure
+        // layouts only; without them it builds a stub that says so.
+        .target(name: "CAVCodec"),
+        // The Swift face of CAVCodec: AACEncoder, AACDecoder, LibAVCodec.load().
+        .target(name: "AACCodec", dependencies: ["CAVCodec"], swiftSettings: strict),
         // The only target that sees C types from libsndfile.
         .target(name: "SndFile", dependencies: ["CSndFile", "BinaryIO", "SystemLayer"], swiftSettings: strict),
         // Byte cursor, byte sources and FourCC shared by the pure-Swift parsers.
@@ -57,7 +64,7 @@ let package = Package(
         // The conversion engine: plan, convert, verify, report. No terminal output.
         .target(
             name: "Conversion",
-            dependencies: ["SndFile", "Soxr", "CAFKit", "WAVEKit", "BinaryIO", "SystemLayer"],
+            dependencies: ["SndFile", "Soxr", "CAFKit", "WAVEKit", "BinaryIO", "SystemLayer", "AACCodec"],
             swiftSettings: strict
         ),
         // `info`: one description over CAF, WAV and AIFF, from the pure-Swift readers alone (no
@@ -90,7 +97,7 @@ let package = Package(
         .testTarget(name: "SndFileTests", dependencies: ["SndFile", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ConversionTests",
-            dependencies: ["Conversion", "Inspection", "CAFKit", "WAVEKit", "TestSupport"],
+            dependencies: ["Conversion", "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec"],
             swiftSettings: strict
         ),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),

@@ -7,7 +7,8 @@
 # Environment: BENCH_CORPORA (default "sfx music huge"), BENCH_RUNS (default 5),
 # BENCH_STARTUP_RUNS (default 100), CAFCONV_BENCH_SKIP_HUGE=1 (drop the 2 GiB file),
 # CAFCONV_BENCH_SKIP_IMA4=1 (drop the IMA4 encoder comparison, bench/ima4-quality.py),
-# CAFCONV_BENCH_SKIP_RESAMPLE=1 (drop the rate/channel comparison, bench/resample.sh).
+# CAFCONV_BENCH_SKIP_RESAMPLE=1 (drop the rate/channel comparison, bench/resample.sh),
+# CAFCONV_BENCH_SKIP_AAC=1 (drop the AAC comparison, bench/aac.sh).
 # Everything it writes goes under bench/work/ (ignored by git): corpus/, out/, results/.
 # Ends with the check of the outputs (bench/check.py) and the Markdown table (bench/report.py).
 set -euo pipefail
@@ -157,4 +158,11 @@ fi
 if [[ ${CAFCONV_BENCH_SKIP_IMA4:-0} != 1 ]]; then
     echo "== IMA4 quality and speed" >&2
     python3 bench/ima4-quality.py --runs 3 --cafconv "$BIN" --sfx "$W/corpus/sfx" | tee "$R/ima4.md"
+fi
+
+# AAC: the music corpus to AAC 128 kb/s against ffmpeg to .m4a, and PCM start-up against main
+# (bench/aac.sh). CAFCONV_BENCH_SKIP_AAC=1 skips it.
+if [[ ${CAFCONV_BENCH_SKIP_AAC:-0} != 1 ]]; then
+    echo "== AAC" >&2
+    BIN=$BIN bash bench/aac.sh | tee "$R/aac.md"
 fi

@@ -3,11 +3,14 @@
 # libsndfile1-dev and libsoxr-dev: the libraries cafconv links (libsoxr resamples). ffmpeg and sndfile-programs: independent decoders the
 # tests cross-check against; file: file(1), which the tests run with share/magic/caf; sox: makes
 # AIFF sources the way other tools do, for the end-to-end tests of convert's sources (the tests
-# skip those checks, saying so, when they are absent).
+# skip those checks, saying so, when they are absent). libavcodec-dev: the headers cafconv's AAC
+# codec is built with (the library itself is loaded with dlopen at the first AAC job; the AAC tests
+# skip, saying so, without it).
 set -euo pipefail
 need=()
 pkg-config --exists sndfile 2>/dev/null || need+=(libsndfile1-dev pkg-config)
 pkg-config --exists soxr 2>/dev/null || need+=(libsoxr-dev pkg-config)
+pkg-config --exists libavcodec 2>/dev/null || need+=(libavcodec-dev)
 command -v ffmpeg >/dev/null || need+=(ffmpeg)
 command -v sndfile-info >/dev/null || need+=(sndfile-programs)
 command -v file >/dev/null || need+=(file)

@@ -62,6 +62,16 @@ int cafconv_create_locked(int folder, const char *name, int mode) {
     return created;
 }
 
+int cafconv_create_unnamed(int folder, const char *fallback_name) {
+#if defined(__linux__) && defined(O_TMPFILE)
+    int fd = openat(folder, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+#endif
+    int created = openat(folder, fallback_name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (created >= 0) unlinkat(folder, fallback_name, 0);
+    return created;
+}
+
 int cafconv_reserve(int fd, int64_t length) {
 #if defined(__linux__)
     return fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)length);

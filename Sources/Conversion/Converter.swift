@@ -1,3 +1,4 @@
+import AACCodec
 import BinaryIO
 import CAFKit
 import SndFile
@@ -46,6 +47,9 @@ public struct ConversionOptions: Sendable, Equatable {
     /// `--shard K/N`: convert only this shard's share of the planned files (run-wide; not part of
     /// the fingerprint).
     public var shard: Shard? = nil
+    /// `-b`: the total bit rate of `-d aac`, in bits per second; `nil` takes the default for the
+    /// source's channel count (64 kb/s per channel, at most AAC's ceiling for the rate).
+    public var bitRate: Int?
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(
@@ -53,8 +57,9 @@ public struct ConversionOptions: Sendable, Equatable {
         force: Bool = false, dryRun: Bool = false, prune: Bool = false, directPayload: Bool = true,
         sampleRate: Int? = nil, channels: Int? = nil, mix: Bool = true, srcQuality: RateQuality = .vhq,
         dither: Dither = .none,
-        stripMetadata: Bool = false
+        stripMetadata: Bool = false, bitRate: Int? = nil
     ) {
+        self.bitRate = bitRate
         self.dataFormat = dataFormat
         self.endian = endian
         self.jobs = max(1, jobs ?? FileSystem.processorCount)
@@ -99,6 +104,10 @@ public struct ConversionOptions: Sendable, Equatable {
             // are written at all.
             format =
                 "ima4(enc=\(IMA4Stage.encoderRevision),width=\(ima4Search.searchWidth),range=\(ima4Search.codeRange),floor=\(ima4MinimumSNR))"
+        case .aac?:
+            // The encoder's identity and version decide the bytes as much as the bit rate does
+            // (libavcodec is loaded here only for AAC options).
+            format = "aac;b=\(bitRate.map(String.init) ?? "default");enc=\(LibAVCodec.encoderIdentity)"
         case nil: break
         }
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
@@ -112,6 +121,13 @@ public struct ConversionOptions: Sendable, Equatable {
 
     /// Checks that the options agree with each other.
     public func validate() throws(DataFormatError) {
+        if let bitRate {
+            guard dataFormat?.kind == .aac else { throw DataFormatError("-b sets the bit rate of -d aac; it does nothing for -d \(dataFormat?.text ?? "(source format)")") }
+            guard bitRate > 0 else { throw DataFormatError("-b \(bitRate): the bit rate must be positive (bits per second, e.g. 128000)") }
+        }
+        if dataFormat?.kind == .aac, endian != nil {
+            throw DataFormatError("--endian does not apply to -d aac (AAC packets have no byte order)")
+        }
         if let endian, endian == .little || endian == .big,
             let problem = dataFormat?.disagreement(withEndian: endian.rawValue)
         {
@@ -179,6 +195,9 @@ enum Converter {
     static func convert(
         _ job: Job, options: ConversionOptions, sequence: Int, cancellation: Cancellation = Cancellation()
     ) -> FileResult {
+        // AAC CAF sources: their own route (decoded by libavcodec, written by CAFKit).
+        if AACSourceRoute.handles(job.input) { return AACSourceRoute.convert(job, options: options, cancellation: cancellation) }
+        if options.dataFormat?.kind == .aac { return AACStage.convertJob(job, options: options, cancellation: cancellation) }
         let started = FileSystem.now()
         var result = FileResult(input: job.input, output: job.output, status: .failed)
         var temporaryFile: FileSystem.TemporaryFile? = nil

@@ -51,6 +51,8 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         /// Apple IMA ADPCM (`ima4`): 64 frames in 34 bytes per channel, encoded by CAFKit's
         /// `IMA4Encoder` and written by CAFKit's writer with a `pakt` (never libsndfile).
         case ima4
+        /// AAC-LC (MPEG-4 AAC Low Complexity) from libavcodec's encoder, at `-b` bits per second.
+        case aac
     }
 
     /// What the samples become.
@@ -71,7 +73,7 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
 
     /// The formats `-d` accepts, for help texts.
     public static let examples =
-        "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac alac16 alac20 alac24 alac32 ima4"
+        "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac alac16 alac20 alac24 alac32 ima4 aac"
 
     /// Parses a `-d` value, or throws a usage error that says what is wrong.
     public init(parsing text: String) throws(DataFormatError) {
@@ -110,7 +112,11 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
             kind = .ima4
             byteOrder = nil
             return
-        case "aac", "aacl", "aach", "opus", "flac", "mp3", "ilbc", "ac-3":
+        case "aac":
+            kind = .aac
+            byteOrder = nil
+            return
+        case "aacl", "aach", "opus", "flac", "mp3", "ilbc", "ac-3":
             throw DataFormatError(
                 "'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(Self.examples)"
             )
@@ -196,6 +202,9 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
         case .alacBits(let bits)?:
             encoding = [16: Encoding.alac16, 20: .alac20, 24: .alac24][bits] ?? .alac32
         case .ima4?: encoding = .imaADPCM
+        case .aac?:
+            // Never written through libsndfile: `AACStage` converts AAC jobs before this is asked.
+            encoding = .pcm16
         case .alac?:
             switch source {
             case .pcm24, .alac24, .float32, .float64: encoding = .alac24

@@ -39,6 +39,10 @@ public struct FileResult: Equatable, Sendable, Codable {
         case transformed
         /// CAFKit's IMA4 encoder made the packets and CAFKit's writer the file (`-d ima4`).
         case ima4Encoded = "ima4-encoded"
+        /// libavcodec's AAC-LC encoder encoded every sample (`-d aac`; the proof measures how close).
+        case aacEncoded = "aac-encoded"
+        /// libavcodec's AAC decoder decoded every sample of an AAC CAF source (`AACSourceRoute`).
+        case aacDecoded = "aac-decoded"
     }
 
     /// The input path.

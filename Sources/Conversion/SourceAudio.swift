@@ -445,7 +445,8 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
     /// `exact` (same sample values; for µ-law and A-law outputs of a source of the same law, the
     /// same levels, or the same codes when they were copied), `exact-after-rule` (the source's
     /// samples mapped by `rule` equal the output's) or `snr` (a lossy format, IMA4: same length,
-    /// and the signal-to-noise ratio `snr` reaches `snrFloor`). Every format `convert` writes is
+    /// and the signal-to-noise ratio `snr` reaches `snrFloor`) or `lossy` (AAC: same length, the
+    /// cross-correlation peak at lag 0, `snr` measured against the floor for the bit rate). Every format `convert` writes is
     /// compared.
     public var comparison: String
     /// The conversion rule, when one applies: `24-to-16-bit`, `16-to-24-bit`, `int-to-float`,
@@ -466,9 +467,28 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
     public var snr: Double?
     /// For `snr` comparisons: the floor in dB the file had to reach.
     public var snrFloor: Double?
+    /// For lossy outputs: the lag of the cross-correlation peak between source and decoded output
+    /// (channels summed, 4096 frames from the first sound, lags up to 1100 either way); 0 proves
+    /// the priming frames are right. `nil` when the source is silent.
+    public var peakLag: Int?
+    /// For lossy outputs: the encoder's delay written as `pakt` priming frames and dropped by the decoder.
+    public var primingFrames: Int?
+    /// For AAC outputs: the total bit rate asked of the encoder.
+    public var bitRate: Int?
 
     /// One phrase: `exact after rule 24-to-16-bit; source decoded by cafconv, output by cafkit, every frame`.
     public var description: String {
+        if comparison == "lossy" {
+            var text = "lossy \(rule ?? "")"
+            if let bitRate { text += " at \(bitRate) b/s" }
+            text += ": exact length"
+            if let primingFrames { text += " after \(primingFrames) priming frames" }
+            if let peakLag { text += ", correlation peak at lag \(peakLag)" }
+            text += snr.map { ", SNR \($0) dB" } ?? ", silent source"
+            text += "; source decoded by \(sourceDecoder)"
+            if let outputDecoder { text += ", output by \(outputDecoder)" }
+            return text
+        }
         var text = comparison == "exact" ? "exact" : "exact after rule \(rule ?? "?")"
         if comparison == "snr" {
             text = "SNR \(snr.map { "\($0) dB" } ?? "?") (floor \(snrFloor.map { "\($0) dB" } ?? "?")) after rule \(rule ?? "?")"

@@ -27,6 +27,9 @@ struct Convert {
         parse: { text in try RateQuality(parsing: text) })
     static let dither = Option<Dither>(
         "dither", help: "Dither when samples become integers of fewer bits: none or tpdf (default: none).")
+    static let bitRate = Option<Int>(
+        "bit-rate", short: "b", valueName: "bits-per-second",
+        help: "Total bit rate of -d aac, as afconvert's -b (default: 64000 per channel, 128000 stereo).")
     static let jobs = Option<Int>("jobs", short: "j", help: "Convert this many files at once (default: all cores).")
     static let force = Flag("force", help: "Convert every input, even when its output is up to date.")
     static let dryRun = Flag(
@@ -72,8 +75,8 @@ struct Convert {
         add(["--src-complexity"], "cafconv resamples with libsoxr; --src-quality (-r) chooses its recipe")
         // afconvert's -q (quality) is cafconv's --quiet: only its long spelling is listed.
         add(
-            ["-b", "--bitrate", "-s", "--strategy", "--quality"],
-            "cafconv writes no lossy codec yet (AAC is planned); its formats are \(DataFormat.examples)")
+            ["--bitrate", "-s", "--strategy", "--quality"],
+            "cafconv's AAC takes only the bit rate, -b (--bit-rate); libavcodec's encoder chooses the rest")
         add(
             ["--prime-method", "--prime-override", "--no-filler", "--codec-manuf"],
             "cafconv writes no codec that needs priming or encoder options")
@@ -93,7 +96,7 @@ struct Convert {
             discussion: """
                 Sources: WAV (RIFF, RIFX, RF64, Wave64), AIFF and AIFF-C, CAF, FLAC, Ogg Vorbis, Ogg \
                 Opus, MP3 and Sun/NeXT .au, recognised by their content, not their name; anything else \
-                is an error naming the file. IMA4 (AIFF-C and CAF) sources are decoded by cafconv (to LEI16 by default); AAC sources are refused for now. \
+                is an error naming the file. IMA4 (AIFF-C and CAF) sources are decoded by cafconv (to LEI16 by default); AAC CAF sources are decoded by libavcodec. \
                 Folders are searched recursively for files named *.\(Planner.audioExtensions.joined(separator: ", *.")) \
                 (any case); other files, hidden files and files cafconv wrote (its manifests record them) \
                 are ignored, and a folder without any audio file is an error. --include and --exclude \
@@ -116,7 +119,12 @@ struct Convert {
                 sign, from its exact value (not rounded to 16 bits first); µ-law and A-law sources \
                 kept in their law are copied byte for byte. -d ima4 writes Apple IMA4 (afconvert's \
                 layout, exact length in the pakt) with cafconv's own encoder; the file is decoded again \
-                and fails unless its SNR against the source reaches 10 dB.
+                and fails unless its SNR against the source reaches 10 dB. -d aac writes AAC-LC with \
+                libavcodec's encoder (loaded at the first AAC job; Debian package libavcodec59) at -b \
+                bits per second (default 64000 per channel), gapless: the pakt holds the encoder's \
+                priming and the source's exact frame count, and each file is decoded and checked after \
+                writing (length, alignment, SNR). An AAC CAF given as input is decoded to linear PCM \
+                (16-bit by default).
 
                 -d FMT@RATE resamples with libsoxr (quality vhq unless --src-quality says otherwise); \
                 0@RATE keeps the source's format. The output holds round(frames x new rate / old \
@@ -170,7 +178,7 @@ struct Convert {
                 """,
             positionals: inputs,
             options: [
-                output, endian, dataFormat, fileType, channels, mix, noMix, srcQuality, dither, include, exclude, jobs, force,
+                output, endian, dataFormat, bitRate, fileType, channels, mix, noMix, srcQuality, dither, include, exclude, jobs, force,
                 rules, depfile, shard, dryRun, check, prune, SharedOptions.report, verbose, stripMetadata,
             ])
         command.foreignOptions = afconvertOptions
@@ -225,7 +233,8 @@ struct Convert {
                 dataFormat: request?.format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
                 dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune], sampleRate: request?.sampleRate,
                 channels: channels, mix: !invocation[Self.noMix], srcQuality: invocation[Self.srcQuality] ?? .vhq,
-                dither: invocation[Self.dither] ?? .none, stripMetadata: invocation[Self.stripMetadata])
+                dither: invocation[Self.dither] ?? .none, stripMetadata: invocation[Self.stripMetadata],
+                bitRate: invocation[Self.bitRate])
             options.shard = try invocation[Self.shard].map { text throws(DataFormatError) in try Shard(parsing: text) }
             try options.validate()
             self.options = options
@@ -237,6 +246,7 @@ struct Convert {
             if invocation[Self.mix] || invocation[Self.noMix] { keys.insert(.mix) }
             if invocation[Self.dither] != nil { keys.insert(.dither) }
             if invocation[Self.stripMetadata] { keys.insert(.stripMetadata) }
+            if invocation[Self.bitRate] != nil { keys.insert(.bitrate) }
             commandLineKeys = keys
         } catch {
             throw CommandLineError(error.message)

@@ -17,7 +17,7 @@ struct FormatTests {
             ("LEF64", .linearPCM(bits: 64, isFloat: true), .little),
             ("I8", .linearPCM(bits: 8, isFloat: false), nil),
             ("F32", .linearPCM(bits: 32, isFloat: true), nil),
-            ("ulaw", .ulaw, nil), ("alaw", .alaw, nil), ("alac", .alac, nil),
+            ("ulaw", .ulaw, nil), ("alaw", .alaw, nil), ("alac", .alac, nil), ("aac", .aac, nil),
         ])
     func parses(text: String, kind: DataFormat.Kind, order: ByteOrder?) throws {
         let format = try DataFormat(parsing: text)
@@ -28,7 +28,7 @@ struct FormatTests {
     @Test(
         "bad formats are usage errors that say why",
         arguments: [
-            ("LEI16@44100", "resampling"), ("alac@48000", "resampling"), ("UI8", "signed"), ("aac", "cannot encode"),
+            ("LEI16@44100", "resampling"), ("alac@48000", "resampling"), ("UI8", "signed"), ("aacl", "cannot encode"),
             ("LEI12", "not 12"), ("LEF16", "not 16"), ("LEX16", "not a data format"), ("LEI", "bit depth"), ("LEI16/0", "flags"),
         ])
     func rejects(text: String, phrase: String) {

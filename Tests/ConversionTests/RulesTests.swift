@@ -79,7 +79,7 @@ struct RulesTests {
             ("[[rule]]\nmatch = \"a/**\"\nchannels = \"one\"\n", 3, "wrong type"),
             ("[[rule]]\nmatch = \"a/**\"\nchannels = 0\n", 3, "out of range"),
             ("[[rule]]\nmatch = \"a/**\"\nrate = 0\n", 3, "out of range"),
-            ("[[rule]]\nmatch = \"a/**\"\nbitrate = 128000\n", 3, "not supported by this version"),
+            ("[[rule]]\nmatch = \"a/**\"\nbitrate = 1000\n", 3, "out of range"),
             ("[[rule]]\nmatch = \"a/**\"\nstrip-metadata = \"yes\"\n", 3, "wrong type"),
             ("[[rule]]\nmatch = \"a/**\"\nformat = \"LEI16@0\"\n", 3, "format"),
             ("[[rule]]\nmatch = \"a/**\"\ndither = \"loud\"\n", 3, "not a dither"),

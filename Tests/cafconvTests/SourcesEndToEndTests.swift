@@ -60,7 +60,7 @@ struct SourcesEndToEndTests {
         "usage errors for what cafconv does not do, naming afconvert's option",
         arguments: [
             (["-f", "WAVE"], "-f WAVE: cafconv writes CAF only; use -f caff or leave -f out"),
-            (["-b", "128000"], "afconvert's -b is not supported: cafconv writes no lossy codec yet"),
+            (["--bitrate", "128000"], "afconvert's --bitrate is not supported: cafconv's AAC takes only the bit rate, -b"),
             (["--quality", "127"], "afconvert's --quality is not supported"),
             (["-s", "3"], "afconvert's -s is not supported"),
             (["--src-complexity", "mats"], "afconvert's --src-complexity is not supported: cafconv resamples with libsoxr"),

@@ -21,6 +21,12 @@ int cafconv_exchange_at(int folder, const char *first, const char *second);
 /// with O_CREAT | O_EXCL | O_NOFOLLOW and locked at once. Returns -1 with errno set on failure.
 int cafconv_create_locked(int folder, const char *name, int mode);
 
+/// Creates a file in the open folder `folder` that has no name (O_TMPFILE; where the system
+/// cannot, the new file `fallback_name` is created with O_CREAT | O_EXCL | O_NOFOLLOW and unlinked
+/// at once) and returns it open for reading and writing: it vanishes when closed, even if the
+/// process dies. Returns -1 with errno set on failure.
+int cafconv_create_unnamed(int folder, const char *fallback_name);
+
 /// Reserves disk blocks for the first `length` bytes of `fd` (fallocate(2) with
 /// FALLOC_FL_KEEP_SIZE: the size and content stay as they are). Returns 0, or -1 with errno set
 /// (ENOSPC when the disk is full; EOPNOTSUPP or ENOSYS where the file system or system cannot).

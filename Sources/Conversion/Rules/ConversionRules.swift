@@ -195,7 +195,7 @@ public struct ConversionRules: Sendable, Equatable {
             guard (8_000...512_000).contains(bitrate) else {
                 throw RuleError("bitrate = \(bitrate) is out of range (8000 to 512000 bits per second)")
             }
-            throw notYet(key, "lossy encoding (AAC)")
+            options.bitRate = bitrate
         case (.dither, .boolean(let on)):
             options.dither = on ? .tpdf : .none
         case (.dither, .string(let text)):
@@ -217,9 +217,5 @@ public struct ConversionRules: Sendable, Equatable {
         case .dither: "a string or a boolean"
         case .mix, .stripMetadata: "a boolean"
         }
-    }
-
-    static func notYet(_ key: RuleKey, _ feature: String) -> RuleError {
-        RuleError("\(key.rawValue): \(feature) is not supported by this version of cafconv yet")
     }
 }

@@ -1,0 +1,458 @@
+// libavcodec's AAC encoder and decoder behind dlopen(3); see include/CAVCodec.h.
+#include "CAVCodec.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if __has_include(<libavcodec/avcodec.h>) && !defined(CAFCONV_WITHOUT_AVCODEC)
+#define CAFCONV_HAVE_AVCODEC 1
+// Declarations and structure layouts only: nothing here links libavcodec.
+#include <libavcodec/avcodec.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/frame.h>
+#include <libavutil/log.h>
+#include <libavutil/mem.h>
+#endif
+
+#define CAFCONV_STRINGIFY2(x) #x
+#define CAFCONV_STRINGIFY(x) CAFCONV_STRINGIFY2(x)
+
+static void say(char *error, size_t size, const char *text) {
+    if (error && size) snprintf(error, size, "%s", text);
+}
+
+#if CAFCONV_HAVE_AVCODEC
+
+// The file names can be overridden at build time (-DAVCODEC_NAME=...) to check the messages.
+#ifndef AVCODEC_NAME
+#define AVCODEC_NAME "libavcodec.so." CAFCONV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR)
+#endif
+#define AVUTIL_NAME "libavutil.so." CAFCONV_STRINGIFY(LIBAVUTIL_VERSION_MAJOR)
+#define AVCODEC_PACKAGE "libavcodec" CAFCONV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR)
+
+// Every function cafconv calls, resolved with dlsym.
+static struct {
+    unsigned (*avcodec_version)(void);
+    unsigned (*avutil_version)(void);
+    const AVCodec *(*find_encoder_by_name)(const char *);
+    const AVCodec *(*find_decoder)(enum AVCodecID);
+    AVCodecContext *(*alloc_context3)(const AVCodec *);
+    void (*free_context)(AVCodecContext **);
+    int (*open2)(AVCodecContext *, const AVCodec *, AVDictionary **);
+    int (*send_frame)(AVCodecContext *, const AVFrame *);
+    int (*receive_packet)(AVCodecContext *, AVPacket *);
+    int (*send_packet)(AVCodecContext *, const AVPacket *);
+    int (*receive_frame)(AVCodecContext *, AVFrame *);
+    AVPacket *(*packet_alloc)(void);
+    void (*packet_free)(AVPacket **);
+    void (*packet_unref)(AVPacket *);
+    AVFrame *(*frame_alloc)(void);
+    void (*frame_free)(AVFrame **);
+    int (*frame_get_buffer)(AVFrame *, int);
+    int (*frame_make_writable)(AVFrame *);
+    void (*channel_layout_default)(AVChannelLayout *, int);
+    int (*strerror)(int, char *, size_t);
+    void *(*mallocz)(size_t);
+    void (*log_set_level)(int);
+} av;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_status = -1;
+static char load_error[512];
+static char version_text[32];
+
+static void *need(void *library, const char *name, const char *file) {
+    void *symbol = dlsym(library, name);
+    if (!symbol && load_error[0] == 0)
+        snprintf(load_error, sizeof load_error, "%s has no symbol %s: it is not the libavcodec cafconv was built for", file, name);
+    return symbol;
+}
+
+static void load(void) {
+    void *util = dlopen(AVUTIL_NAME, RTLD_NOW | RTLD_LOCAL);
+    void *codec = util ? dlopen(AVCODEC_NAME, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!util || !codec) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error,
+                 "AAC needs libavcodec %d (%s), which cannot be loaded (%s); install the Debian package %s (apt-get install %s)",
+                 LIBAVCODEC_VERSION_MAJOR, AVCODEC_NAME, why ? why : "not found", AVCODEC_PACKAGE, AVCODEC_PACKAGE);
+        return;
+    }
+#define RESOLVE(field, library, name, file) *(void **)&av.field = need(library, name, file)
+    RESOLVE(avcodec_version, codec, "avcodec_version", AVCODEC_NAME);
+    RESOLVE(avutil_version, util, "avutil_version", AVUTIL_NAME);
+    RESOLVE(find_encoder_by_name, codec, "avcodec_find_encoder_by_name", AVCODEC_NAME);
+    RESOLVE(find_decoder, codec, "avcodec_find_decoder", AVCODEC_NAME);
+    RESOLVE(alloc_context3, codec, "avcodec_alloc_context3", AVCODEC_NAME);
+    RESOLVE(free_context, codec, "avcodec_free_context", AVCODEC_NAME);
+    RESOLVE(open2, codec, "avcodec_open2", AVCODEC_NAME);
+    RESOLVE(send_frame, codec, "avcodec_send_frame", AVCODEC_NAME);
+    RESOLVE(receive_packet, codec, "avcodec_receive_packet", AVCODEC_NAME);
+    RESOLVE(send_packet, codec, "avcodec_send_packet", AVCODEC_NAME);
+    RESOLVE(receive_frame, codec, "avcodec_receive_frame", AVCODEC_NAME);
+    RESOLVE(packet_alloc, codec, "av_packet_alloc", AVCODEC_NAME);
+    RESOLVE(packet_free, codec, "av_packet_free", AVCODEC_NAME);
+    RESOLVE(packet_unref, codec, "av_packet_unref", AVCODEC_NAME);
+    RESOLVE(frame_alloc, util, "av_frame_alloc", AVUTIL_NAME);
+    RESOLVE(frame_free, util, "av_frame_free", AVUTIL_NAME);
+    RESOLVE(frame_get_buffer, util, "av_frame_get_buffer", AVUTIL_NAME);
+    RESOLVE(frame_make_writable, util, "av_frame_make_writable", AVUTIL_NAME);
+    RESOLVE(channel_layout_default, util, "av_channel_layout_default", AVUTIL_NAME);
+    RESOLVE(strerror, util, "av_strerror", AVUTIL_NAME);
+    RESOLVE(mallocz, util, "av_mallocz", AVUTIL_NAME);
+    RESOLVE(log_set_level, util, "av_log_set_level", AVUTIL_NAME);
+#undef RESOLVE
+    if (load_error[0]) return;
+    // The structures cafconv fills are laid out by the headers it was built with: the loaded
+    // libraries must have the same major versions.
+    unsigned codec_version = av.avcodec_version(), util_version = av.avutil_version();
+    if (AV_VERSION_MAJOR(codec_version) != LIBAVCODEC_VERSION_MAJOR || AV_VERSION_MAJOR(util_version) != LIBAVUTIL_VERSION_MAJOR) {
+        snprintf(load_error, sizeof load_error,
+                 "the loaded libavcodec is version %u.%u.%u (libavutil %u), but cafconv was built with the headers of libavcodec %d (libavutil %d); rebuild cafconv",
+                 AV_VERSION_MAJOR(codec_version), AV_VERSION_MINOR(codec_version), AV_VERSION_MICRO(codec_version),
+                 AV_VERSION_MAJOR(util_version), LIBAVCODEC_VERSION_MAJOR, LIBAVUTIL_VERSION_MAJOR);
+        return;
+    }
+    snprintf(version_text, sizeof version_text, "%u.%u.%u", AV_VERSION_MAJOR(codec_version),
+             AV_VERSION_MINOR(codec_version), AV_VERSION_MICRO(codec_version));
+    // Errors come back as return codes; libavcodec's log lines would only clutter stderr.
+    av.log_set_level(AV_LOG_QUIET);
+    load_status = 0;
+}
+
+int cafconv_av_load(char *error, size_t size) {
+    pthread_once(&load_once, load);
+    if (load_status != 0) say(error, size, load_error);
+    return load_status;
+}
+
+const char *cafconv_av_version(void) { return version_text; }
+
+const char *cafconv_av_library_name(void) { return AVCODEC_NAME; }
+
+static void describe(int code, const char *doing, char *error, size_t size) {
+    char text[128] = "unknown error";
+    av.strerror(code, text, sizeof text);
+    if (error && size) snprintf(error, size, "libavcodec %s: %s", doing, text);
+}
+
+struct cafconv_aac_encoder {
+    AVCodecContext *context;
+    AVFrame *frame;
+    AVPacket *packet;
+    int channels;
+    int filled;     // frames in `frame` not yet sent
+    int64_t next_pts;
+    int flushed;
+};
+
+cafconv_aac_encoder *cafconv_aac_encoder_open(int sample_rate, int channels, int64_t bit_rate, char *error, size_t size) {
+    if (cafconv_av_load(error, size) != 0) return NULL;
+    const AVCodec *codec = av.find_encoder_by_name("aac");
+    if (!codec) {
+        say(error, size, "this libavcodec has no native AAC encoder ('aac')");
+        return NULL;
+    }
+    cafconv_aac_encoder *encoder = calloc(1, sizeof *encoder);
+    if (!encoder) {
+        say(error, size, "out of memory");
+        return NULL;
+    }
+    encoder->channels = channels;
+    encoder->context = av.alloc_context3(codec);
+    encoder->frame = av.frame_alloc();
+    encoder->packet = av.packet_alloc();
+    if (!encoder->context || !encoder->frame || !encoder->packet) {
+        say(error, size, "out of memory");
+        cafconv_aac_encoder_close(encoder);
+        return NULL;
+    }
+    AVCodecContext *context = encoder->context;
+    context->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    context->sample_rate = sample_rate;
+    context->time_base = (AVRational){1, sample_rate};
+    av.channel_layout_default(&context->ch_layout, channels);
+    context->bit_rate = bit_rate;
+    context->profile = FF_PROFILE_AAC_LOW;
+    context->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    int status = av.open2(context, codec, NULL);
+    if (status < 0) {
+        char doing[128];
+        snprintf(doing, sizeof doing, "cannot open its AAC encoder for %d channels at %d Hz, %lld b/s", channels,
+                 sample_rate, (long long)bit_rate);
+        describe(status, doing, error, size);
+        cafconv_aac_encoder_close(encoder);
+        return NULL;
+    }
+    if (context->frame_size <= 0 || context->extradata_size <= 0) {
+        say(error, size, "libavcodec's AAC encoder gave no frame size or no AudioSpecificConfig");
+        cafconv_aac_encoder_close(encoder);
+        return NULL;
+    }
+    encoder->frame->format = AV_SAMPLE_FMT_FLTP;
+    encoder->frame->nb_samples = context->frame_size;
+    encoder->frame->sample_rate = sample_rate;
+    av.channel_layout_default(&encoder->frame->ch_layout, channels);
+    status = av.frame_get_buffer(encoder->frame, 0);
+    if (status < 0) {
+        describe(status, "cannot allocate a frame", error, size);
+        cafconv_aac_encoder_close(encoder);
+        return NULL;
+    }
+    return encoder;
+}
+
+int cafconv_aac_encoder_priming(const cafconv_aac_encoder *encoder) { return encoder->context->initial_padding; }
+
+int cafconv_aac_encoder_frame_size(const cafconv_aac_encoder *encoder) { return encoder->context->frame_size; }
+
+int cafconv_aac_encoder_config(const cafconv_aac_encoder *encoder, const uint8_t **bytes) {
+    *bytes = encoder->context->extradata;
+    return encoder->context->extradata_size;
+}
+
+static int submit(cafconv_aac_encoder *encoder, char *error, size_t size) {
+    encoder->frame->nb_samples = encoder->filled;
+    encoder->frame->pts = encoder->next_pts;
+    encoder->next_pts += encoder->filled;
+    int status = av.send_frame(encoder->context, encoder->frame);
+    encoder->filled = 0;
+    if (status < 0) {
+        describe(status, "cannot encode", error, size);
+        return -1;
+    }
+    return 0;
+}
+
+int cafconv_aac_encoder_send(cafconv_aac_encoder *encoder, const float *samples, int frames, char *error, size_t size) {
+    if (encoder->flushed) return 0;
+    if (!samples) {
+        if (encoder->filled > 0 && submit(encoder, error, size) != 0) return -1;
+        encoder->flushed = 1;
+        int status = av.send_frame(encoder->context, NULL);
+        if (status < 0) {
+            describe(status, "cannot finish encoding", error, size);
+            return -1;
+        }
+        return 0;
+    }
+    int frame_size = encoder->context->frame_size;
+    if (encoder->filled == 0) {
+        // The encoder may still hold a reference to the last frame's buffers.
+        int status = av.frame_make_writable(encoder->frame);
+        if (status < 0) {
+            describe(status, "cannot reuse a frame", error, size);
+            return -1;
+        }
+        encoder->frame->nb_samples = frame_size;
+    }
+    int take = frame_size - encoder->filled;
+    if (take > frames) take = frames;
+    int channels = encoder->channels;
+    for (int channel = 0; channel < channels; channel++) {
+        float *plane = (float *)encoder->frame->extended_data[channel] + encoder->filled;
+        const float *from = samples + channel;
+        for (int index = 0; index < take; index++) plane[index] = from[(size_t)index * channels];
+    }
+    encoder->filled += take;
+    if (encoder->filled == frame_size && submit(encoder, error, size) != 0) return -1;
+    return take;
+}
+
+int cafconv_aac_encoder_receive(cafconv_aac_encoder *encoder, const uint8_t **bytes, char *error, size_t size) {
+    av.packet_unref(encoder->packet);
+    int status = av.receive_packet(encoder->context, encoder->packet);
+    if (status == AVERROR(EAGAIN)) return -1;
+    if (status == AVERROR_EOF) return -2;
+    if (status < 0) {
+        describe(status, "cannot encode", error, size);
+        return -3;
+    }
+    *bytes = encoder->packet->data;
+    return encoder->packet->size;
+}
+
+void cafconv_aac_encoder_close(cafconv_aac_encoder *encoder) {
+    if (!encoder) return;
+    if (encoder->packet) av.packet_free(&encoder->packet);
+    if (encoder->frame) av.frame_free(&encoder->frame);
+    if (encoder->context) av.free_context(&encoder->context);
+    free(encoder);
+}
+
+struct cafconv_aac_decoder {
+    AVCodecContext *context;
+    AVFrame *frame;
+    AVPacket *packet;
+    uint8_t *buffer;  // the packet's bytes with libavcodec's zeroed padding after them
+    size_t capacity;
+    int channels;
+};
+
+cafconv_aac_decoder *cafconv_aac_decoder_open(const uint8_t *config, int config_size, int sample_rate, int channels, char *error, size_t size) {
+    if (cafconv_av_load(error, size) != 0) return NULL;
+    const AVCodec *codec = av.find_decoder(AV_CODEC_ID_AAC);
+    if (!codec) {
+        say(error, size, "this libavcodec has no AAC decoder");
+        return NULL;
+    }
+    cafconv_aac_decoder *decoder = calloc(1, sizeof *decoder);
+    if (!decoder) {
+        say(error, size, "out of memory");
+        return NULL;
+    }
+    decoder->channels = channels;
+    decoder->context = av.alloc_context3(codec);
+    decoder->frame = av.frame_alloc();
+    decoder->packet = av.packet_alloc();
+    if (!decoder->context || !decoder->frame || !decoder->packet) {
+        say(error, size, "out of memory");
+        cafconv_aac_decoder_close(decoder);
+        return NULL;
+    }
+    AVCodecContext *context = decoder->context;
+    context->sample_rate = sample_rate;
+    av.channel_layout_default(&context->ch_layout, channels);
+    if (config_size > 0) {
+        context->extradata = av.mallocz((size_t)config_size + AV_INPUT_BUFFER_PADDING_SIZE);
+        if (!context->extradata) {
+            say(error, size, "out of memory");
+            cafconv_aac_decoder_close(decoder);
+            return NULL;
+        }
+        memcpy(context->extradata, config, (size_t)config_size);
+        context->extradata_size = config_size;
+    }
+    int status = av.open2(context, codec, NULL);
+    if (status < 0) {
+        describe(status, "cannot open its AAC decoder for this AudioSpecificConfig", error, size);
+        cafconv_aac_decoder_close(decoder);
+        return NULL;
+    }
+    return decoder;
+}
+
+int cafconv_aac_decoder_send(cafconv_aac_decoder *decoder, const uint8_t *packet, int size, char *error, size_t error_size) {
+    int status;
+    if (!packet) {
+        status = av.send_packet(decoder->context, NULL);
+    } else {
+        size_t needed = (size_t)size + AV_INPUT_BUFFER_PADDING_SIZE;
+        if (needed > decoder->capacity) {
+            uint8_t *grown = realloc(decoder->buffer, needed);
+            if (!grown) {
+                say(error, error_size, "out of memory");
+                return -1;
+            }
+            decoder->buffer = grown;
+            decoder->capacity = needed;
+        }
+        memcpy(decoder->buffer, packet, (size_t)size);
+        memset(decoder->buffer + size, 0, AV_INPUT_BUFFER_PADDING_SIZE);
+        av.packet_unref(decoder->packet);
+        decoder->packet->data = decoder->buffer;
+        decoder->packet->size = size;
+        status = av.send_packet(decoder->context, decoder->packet);
+    }
+    if (status == AVERROR_EOF) return 0;
+    if (status < 0) {
+        describe(status, "cannot decode a packet", error, error_size);
+        return -1;
+    }
+    return 0;
+}
+
+int cafconv_aac_decoder_receive(cafconv_aac_decoder *decoder, char *error, size_t size) {
+    int status = av.receive_frame(decoder->context, decoder->frame);
+    if (status == AVERROR(EAGAIN)) return -1;
+    if (status == AVERROR_EOF) return -2;
+    if (status < 0) {
+        describe(status, "cannot decode a packet", error, size);
+        return -3;
+    }
+    AVFrame *frame = decoder->frame;
+    if (frame->ch_layout.nb_channels != decoder->channels) {
+        if (error && size)
+            snprintf(error, size, "libavcodec decodes %d channels, the file declares %d", frame->ch_layout.nb_channels, decoder->channels);
+        return -3;
+    }
+    if (frame->format != AV_SAMPLE_FMT_FLTP && frame->format != AV_SAMPLE_FMT_FLT) {
+        say(error, size, "libavcodec's AAC decoder gave samples that are not floats");
+        return -3;
+    }
+    return frame->nb_samples;
+}
+
+void cafconv_aac_decoder_take(cafconv_aac_decoder *decoder, float *out) {
+    AVFrame *frame = decoder->frame;
+    int channels = decoder->channels, frames = frame->nb_samples;
+    if (frame->format == AV_SAMPLE_FMT_FLT) {
+        memcpy(out, frame->extended_data[0], sizeof(float) * (size_t)frames * channels);
+        return;
+    }
+    for (int channel = 0; channel < channels; channel++) {
+        const float *plane = (const float *)frame->extended_data[channel];
+        for (int index = 0; index < frames; index++) out[(size_t)index * channels + channel] = plane[index];
+    }
+}
+
+void cafconv_aac_decoder_close(cafconv_aac_decoder *decoder) {
+    if (!decoder) return;
+    if (decoder->packet) av.packet_free(&decoder->packet);
+    if (decoder->frame) av.frame_free(&decoder->frame);
+    if (decoder->context) av.free_context(&decoder->context);
+    free(decoder->buffer);
+    free(decoder);
+}
+
+#else  // built without the libavcodec headers
+
+static const char *missing = "cafconv was built without the libavcodec headers, so it cannot encode or decode AAC; install the Debian package libavcodec-dev and rebuild";
+
+int cafconv_av_load(char *error, size_t size) {
+    say(error, size, missing);
+    return -1;
+}
+const char *cafconv_av_version(void) { return ""; }
+const char *cafconv_av_library_name(void) { return ""; }
+cafconv_aac_encoder *cafconv_aac_encoder_open(int sample_rate, int channels, int64_t bit_rate, char *error, size_t size) {
+    (void)sample_rate; (void)channels; (void)bit_rate;
+    say(error, size, missing);
+    return NULL;
+}
+int cafconv_aac_encoder_priming(const cafconv_aac_encoder *encoder) { (void)encoder; return 0; }
+int cafconv_aac_encoder_frame_size(const cafconv_aac_encoder *encoder) { (void)encoder; return 0; }
+int cafconv_aac_encoder_config(const cafconv_aac_encoder *encoder, const uint8_t **bytes) { (void)encoder; *bytes = NULL; return 0; }
+int cafconv_aac_encoder_send(cafconv_aac_encoder *encoder, const float *samples, int frames, char *error, size_t size) {
+    (void)encoder; (void)samples; (void)frames;
+    say(error, size, missing);
+    return -1;
+}
+int cafconv_aac_encoder_receive(cafconv_aac_encoder *encoder, const uint8_t **bytes, char *error, size_t size) {
+    (void)encoder; (void)bytes;
+    say(error, size, missing);
+    return -3;
+}
+void cafconv_aac_encoder_close(cafconv_aac_encoder *encoder) { (void)encoder; }
+cafconv_aac_decoder *cafconv_aac_decoder_open(const uint8_t *config, int config_size, int sample_rate, int channels, char *error, size_t size) {
+    (void)config; (void)config_size; (void)sample_rate; (void)channels;
+    say(error, size, missing);
+    return NULL;
+}
+int cafconv_aac_decoder_send(cafconv_aac_decoder *decoder, const uint8_t *packet, int size, char *error, size_t error_size) {
+    (void)decoder; (void)packet; (void)size;
+    say(error, error_size, missing);
+    return -1;
+}
+int cafconv_aac_decoder_receive(cafconv_aac_decoder *decoder, char *error, size_t size) {
+    (void)decoder;
+    say(error, size, missing);
+    return -3;
+}
+void cafconv_aac_decoder_take(cafconv_aac_decoder *decoder, float *out) { (void)decoder; (void)out; }
+void cafconv_aac_decoder_close(cafconv_aac_decoder *decoder) { (void)decoder; }
+
+#endif

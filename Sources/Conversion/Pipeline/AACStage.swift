@@ -1,0 +1,440 @@
+import AACCodec
+import BinaryIO
+import CAFKit
+import SystemLayer
+
+/// The Encoder and Container stages of `-d aac`: libavcodec's AAC-LC encoder (loaded at the first
+/// AAC job, see `LibAVCodec`) fed the source's samples as floats, its packets laid out by CAFKit
+/// as Apple's afconvert lays out an AAC CAF (`desc`, `kuki`, `pakt`, `free`, `data` at a
+/// multiple of 4096). The `pakt` table's size is known only at the end, so the packets and their
+/// sizes go to two unnamed spool files in the output folder as they come (memory stays bounded
+/// by the block size) and the CAF is assembled in the temporary output once the encoder is done.
+enum AACStage {
+    /// The sample rates an AAC file can have (the MPEG-4 sampling frequency table).
+    static let sampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+
+    /// The most channels cafconv encodes (AAC's default layouts stop at 7.1).
+    static let maximumChannels = 8
+
+    /// `-b` when not given: 64 kb/s per channel (128 kb/s stereo), as much as the rate allows.
+    static func defaultBitRate(channels: Int, sampleRate: Int) -> Int {
+        min(64_000 * channels, maximumBitRate(channels: channels, sampleRate: sampleRate))
+    }
+
+    /// AAC's ceiling: 6144 bits per channel per 1024-frame packet.
+    static func maximumBitRate(channels: Int, sampleRate: Int) -> Int { 6144 * channels * sampleRate / 1024 }
+
+    /// The lowest total bit rate cafconv accepts: 8 kb/s per channel.
+    static func minimumBitRate(channels: Int) -> Int { 8000 * channels }
+
+    /// The bit rate for a source, or a sentence saying why it cannot be encoded as asked.
+    static func bitRate(asked: Int?, channels: Int, sampleRate: Int) throws(ConversionError) -> Int {
+        guard sampleRates.contains(sampleRate) else {
+            let nearest = sampleRates.min { abs($0 - sampleRate) < abs($1 - sampleRate) } ?? 44100
+            throw ConversionError(
+                .unsupported,
+                "AAC cannot hold \(sampleRate) Hz (it takes \(sampleRates.map(String.init).joined(separator: ", ")) Hz); resample with -d aac@\(nearest)"
+            )
+        }
+        guard (1...maximumChannels).contains(channels) else {
+            throw ConversionError(.unsupported, "cafconv's AAC encoder takes 1 to \(maximumChannels) channels, not \(channels)")
+        }
+        let highest = maximumBitRate(channels: channels, sampleRate: sampleRate)
+        let lowest = minimumBitRate(channels: channels)
+        guard let asked else { return defaultBitRate(channels: channels, sampleRate: sampleRate) }
+        guard asked >= lowest, asked <= highest else {
+            throw ConversionError(
+                .unsupported,
+                "-b \(asked): AAC at \(sampleRate) Hz with \(channels) channel\(channels == 1 ? "" : "s") takes \(lowest) to \(highest) bits per second")
+        }
+        return asked
+    }
+
+    /// What `write` made.
+    struct Written {
+        var frames: Int64
+        var packets: Int64
+        var priming: Int
+        var remainder: Int
+        var bitRate: Int
+        var audioBytes: UInt64
+    }
+
+    /// Encodes `audio` into the temporary output `output` (a descriptor of an empty file in
+    /// `folder`): the whole AAC CAF. `nil` when `isCancelled` said stop.
+    static func write(
+        _ audio: any FrameSource, bitRate: Int, to output: Int32, folder: FileSystem.Folder, blockSamples: Int,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Written? {
+        let channels = audio.channels
+        let encoder: AACEncoder
+        do {
+            encoder = try AACEncoder(sampleRate: audio.sampleRate, channels: channels, bitRate: bitRate)
+        } catch {
+            throw ConversionError(.unsupported, error.message)
+        }
+        let packets = try Spool(in: folder)
+        let table = try Spool(in: folder)
+        var packetCount: Int64 = 0
+        var largest = 0
+        var varint: [UInt8] = []
+        var spoolError: ConversionError?
+        let store: (UnsafeRawBufferPointer) throws(AACCodecError) -> Void = { bytes throws(AACCodecError) in
+            do throws(ConversionError) {
+                try packets.append(bytes)
+                varint.removeAll(keepingCapacity: true)
+                PacketTable.appendVariableLength(UInt64(bytes.count), to: &varint)
+                try table.append(varint)
+            } catch {
+                spoolError = error
+                throw AACCodecError(error.message)
+            }
+            packetCount += 1
+            largest = max(largest, bytes.count)
+        }
+        let blockFrames = max(1, blockSamples / channels)
+        var ints = [Int32](repeating: 0, count: blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: audio.isFloat ? blockFrames * channels : 0)
+        var floats = [Float](repeating: 0, count: blockFrames * channels)
+        var frames: Int64 = 0
+        do {
+            while true {
+                if isCancelled() { return nil }
+                let got: Int
+                do { got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
+                    throw ConversionError(.libsndfile, error.message)
+                }
+                if got == 0 { break }
+                let count = got * channels
+                if audio.isFloat {
+                    for index in 0..<count { floats[index] = Float(doubles[index]) }
+                } else {
+                    for index in 0..<count { floats[index] = Float(SampleScaling.float(ints[index])) }
+                }
+                try encoder.encode(floats, frames: got, packet: store)
+                frames += Int64(got)
+            }
+            try encoder.finish(packet: store)
+        } catch let error as AACCodecError {
+            throw spoolError ?? ConversionError(.unsupported, error.message)
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw ConversionError(.io, "\(error)")
+        }
+        try packets.flush()
+        try table.flush()
+
+        let framesPerPacket = encoder.framesPerPacket
+        var priming = encoder.priming
+        var remainder = Int64(packetCount) * Int64(framesPerPacket) - Int64(priming) - frames
+        if packetCount == 0 {
+            priming = 0
+            remainder = 0
+        }
+        guard remainder >= 0, remainder < Int64(framesPerPacket) + Int64(priming) else {
+            throw ConversionError(
+                .proof,
+                "libavcodec's AAC encoder gave \(packetCount) packets of \(framesPerPacket) frames for \(frames) frames after \(priming) priming frames"
+            )
+        }
+        let sampleRate = audio.sampleRate
+        let seconds = Double(max(packetCount, 1) * Int64(framesPerPacket)) / Double(sampleRate)
+        let cookie = MPEG4ESDescriptor(
+            bufferSize: UInt32(768 * channels),
+            maxBitRate: UInt32(clamping: largest * 8 * sampleRate / framesPerPacket),
+            averageBitRate: packetCount == 0 ? 0 : UInt32(clamping: Int((Double(packets.length) * 8 / seconds).rounded())),
+            audioSpecificConfig: encoder.audioSpecificConfig)
+        let header = PacketTableHeader(
+            numberPackets: packetCount, numberValidFrames: frames, primingFrames: Int32(priming),
+            remainderFrames: Int32(remainder))
+        let layout = CAFWriter.aacLayout(
+            sampleRate: Double(sampleRate), channels: channels, framesPerPacket: framesPerPacket, cookie: cookie,
+            packetTable: header, tableBytes: Int(table.length), audioBytes: packets.length)
+        var offset: UInt64 = 0
+        try FileSystem.writeAll(output, layout.before, at: offset)
+        offset += UInt64(layout.before.count)
+        offset = try table.copy(to: output, at: offset, isCancelled: isCancelled)
+        try FileSystem.writeAll(output, layout.after, at: offset)
+        offset += UInt64(layout.after.count)
+        offset = try packets.copy(to: output, at: offset, isCancelled: isCancelled)
+        if isCancelled() { return nil }
+        return Written(
+            frames: frames, packets: packetCount, priming: priming, remainder: Int(remainder), bitRate: bitRate,
+            audioBytes: packets.length)
+    }
+
+    /// An unnamed file in the output folder that bytes are appended to through a 64 KiB buffer and
+    /// then copied out; it vanishes when freed.
+    final class Spool {
+        private let descriptor: Int32
+        private var buffer: [UInt8] = []
+        private var written: UInt64 = 0
+        private static let bufferSize = 1 << 16
+
+        init(in folder: FileSystem.Folder) throws(ConversionError) {
+            let name = FileSystem.temporaryName(for: "spool")
+            let fd = FileSystem.withPath(name) { cafconv_create_unnamed(folder.descriptor, $0) }
+            guard fd >= 0 else {
+                throw ConversionError(.output, "cannot create a spool file in \(PathBytes.display(folder.path)): \(FileSystem.errorText())")
+            }
+            descriptor = fd
+            buffer.reserveCapacity(Self.bufferSize)
+        }
+
+        deinit { close(descriptor) }
+
+        /// The bytes appended so far.
+        var length: UInt64 { written + UInt64(buffer.count) }
+
+        func append(_ bytes: UnsafeRawBufferPointer) throws(ConversionError) {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= Self.bufferSize { try flush() }
+        }
+
+        func append(_ bytes: [UInt8]) throws(ConversionError) {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= Self.bufferSize { try flush() }
+        }
+
+        func flush() throws(ConversionError) {
+            guard !buffer.isEmpty else { return }
+            try FileSystem.writeAll(descriptor, buffer, at: written)
+            written += UInt64(buffer.count)
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        /// Copies the spool to `output` at `offset` in 1 MiB steps; returns the offset after it.
+        func copy(to output: Int32, at offset: UInt64, isCancelled: () -> Bool) throws(ConversionError) -> UInt64 {
+            try flush()
+            var done: UInt64 = 0
+            while done < written {
+                if isCancelled() { return offset + done }
+                let count = Int(min(UInt64(1 << 20), written - done))
+                let bytes = try FileSystem.readExactly(descriptor, count: count, at: done)
+                try FileSystem.writeAll(output, bytes, at: offset + done)
+                done += UInt64(count)
+            }
+            return offset + done
+        }
+    }
+}
+
+extension AACStage {
+    /// The SNR an AAC output must reach to pass the proof, in dB, by bit rate per channel: 4 dB
+    /// from 96 kb/s, 1.5 dB from 64 kb/s, 0.25 dB from 32 kb/s, none below. A perceptual coder
+    /// does not minimise the waveform error, so these are floors for the worst audio (full-scale
+    /// white noise measured 3.1 dB at 64 kb/s per channel, 18.7 dB at 128), not quality targets;
+    /// an output decoded wrong or misaligned gives about -3 dB or less (see the README).
+    static func snrFloor(bitRate: Int, channels: Int) -> Double {
+        let perChannel = bitRate / max(1, channels)
+        if perChannel >= 96_000 { return 4 }
+        if perChannel >= 64_000 { return 1.5 }
+        if perChannel >= 32_000 { return 0.25 }
+        return -.infinity
+    }
+
+    /// The proof of an AAC output: CAFKit checks the layout, the file is decoded (CAFKit's packets,
+    /// libavcodec's decoder, the `pakt` priming frames dropped) and compared with the source's
+    /// independent decoding over every frame: exactly as many frames, the cross-correlation peak
+    /// at lag 0 (when measurable), and the SNR above `snrFloor`. `nil` when `isCancelled` said stop.
+    static func prove(
+        _ path: String, source: any FrameSource, written: Written, blockSamples: Int, isCancelled: () -> Bool
+    ) throws(ConversionError) -> Proof? {
+        let bytes: FileByteSource
+        let file: CAFFile
+        do {
+            bytes = try FileByteSource(path: path)
+            file = try CAFFile(reading: bytes)
+        } catch {
+            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
+        }
+        var expected = CAFExpectations(channels: UInt32(source.channels), sampleRate: Double(source.sampleRate))
+        expected.formatID = .aac
+        expected.validFrames = UInt64(written.frames)
+        if let first = CAFValidator.validate(file, expecting: expected).first {
+            throw ConversionError(.proof, "the written CAF failed verification: \(first)")
+        }
+        let decoder: AACFileDecoder
+        do { decoder = try AACFileDecoder(file: file, source: bytes) } catch {
+            throw ConversionError(.proof, "the written CAF cannot be decoded: \(error.message)")
+        }
+        guard decoder.primingFrames == Int64(written.priming) else {
+            throw ConversionError(.proof, "the written CAF declares \(decoder.primingFrames) priming frames, the encoder \(written.priming)")
+        }
+        let measured: LossyComparison
+        switch try compare(decoder, with: source, blockSamples: blockSamples, isCancelled: isCancelled) {
+        case .cancelled: return nil
+        case .frames(let found, let expected):
+            throw ConversionError(
+                .proof,
+                "the written CAF failed verification: it decodes to \(found) frames or more, the source has \(expected) (as \(source.decoderName) decodes it)"
+            )
+        case .failed(let message): throw ConversionError(.proof, message)
+        case .compared(let frames, let result):
+            guard frames == written.frames else {
+                throw ConversionError(
+                    .proof, "the written CAF failed verification: it holds \(frames) frames, the encoder was given \(written.frames)")
+            }
+            measured = result
+        }
+        if let lag = measured.peakLag, lag != 0 {
+            throw ConversionError(
+                .proof,
+                "the written CAF failed verification: its decoded audio is \(lag) frames \(lag > 0 ? "late" : "early") against the source (cross-correlation peak at lag \(lag), not 0)"
+            )
+        }
+        let snr = measured.roundedSNR
+        let floor = snrFloor(bitRate: written.bitRate, channels: source.channels)
+        if let snr, snr < floor {
+            throw ConversionError(
+                .proof,
+                "the written CAF failed verification: its decoded audio is \(snr) dB from the source (SNR), below the floor of \(floor) dB at \(written.bitRate) b/s (the encoder kept too little of this audio at this bit rate: raise -b)")
+        }
+        var proof = Proof(
+            comparison: "lossy", rule: "aac-lc", sourceDecoder: source.decoderName,
+            outputDecoder: "libavcodec-\(LibAVCodec.version)", extent: "every-frame")
+        proof.snr = snr
+        proof.peakLag = measured.peakLag
+        proof.primingFrames = written.priming
+        proof.bitRate = written.bitRate
+        return proof
+    }
+
+    /// Converts one job to AAC: the source opened by the Source stage, then `write` and `prove`
+    /// on the temporary output. Fills `result` like `Converter.convert` does.
+    static func convert(
+        source: SourceStage, options: ConversionOptions, temporary: FileSystem.TemporaryFile,
+        result: inout FileResult, isCancelled: () -> Bool
+    ) throws(ConversionError) {
+        // The transform stage (rate, channels, dither) stands between the source and the encoder,
+        // handing out floats; the proof applies the same plan to the independent decoding.
+        let floats = TargetFormat(encoding: .float32, byteOrder: .little)
+        let plan = try TransformPlan.make(source: source, target: floats, options: options, warnings: &result.warnings)
+        let channels = plan?.outputChannels ?? source.info.channels
+        let sampleRate = plan?.outputRate ?? source.info.sampleRate
+        result.channels = channels
+        result.sampleRate = sampleRate
+        let bitRate = try bitRate(asked: options.bitRate, channels: channels, sampleRate: sampleRate)
+        do { try LibAVCodec.load() } catch { throw ConversionError(.unsupported, error.message) }
+        result.formatOut = "aac"
+        let audio: any FrameSource
+        do {
+            let pumped = try source.pumpAudio()
+            audio = try plan.map { plan throws in try TransformedAudio(source: pumped, plan: plan) } ?? pumped
+        } catch {
+            throw ConversionError(.libsndfile, "cannot read the source: \(error)")
+        }
+        let descriptor = try temporary.descriptor()
+        defer { close(descriptor) }
+        guard
+            let written = try write(
+                audio, bitRate: bitRate, to: descriptor, folder: temporary.folder, blockSamples: options.blockSamples,
+                isCancelled: isCancelled)
+        else { throw ConversionError(.interrupted, Cancellation.reason) }
+        if plan?.rate == nil, let headerFrames = source.headerFrames, written.frames < headerFrames {
+            result.warnings.append(
+                "the header declares \(headerFrames) frames but only \(written.frames) could be read; converted \(written.frames)")
+        }
+        if written.frames == 0 { result.warnings.append("no audio frames: the output holds no AAC packet") }
+        let proofAudio: any FrameSource
+        do {
+            let independent = try source.proofAudio()
+            proofAudio = try plan.map { plan throws in try TransformedAudio(source: independent, plan: plan) } ?? independent
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw ConversionError(.proof, "\(error)")
+        }
+        guard
+            var proof = try prove(
+                temporary.path, source: proofAudio, written: written, blockSamples: options.blockSamples,
+                isCancelled: isCancelled)
+        else { throw ConversionError(.interrupted, Cancellation.reason) }
+        if let plan { proof.rule = [plan.rule, proof.rule].compactMap { $0 }.joined(separator: "; ") }
+        result.proof = proof
+        result.bytes = try FileSystem.length(of: descriptor)
+        result.frames = written.frames
+        result.samples = .aacEncoded
+    }
+
+    /// One `-d aac` job from start to commit, laid out like `Converter.convert`: any failure leaves
+    /// nothing at the output path.
+    static func convertJob(_ job: Job, options: ConversionOptions, cancellation: Cancellation) -> FileResult {
+        let started = FileSystem.now()
+        var result = FileResult(input: job.input, output: job.output, status: .failed)
+        var temporaryFile: FileSystem.TemporaryFile? = nil
+        do {
+            let source = try SourceStage.open(job.input, warnings: &result.warnings)
+            result.formatIn = source.formatCode
+            let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
+            let temporaryOutput = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
+            temporaryFile = temporaryOutput
+            try convert(
+                source: source, options: options, temporary: temporaryOutput, result: &result,
+                isCancelled: { cancellation.isCancelled })
+            if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+            try temporaryOutput.commit()
+            result.status = .converted
+        } catch {
+            result.record(error as? ConversionError ?? ConversionError(.io, "\(error)"))
+        }
+        if result.status != .converted { temporaryFile?.discard() }
+        result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
+        return result
+    }
+}
+
+extension AACStage {
+    /// How comparing a decoded AAC file with a source ended.
+    enum Comparison {
+        /// Every frame compared: how many, and what was measured.
+        case compared(frames: Int64, LossyComparison)
+        /// The two ran out at different frames (at least `found` decoded, `expected` in the source).
+        case frames(found: Int64, expected: Int64)
+        /// A side could not be read or decoded.
+        case failed(String)
+        /// `isCancelled` said stop.
+        case cancelled
+    }
+
+    /// Reads `decoder` and `source` side by side in blocks and measures SNR and alignment; the
+    /// one comparison `convert`'s proof and `verify --against` share.
+    static func compare(
+        _ decoder: AACFileDecoder, with source: any FrameSource, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
+    ) throws(ConversionError) -> Comparison {
+        let channels = source.channels
+        guard decoder.channels == channels else {
+            return .failed("the AAC file has \(decoder.channels) channels, the source \(channels)")
+        }
+        let blockFrames = max(1, blockSamples / channels)
+        var ints = [Int32](repeating: 0, count: blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
+        var sourceFloats = [Float](repeating: 0, count: blockFrames * channels)
+        var outputFloats = [Float](repeating: 0, count: blockFrames * channels)
+        var accumulator = LossyComparison.Accumulator(channels: channels)
+        var compared: Int64 = 0
+        while true {
+            if isCancelled() { return .cancelled }
+            let got: Int
+            do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
+                return .failed("cannot read the source: \(error.message)")
+            }
+            let decoded: Int
+            do { decoded = try decoder.read(into: &outputFloats, frames: blockFrames) } catch {
+                return .failed("the AAC file cannot be decoded: \(error.message)")
+            }
+            guard decoded == got else { return .frames(found: compared + Int64(decoded), expected: compared + Int64(got)) }
+            if got == 0 { break }
+            let count = got * channels
+            if source.isFloat {
+                for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
+            } else {
+                for index in 0..<count { sourceFloats[index] = Float(SampleScaling.float(ints[index])) }
+            }
+            accumulator.add(source: sourceFloats, output: outputFloats, frames: got)
+            compared += Int64(got)
+        }
+        return .compared(frames: compared, accumulator.result())
+    }
+}
