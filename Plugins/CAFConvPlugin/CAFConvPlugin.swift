@@ -1,8 +1,9 @@
 import Foundation
 import PackagePlugin
 
-/// A SwiftPM build-tool plugin: every audio source in the target's folder (`*.wav`, `*.wave`, any
-/// case, in any subfolder) becomes a CAF resource of the target, converted by `cafconv` with the
+/// A SwiftPM build-tool plugin: every audio source in the target's folder (the extensions
+/// `convert` searches folders for, ``audioExtensions``, any case, in any subfolder) becomes a CAF
+/// resource of the target, converted by `cafconv` with the
 /// target's `cafconv.toml` when there is one (its patterns match paths relative to the target's
 /// folder, as in `Sounds/ui/**`).
 ///
@@ -38,14 +39,20 @@ struct CAFConvPlugin: BuildToolPlugin {
         return commands
     }
 
+    /// The extensions `cafconv convert` searches folders for (`Planner.audioExtensions`; a plugin
+    /// cannot import cafconv's libraries, so the list is repeated here and a test compares them).
+    static let audioExtensions: Set<String> = [
+        "wav", "wave", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "au", "snd",
+    ]
+
     /// Paths of the audio sources under `root`, relative to it, sorted.
     static func audioFiles(under root: URL) -> [String] {
         guard let enumerator = FileManager.default.enumerator(atPath: root.path) else { return [] }
         var found: [String] = []
         while let relative = enumerator.nextObject() as? String {
             let name = (relative as NSString).lastPathComponent
-            let lower = name.lowercased()
-            guard !name.hasPrefix("."), lower.hasSuffix(".wav") || lower.hasSuffix(".wave") else { continue }
+            let type = (name as NSString).pathExtension.lowercased()
+            guard !name.hasPrefix("."), audioExtensions.contains(type) else { continue }
             found.append(relative)
         }
         return found.sorted()

@@ -122,5 +122,11 @@ struct SourcesEndToEndTests {
         #expect(documented.count >= 15, "\(documented)")
         #expect(listed(help) == documented, "convert --help: \(listed(help)), README: \(documented)")
         #expect(listed(manual).isSuperset(of: documented), "manual: \(listed(manual)), README: \(documented)")
+        // The SwiftPM plugin cannot import cafconv's libraries: its copy of the list must match.
+        let plugin = try String(contentsOfFile: RepositoryPaths.root + "/Plugins/CAFConvPlugin/CAFConvPlugin.swift", encoding: .utf8)
+        let literal = try #require(plugin.components(separatedBy: "static let audioExtensions: Set<String> = [").last?
+            .components(separatedBy: "]").first)
+        let pluginList = Set(literal.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines.union(.init(charactersIn: "\""))) }.filter { !$0.isEmpty })
+        #expect(pluginList == documented, "plugin: \(pluginList), README: \(documented)")
     }
 }
