@@ -513,6 +513,25 @@ struct MetadataTests {
         expectCleanLayout(converted.file)
     }
 
+    @Test("an IMA4 source's loops, markers and text reach its linear PCM and IMA4 outputs", arguments: ["LEI16", "ima4"])
+    func ima4Sources(_ format: String) throws {
+        let ima4 = try convert(richWave(), options: ConversionOptions(dataFormat: try DataFormat(parsing: "ima4"), jobs: 1))
+        let source = try PlainCAF(ima4.bytes)
+        #expect(metadataTypes.isSubset(of: Set(source.order)), "\(source.order)")
+        let options = ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1)
+        let converted = try convert(ima4.bytes, name: "in.caf", options: options)
+        #expect(converted.result.formatIn == "ima4")
+        let caf = try PlainCAF(converted.bytes)
+        #expect(metadataTypes.isSubset(of: Set(caf.order)), "\(caf.order)")
+        #expect(caf.markers == source.markers && caf.regions == source.regions && caf.instrument == source.instrument)
+        #expect(caf.strings == source.strings && caf.info == source.info)
+        expectCleanLayout(converted.file)
+        let stripped = try convert(
+            ima4.bytes, name: "in.caf",
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1, stripMetadata: true))
+        #expect(metadataTypes.isDisjoint(with: try PlainCAF(stripped.bytes).order))
+    }
+
     @Test("placing metadata in a written file replaces the writer's own info and moves the audio intact")
     func placementInPlace() throws {
         let folder = TempDirectory()
