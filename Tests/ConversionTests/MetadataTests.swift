@@ -532,6 +532,21 @@ struct MetadataTests {
         #expect(metadataTypes.isDisjoint(with: try PlainCAF(stripped.bytes).order))
     }
 
+    @Test(
+        "-d aac writes no loops, markers or text and says so; a source without them, or --strip-metadata, gives no warning",
+        .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+    func aacSaysItDropsMetadata() throws {
+        let aac = try DataFormat(parsing: "aac")
+        let said = { (result: FileResult) in result.warnings.contains { $0.contains("loops, markers and text") } }
+        let converted = try convert(richWave(), options: ConversionOptions(dataFormat: aac, jobs: 1))
+        #expect(said(converted.result), "\(converted.result.warnings)")
+        #expect(metadataTypes.isDisjoint(with: try PlainCAF(converted.bytes).order))
+        let stripped = try convert(richWave(), options: ConversionOptions(dataFormat: aac, jobs: 1, stripMetadata: true))
+        #expect(!said(stripped.result), "\(stripped.result.warnings)")
+        let plain = try convert(wave(frames: 4000, []), options: ConversionOptions(dataFormat: aac, jobs: 1))
+        #expect(!said(plain.result), "\(plain.result.warnings)")
+    }
+
     @Test("placing metadata in a written file replaces the writer's own info and moves the audio intact")
     func placementInPlace() throws {
         let folder = TempDirectory()
