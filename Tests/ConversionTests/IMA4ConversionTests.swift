@@ -248,6 +248,25 @@ struct IMA4ConversionTests {
         #expect(failed.failures.first?.expected.contains("at least 90.0 dB") == true)
     }
 
+    @Test("verify --against takes an IMA4 source as the reference, decoded as convert decodes it")
+    func verifyAgainstIMA4Source() throws {
+        let samples = IMA4Fixtures.sines(frames: 5000, channels: 2)
+        let ima4 = try convert(IMA4Fixtures.wave(samples, channels: 2), options: IMA4Fixtures.options)
+        let decoded = try convert(ima4.bytes, name: "in.caf", options: ConversionOptions(jobs: 1))
+        let source = decoded.folder.file("in.caf")
+        let result = try #require(Verifier.verify(paths: [decoded.path], options: VerifyOptions(against: source)).files.first)
+        #expect(result.failures.isEmpty, "\(result.failures)")
+        #expect(result.comparison?.comparison == "exact")
+        // Another IMA4 file as the reference: the samples differ, and that is what fails.
+        let other = try convert(
+            IMA4Fixtures.wave(IMA4Fixtures.sines(frames: 5000, channels: 2).map { $0 / 2 }, channels: 2),
+            options: IMA4Fixtures.options)
+        let failed = try #require(
+            Verifier.verify(paths: [decoded.path], options: VerifyOptions(against: other.path)).files.first)
+        #expect(failed.failures.map(\.code) == ["against"])
+        #expect(failed.failures.first?.found.contains("IMA4 decoder") == false)
+    }
+
     @Test(
         "verify: ffmpeg's IMA4 CAF (4 bits per channel, no pakt) fails compressed-bits, and --against its whole-packet length",
         .enabled(if: which("ffmpeg") != nil, "ffmpeg is not installed"))
