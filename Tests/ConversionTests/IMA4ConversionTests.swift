@@ -267,6 +267,29 @@ struct IMA4ConversionTests {
         #expect(failed.failures.first?.found.contains("IMA4 decoder") == false)
     }
 
+    @Test("refusals of IMA4 and AAC sources say what cafconv does with them (not 'no IMA4 decoder')")
+    func refusalsTellTheTruth() throws {
+        let samples = IMA4Fixtures.sines(frames: 3000, channels: 1)
+        let ima4 = try convert(IMA4Fixtures.wave(samples, channels: 1), options: IMA4Fixtures.options)
+        let folder = TempDirectory()
+        let input = folder.write("in.caf", ima4.bytes)
+        let aac = ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1)
+        let report = Engine.convert(inputs: [input], output: folder.file("out.caf"), options: aac)
+        let file = try #require(report.files.first)
+        #expect(file.status == .failed && file.code == .unsupported)
+        #expect(file.reason?.contains("no IMA4 decoder") == false, "\(file.reason ?? "")")
+        #expect(file.reason?.contains("linear PCM or ima4") == true, "\(file.reason ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.caf")))
+        guard libavcodecPresent else { return }
+        let encoded = try convert(IMA4Fixtures.wave(samples, channels: 1), options: aac)
+        let pcm = try convert(IMA4Fixtures.wave(samples, channels: 1))
+        let verified = try #require(
+            Verifier.verify(paths: [pcm.path], options: VerifyOptions(against: encoded.path)).files.first)
+        #expect(verified.failures.map(\.code) == ["against"])
+        let found = verified.failures.first?.found ?? ""
+        #expect(!found.contains("no AAC decoder") && found.contains("convert"), "\(found)")
+    }
+
     @Test(
         "verify: ffmpeg's IMA4 CAF (4 bits per channel, no pakt) fails compressed-bits, and --against its whole-packet length",
         .enabled(if: which("ffmpeg") != nil, "ffmpeg is not installed"))
