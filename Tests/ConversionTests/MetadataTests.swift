@@ -547,6 +547,24 @@ struct MetadataTests {
         #expect(!said(plain.result), "\(plain.result.warnings)")
     }
 
+    @Test(
+        "an AAC source's loops, markers and text are not carried, and the result says so",
+        .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+    func aacSourceSaysItDropsMetadata() throws {
+        let said = { (result: FileResult) in result.warnings.contains { $0.contains("loops, markers and text") } }
+        let options = ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1)
+        let aac = try convert(wave(frames: 4000, []), options: options)
+        // An info chunk after the audio, as a tagging tool appends it.
+        let tagged = aac.bytes + CAFWriter.chunkBytes(.info(InfoStrings([CAFKit.InfoEntry(key: "title", value: "Take 1")])))
+        let converted = try convert(tagged, name: "in.caf")
+        #expect(said(converted.result), "\(converted.result.warnings)")
+        #expect(metadataTypes.isDisjoint(with: try PlainCAF(converted.bytes).order))
+        let untagged = try convert(aac.bytes, name: "in.caf")
+        #expect(!said(untagged.result), "\(untagged.result.warnings)")
+        let stripped = try convert(tagged, name: "in.caf", options: ConversionOptions(jobs: 1, stripMetadata: true))
+        #expect(!said(stripped.result), "\(stripped.result.warnings)")
+    }
+
     @Test("placing metadata in a written file replaces the writer's own info and moves the audio intact")
     func placementInPlace() throws {
         let folder = TempDirectory()
