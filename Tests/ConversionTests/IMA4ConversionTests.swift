@@ -267,6 +267,17 @@ struct IMA4ConversionTests {
         #expect(failed.failures.first?.found.contains("IMA4 decoder") == false)
     }
 
+    @Test("an IMA4 source without a whole packet says 'no audio frames' on both roads", arguments: ["LEI16", "ima4"])
+    func emptyIMA4Source(_ format: String) throws {
+        let folder = TempDirectory()
+        let input = folder.write("in.aifc", Self.aifc(packets: [][...], channels: 2, sampleSize: 16, declaredPackets: 3))
+        let options = ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1)
+        let report = Engine.convert(inputs: [input], output: folder.file("out.caf"), options: options)
+        let file = try #require(report.files.first)
+        #expect(file.status == .converted && file.frames == 0, "\(file.reason ?? "")")
+        #expect(file.warnings.contains { $0.contains("no audio frames") }, "\(file.warnings)")
+    }
+
     @Test("refusals of IMA4 and AAC sources say what cafconv does with them (not 'no IMA4 decoder')")
     func refusalsTellTheTruth() throws {
         let samples = IMA4Fixtures.sines(frames: 3000, channels: 1)

@@ -167,6 +167,7 @@ struct IMA4Source {
             throw ConversionError(.io, "\(error)")
         }
         guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
+        if frames == 0 { result.warnings.append("no audio frames: the output holds an empty 'data' chunk") }
         let document = try ContainerStage.finish(
             temporary.path, target: target, channels: stream.channels, sampleRate: Int(stream.sampleRate),
             frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)
