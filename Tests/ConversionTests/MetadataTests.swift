@@ -565,6 +565,35 @@ struct MetadataTests {
         #expect(!said(stripped.result), "\(stripped.result.warnings)")
     }
 
+    @Test("a loop that ends before it starts is not carried, with a warning (WAV smpl, AIFF INST)")
+    func backwardsLoops() throws {
+        // WAV: loop 1 runs backwards (900 -> 100), loop 2 is fine and stays the release loop.
+        let wav = wave(frames: 1000, [smpl([(0, 0, 900, 100, 0), (0, 0, 200, 300, 0)])])
+        let (fromWave, waveWarnings) = MetadataMapping.read(MemoryByteSource(wav))
+        #expect(waveWarnings.contains { $0.contains("loop 1") && $0.contains("before it starts") }, "\(waveWarnings)")
+        #expect(fromWave.regions?.regions.count == 1)
+        #expect(fromWave.instrument?.sustainRegionID == 0 && fromWave.instrument?.releaseRegionID != 0)
+        for region in fromWave.regions?.regions ?? [] {
+            #expect((region.markers.first?.framePosition ?? 0) <= (region.markers.last?.framePosition ?? 0))
+        }
+        // AIFF: the sustain loop's end marker (frame 10) is before its begin marker (frame 90).
+        func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] {
+            Array(id.utf8) + be32(UInt32(body.count)) + body + (body.count % 2 == 1 ? [0] : [])
+        }
+        let comm = be16(1) + be32(100) + be16(16) + [0x40, 0x0B, 0xFA, 0, 0, 0, 0, 0, 0, 0]  // 8000 Hz
+        let mark = be16(2) + be16(1) + be32(90) + [1, 0x61] + be16(2) + be32(10) + [1, 0x62]
+        let inst: [UInt8] = [60, 0, 0, 127, 1, 127] + be16(0) + be16(1) + be16(1) + be16(2) + be16(0) + be16(0) + be16(0)
+        let body =
+            Array("AIFF".utf8) + chunk("COMM", comm) + chunk("MARK", mark) + chunk("INST", inst)
+            + chunk("SSND", be32(0) + be32(0) + [UInt8](repeating: 0, count: 200))
+        let aiff = Array("FORM".utf8) + be32(UInt32(body.count)) + body
+        let (fromAIFF, aiffWarnings) = MetadataMapping.read(MemoryByteSource(aiff))
+        #expect(aiffWarnings.contains { $0.contains("sustain loop") && $0.contains("before it starts") }, "\(aiffWarnings)")
+        #expect(fromAIFF.regions?.regions.isEmpty ?? true)
+        #expect(fromAIFF.instrument?.sustainRegionID == 0)
+        #expect(fromAIFF.markers?.markers.count == 2)  // the MARK markers themselves stay
+    }
+
     @Test("placing metadata in a written file replaces the writer's own info and moves the audio intact")
     func placementInPlace() throws {
         let folder = TempDirectory()
