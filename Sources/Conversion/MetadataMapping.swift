@@ -163,7 +163,8 @@ public enum MetadataMapping {
                 // The end is the last frame played; a loop that ends before it starts has no frames.
                 guard loop.end >= loop.start else {
                     builder.warnings.append(
-                        "'smpl' loop \(index + 1) ends (frame \(loop.end)) before it starts (frame \(loop.start)); it is not carried")
+                        "'smpl' loop \(index + 1) ends (frame \(loop.end)) before it starts (frame \(loop.start)); it is not carried"
+                    )
                     regionIDs.append(0)
                     continue
                 }
