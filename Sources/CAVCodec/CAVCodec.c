@@ -149,6 +149,17 @@ struct cafconv_aac_encoder {
     int flushed;
 };
 
+// The encoder's channel layout: libavutil's default for the count, except 3 channels, whose
+// default is 2.1 (FL FR LFE): the third channel would be coded as an LFE and low-passed at about
+// 120 Hz. A 3-channel source is L R C (WAVE's order for its first three speakers), AAC's 3.0.
+static void encoder_layout(AVChannelLayout *layout, int channels) {
+    if (channels == 3) {
+        *layout = (AVChannelLayout)AV_CHANNEL_LAYOUT_SURROUND;
+        return;
+    }
+    av.channel_layout_default(layout, channels);
+}
+
 cafconv_aac_encoder *cafconv_aac_encoder_open(int sample_rate, int channels, int64_t bit_rate, char *error, size_t size) {
     if (cafconv_av_load(error, size) != 0) return NULL;
     const AVCodec *codec = av.find_encoder_by_name("aac");
@@ -174,7 +185,7 @@ cafconv_aac_encoder *cafconv_aac_encoder_open(int sample_rate, int channels, int
     context->sample_fmt = AV_SAMPLE_FMT_FLTP;
     context->sample_rate = sample_rate;
     context->time_base = (AVRational){1, sample_rate};
-    av.channel_layout_default(&context->ch_layout, channels);
+    encoder_layout(&context->ch_layout, channels);
     context->bit_rate = bit_rate;
     context->profile = FF_PROFILE_AAC_LOW;
     context->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
@@ -195,7 +206,7 @@ cafconv_aac_encoder *cafconv_aac_encoder_open(int sample_rate, int channels, int
     encoder->frame->format = AV_SAMPLE_FMT_FLTP;
     encoder->frame->nb_samples = context->frame_size;
     encoder->frame->sample_rate = sample_rate;
-    av.channel_layout_default(&encoder->frame->ch_layout, channels);
+    encoder_layout(&encoder->frame->ch_layout, channels);
     status = av.frame_get_buffer(encoder->frame, 0);
     if (status < 0) {
         describe(status, "cannot allocate a frame", error, size);

@@ -160,6 +160,14 @@ public enum MetadataMapping {
         if let sampler = wave.sampler {
             var regionIDs: [UInt32] = []
             for (index, loop) in sampler.loops.enumerated() {
+                // The end is the last frame played; a loop that ends before it starts has no frames.
+                guard loop.end >= loop.start else {
+                    builder.warnings.append(
+                        "'smpl' loop \(index + 1) ends (frame \(loop.end)) before it starts (frame \(loop.start)); it is not carried"
+                    )
+                    regionIDs.append(0)
+                    continue
+                }
                 var flags = flags(smplType: loop.type)
                 if flags == nil {
                     builder.warnings.append(
@@ -217,6 +225,13 @@ public enum MetadataMapping {
                 guard let start = positions[loop.beginMarker], let end = positions[loop.endMarker] else {
                     builder.warnings.append(
                         "'INST' \(what) loop names markers \(loop.beginMarker) and \(loop.endMarker), which 'MARK' does not hold; it is not carried"
+                    )
+                    continue
+                }
+                // The end marker is the frame after the loop (AIFF): a loop must end after it starts.
+                guard end > start else {
+                    builder.warnings.append(
+                        "'INST' \(what) loop ends (frame \(end)) before it starts (frame \(start)) or where it starts; it is not carried"
                     )
                     continue
                 }

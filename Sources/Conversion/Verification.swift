@@ -486,8 +486,17 @@ public enum Verifier {
         minimumSNR: Double = IMA4Proof.defaultFloor
     ) -> ([VerifyFailure], Proof?) {
         let audio: SourceAudio
-        do { audio = try SourceAudio.open(source) } catch {
-            return ([VerifyFailure(rule: .against, expected: "a readable source", found: error.message)], nil)
+        // IMA4 sources (AIFF-C, CAF) are decoded by CAFKit, as `convert` decodes them.
+        do {
+            if let ima4 = try IMA4Source.openChecked(source) {
+                audio = try ima4.audio()
+            } else {
+                do { audio = try SourceAudio.open(source) } catch {
+                    return ([VerifyFailure(rule: .against, expected: "a readable source", found: error.message)], nil)
+                }
+            }
+        } catch {
+            return ([VerifyFailure(rule: .against, expected: "a readable source", found: "\(source): \(error.message)")], nil)
         }
         let desc = file.audioDescription
         var failures: [VerifyFailure] = []

@@ -12,14 +12,14 @@ enum CAFConv {
     static let program = Program(
         root: Command(
             "cafconv",
-            abstract: "Convert WAV files to CAF with the byte order you choose, and inspect audio files.",
+            abstract: "Convert audio files (WAV, AIFF, CAF, FLAC, MP3...) to CAF, and inspect and verify CAF files.",
             discussion: """
                 Results go to stdout; errors (each starting with 'cafconv: error:'), warnings and \
                 summaries go to stderr. Every line is written whole, so a log that captures both \
                 streams stays readable.
 
                 Exit status: 0 success; 1 some file failed (each one is named on stderr), or a \
-                command found nothing to do (a folder without WAV files for convert, without CAF \
+                command found nothing to do (a folder without audio files for convert, without CAF \
                 files for verify, without audio files for info); 64 usage error (also when no \
                 subcommand is given); 130 interrupted.
                 """,

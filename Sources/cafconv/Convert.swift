@@ -140,7 +140,8 @@ struct Convert {
                 and 'mark' chunks, 'cue ' points named by 'LIST'/'adtl' become 'mark' markers named in \
                 'strg', and 'LIST'/'INFO' and 'bext' text becomes 'info' with Apple's keys (README, \
                 "Loops, markers and text"). A position past the end of the output is dropped with a \
-                warning. --strip-metadata writes none of them.
+                warning. -d aac outputs carry none (a warning says so when the source has any). \
+                --strip-metadata writes none of them.
 
                 Each output is written to a temporary file beside it, read back and checked, then \
                 renamed into place; a failed file leaves nothing at its output path. Inputs are never \

@@ -175,6 +175,29 @@ struct AACTests {
         }
     }
 
+    @Test("3 channels are coded as L R C (AAC's 3.0), not 2.1: the third channel keeps its tones", arguments: [3, 4, 5])
+    func noChannelBecomesLFE(channels: Int) throws {
+        let frames = 24000
+        let fixture = toneFixture(frames: frames, channels: channels, sampleRate: 48000)
+        let converted = try convert(fixture.bytes(order: .little), options: Self.aac)
+        #expect(converted.result.proof?.peakLag == 0)
+        let decoded = try independentDecode(converted.bytes)
+        let start = Int(decoded.header.primingFrames) * channels
+        let source = fixture.integers.map { Float($0) / 32768 }
+        for channel in 0..<channels {
+            var signal: Float = 0
+            var error: Float = 0
+            for frame in 2048..<frames - 2048 {
+                let s = source[frame * channels + channel]
+                signal += s * s
+                let d = s - decoded.samples[start + frame * channels + channel]
+                error += d * d
+            }
+            // An LFE channel is low-passed at about 120 Hz: its 440+ Hz tones would be lost (SNR ~0 dB).
+            #expect(10 * log10(signal / error) > 10, "channel \(channel + 1) of \(channels)")
+        }
+    }
+
     @Test("the kuki is an ES_Descriptor holding an AAC-LC AudioSpecificConfig for the rate and channels")
     func cookie() throws {
         for (rate, index) in [(22050, 7), (44100, 4), (48000, 3)] {

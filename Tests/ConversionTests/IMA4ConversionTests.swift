@@ -248,6 +248,59 @@ struct IMA4ConversionTests {
         #expect(failed.failures.first?.expected.contains("at least 90.0 dB") == true)
     }
 
+    @Test("verify --against takes an IMA4 source as the reference, decoded as convert decodes it")
+    func verifyAgainstIMA4Source() throws {
+        let samples = IMA4Fixtures.sines(frames: 5000, channels: 2)
+        let ima4 = try convert(IMA4Fixtures.wave(samples, channels: 2), options: IMA4Fixtures.options)
+        let decoded = try convert(ima4.bytes, name: "in.caf", options: ConversionOptions(jobs: 1))
+        let source = decoded.folder.file("in.caf")
+        let result = try #require(Verifier.verify(paths: [decoded.path], options: VerifyOptions(against: source)).files.first)
+        #expect(result.failures.isEmpty, "\(result.failures)")
+        #expect(result.comparison?.comparison == "exact")
+        // Another IMA4 file as the reference: the samples differ, and that is what fails.
+        let other = try convert(
+            IMA4Fixtures.wave(IMA4Fixtures.sines(frames: 5000, channels: 2).map { $0 / 2 }, channels: 2),
+            options: IMA4Fixtures.options)
+        let failed = try #require(
+            Verifier.verify(paths: [decoded.path], options: VerifyOptions(against: other.path)).files.first)
+        #expect(failed.failures.map(\.code) == ["against"])
+        #expect(failed.failures.first?.found.contains("IMA4 decoder") == false)
+    }
+
+    @Test("an IMA4 source without a whole packet says 'no audio frames' on both roads", arguments: ["LEI16", "ima4"])
+    func emptyIMA4Source(_ format: String) throws {
+        let folder = TempDirectory()
+        let input = folder.write("in.aifc", Self.aifc(packets: [][...], channels: 2, sampleSize: 16, declaredPackets: 3))
+        let options = ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1)
+        let report = Engine.convert(inputs: [input], output: folder.file("out.caf"), options: options)
+        let file = try #require(report.files.first)
+        #expect(file.status == .converted && file.frames == 0, "\(file.reason ?? "")")
+        #expect(file.warnings.contains { $0.contains("no audio frames") }, "\(file.warnings)")
+    }
+
+    @Test("refusals of IMA4 and AAC sources say what cafconv does with them (not 'no IMA4 decoder')")
+    func refusalsTellTheTruth() throws {
+        let samples = IMA4Fixtures.sines(frames: 3000, channels: 1)
+        let ima4 = try convert(IMA4Fixtures.wave(samples, channels: 1), options: IMA4Fixtures.options)
+        let folder = TempDirectory()
+        let input = folder.write("in.caf", ima4.bytes)
+        let aac = ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1)
+        let report = Engine.convert(inputs: [input], output: folder.file("out.caf"), options: aac)
+        let file = try #require(report.files.first)
+        #expect(file.status == .failed && file.code == .unsupported)
+        #expect(file.reason?.contains("no IMA4 decoder") == false, "\(file.reason ?? "")")
+        #expect(file.reason?.contains("linear PCM or ima4") == true, "\(file.reason ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.caf")))
+        guard libavcodecPresent else { return }
+        let encoded = try convert(IMA4Fixtures.wave(samples, channels: 1), options: aac)
+        let pcm = try convert(IMA4Fixtures.wave(samples, channels: 1))
+        let verified = try #require(
+            Verifier.verify(paths: [pcm.path], options: VerifyOptions(against: encoded.path)).files.first)
+        #expect(verified.failures.map(\.code) == ["against"])
+        let found = verified.failures.first?.found ?? ""
+        #expect(!found.contains("no AAC decoder") && found.contains("convert"), "\(found)")
+    }
+
     @Test(
         "verify: ffmpeg's IMA4 CAF (4 bits per channel, no pakt) fails compressed-bits, and --against its whole-packet length",
         .enabled(if: which("ffmpeg") != nil, "ffmpeg is not installed"))

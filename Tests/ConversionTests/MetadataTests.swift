@@ -513,6 +513,87 @@ struct MetadataTests {
         expectCleanLayout(converted.file)
     }
 
+    @Test("an IMA4 source's loops, markers and text reach its linear PCM and IMA4 outputs", arguments: ["LEI16", "ima4"])
+    func ima4Sources(_ format: String) throws {
+        let ima4 = try convert(richWave(), options: ConversionOptions(dataFormat: try DataFormat(parsing: "ima4"), jobs: 1))
+        let source = try PlainCAF(ima4.bytes)
+        #expect(metadataTypes.isSubset(of: Set(source.order)), "\(source.order)")
+        let options = ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1)
+        let converted = try convert(ima4.bytes, name: "in.caf", options: options)
+        #expect(converted.result.formatIn == "ima4")
+        let caf = try PlainCAF(converted.bytes)
+        #expect(metadataTypes.isSubset(of: Set(caf.order)), "\(caf.order)")
+        #expect(caf.markers == source.markers && caf.regions == source.regions && caf.instrument == source.instrument)
+        #expect(caf.strings == source.strings && caf.info == source.info)
+        expectCleanLayout(converted.file)
+        let stripped = try convert(
+            ima4.bytes, name: "in.caf",
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1, stripMetadata: true))
+        #expect(metadataTypes.isDisjoint(with: try PlainCAF(stripped.bytes).order))
+    }
+
+    @Test(
+        "-d aac writes no loops, markers or text and says so; a source without them, or --strip-metadata, gives no warning",
+        .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+    func aacSaysItDropsMetadata() throws {
+        let aac = try DataFormat(parsing: "aac")
+        let said = { (result: FileResult) in result.warnings.contains { $0.contains("loops, markers and text") } }
+        let converted = try convert(richWave(), options: ConversionOptions(dataFormat: aac, jobs: 1))
+        #expect(said(converted.result), "\(converted.result.warnings)")
+        #expect(metadataTypes.isDisjoint(with: try PlainCAF(converted.bytes).order))
+        let stripped = try convert(richWave(), options: ConversionOptions(dataFormat: aac, jobs: 1, stripMetadata: true))
+        #expect(!said(stripped.result), "\(stripped.result.warnings)")
+        let plain = try convert(wave(frames: 4000, []), options: ConversionOptions(dataFormat: aac, jobs: 1))
+        #expect(!said(plain.result), "\(plain.result.warnings)")
+    }
+
+    @Test(
+        "an AAC source's loops, markers and text are not carried, and the result says so",
+        .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+    func aacSourceSaysItDropsMetadata() throws {
+        let said = { (result: FileResult) in result.warnings.contains { $0.contains("loops, markers and text") } }
+        let options = ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1)
+        let aac = try convert(wave(frames: 4000, []), options: options)
+        // An info chunk after the audio, as a tagging tool appends it.
+        let tagged = aac.bytes + CAFWriter.chunkBytes(.info(InfoStrings([CAFKit.InfoEntry(key: "title", value: "Take 1")])))
+        let converted = try convert(tagged, name: "in.caf")
+        #expect(said(converted.result), "\(converted.result.warnings)")
+        #expect(metadataTypes.isDisjoint(with: try PlainCAF(converted.bytes).order))
+        let untagged = try convert(aac.bytes, name: "in.caf")
+        #expect(!said(untagged.result), "\(untagged.result.warnings)")
+        let stripped = try convert(tagged, name: "in.caf", options: ConversionOptions(jobs: 1, stripMetadata: true))
+        #expect(!said(stripped.result), "\(stripped.result.warnings)")
+    }
+
+    @Test("a loop that ends before it starts is not carried, with a warning (WAV smpl, AIFF INST)")
+    func backwardsLoops() throws {
+        // WAV: loop 1 runs backwards (900 -> 100), loop 2 is fine and stays the release loop.
+        let wav = wave(frames: 1000, [smpl([(0, 0, 900, 100, 0), (0, 0, 200, 300, 0)])])
+        let (fromWave, waveWarnings) = MetadataMapping.read(MemoryByteSource(wav))
+        #expect(waveWarnings.contains { $0.contains("loop 1") && $0.contains("before it starts") }, "\(waveWarnings)")
+        #expect(fromWave.regions?.regions.count == 1)
+        #expect(fromWave.instrument?.sustainRegionID == 0 && fromWave.instrument?.releaseRegionID != 0)
+        for region in fromWave.regions?.regions ?? [] {
+            #expect((region.markers.first?.framePosition ?? 0) <= (region.markers.last?.framePosition ?? 0))
+        }
+        // AIFF: the sustain loop's end marker (frame 10) is before its begin marker (frame 90).
+        func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] {
+            Array(id.utf8) + be32(UInt32(body.count)) + body + (body.count % 2 == 1 ? [0] : [])
+        }
+        let comm = be16(1) + be32(100) + be16(16) + [0x40, 0x0B, 0xFA, 0, 0, 0, 0, 0, 0, 0]  // 8000 Hz
+        let mark = be16(2) + be16(1) + be32(90) + [1, 0x61] + be16(2) + be32(10) + [1, 0x62]
+        let inst: [UInt8] = [60, 0, 0, 127, 1, 127] + be16(0) + be16(1) + be16(1) + be16(2) + be16(0) + be16(0) + be16(0)
+        let body =
+            Array("AIFF".utf8) + chunk("COMM", comm) + chunk("MARK", mark) + chunk("INST", inst)
+            + chunk("SSND", be32(0) + be32(0) + [UInt8](repeating: 0, count: 200))
+        let aiff = Array("FORM".utf8) + be32(UInt32(body.count)) + body
+        let (fromAIFF, aiffWarnings) = MetadataMapping.read(MemoryByteSource(aiff))
+        #expect(aiffWarnings.contains { $0.contains("sustain loop") && $0.contains("before it starts") }, "\(aiffWarnings)")
+        #expect(fromAIFF.regions?.regions.isEmpty ?? true)
+        #expect(fromAIFF.instrument?.sustainRegionID == 0)
+        #expect(fromAIFF.markers?.markers.count == 2)  // the MARK markers themselves stay
+    }
+
     @Test("placing metadata in a written file replaces the writer's own info and moves the audio intact")
     func placementInPlace() throws {
         let folder = TempDirectory()

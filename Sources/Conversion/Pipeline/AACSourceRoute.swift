@@ -85,6 +85,14 @@ enum AACSourceRoute {
             result.bytes = try FileSystem.length(of: descriptor)
             result.frames = frames
             result.samples = .aacDecoded
+            if !options.stripMetadata, let input = try? FileByteSource(path: job.input),
+                !MetadataMapping.read(input).0.isEmpty
+            {
+                // Where a position falls with the encoder's priming is not settled: said, not guessed.
+                result.warnings.append(
+                    "the source's loops, markers and text are not written: they are not carried from AAC sources (--strip-metadata drops them without this warning)"
+                )
+            }
             try temporary.commit()
             result.status = .converted
         } catch {

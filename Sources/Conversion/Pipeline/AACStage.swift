@@ -337,6 +337,13 @@ extension AACStage {
                 "the header declares \(headerFrames) frames but only \(written.frames) could be read; converted \(written.frames)")
         }
         if written.frames == 0 { result.warnings.append("no audio frames: the output holds no AAC packet") }
+        if !options.stripMetadata, !MetadataMapping.read(source.input).0.isEmpty {
+            // AAC outputs carry no metadata chunks (where a position falls with the encoder's
+            // priming is not settled); a silent loss would surprise, so it is said.
+            result.warnings.append(
+                "the source's loops, markers and text are not written: -d aac outputs carry none (--strip-metadata drops them without this warning)"
+            )
+        }
         let proofAudio: any FrameSource
         do {
             let independent = try source.proofAudio()

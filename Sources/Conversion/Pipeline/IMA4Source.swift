@@ -74,7 +74,8 @@ struct IMA4Source {
         guard let source = try open(path) else { return nil }
         let rate = source.stream.sampleRate
         guard rate >= 1, rate <= Double(Int32.max), rate == rate.rounded() else {
-            throw ConversionError(.unsupported, "the IMA4 source's sample rate \(rate) Hz is not a whole number of Hz cafconv handles")
+            throw ConversionError(
+                .unsupported, "the IMA4 source's sample rate \(rate) Hz is not a whole number of Hz cafconv handles")
         }
         return source
     }
@@ -100,7 +101,8 @@ struct IMA4Source {
         if options.sampleRate.map({ $0 != rate }) ?? false || options.channels.map({ $0 != stream.channels }) ?? false {
             throw ConversionError(
                 .unsupported,
-                "rate and channel conversion of IMA4 sources is not supported yet; convert to LEI16 first, then convert that file")
+                "rate and channel conversion of IMA4 sources is not supported yet; convert to LEI16 first, then convert that file"
+            )
         }
         let target = TargetFormat.resolve(
             source: .imaADPCM, sourceOrder: .little, dataFormat: options.dataFormat, endian: options.endian)
@@ -112,12 +114,23 @@ struct IMA4Source {
         let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
         temporaryFile = temporary
         let isCancelled = { cancellation.isCancelled }
+        // The source's loops, markers and text travel as from any other source (the rate is kept).
+        var metadata: [CAFChunk] = []
+        if !options.stripMetadata {
+            do {
+                metadata = ContainerStage.metadata(
+                    of: try FileByteSource(path: path), sourceRate: stream.sampleRate, outputRate: stream.sampleRate,
+                    outputFrames: stream.validFrames, warnings: &result.warnings)
+            } catch {
+                throw ConversionError(.io, "cannot read it again: \(error)")
+            }
+        }
         if target.isIMA4 {
             guard
                 let done = try IMA4Stage.run(
                     audio: try audio(), announcedFrames: stream.validFrames,
-                    proofAudio: { () throws(ConversionError) -> any FrameSource in try audio() }, temporary: temporary,
-                    options: options, isCancelled: isCancelled)
+                    proofAudio: { () throws(ConversionError) -> any FrameSource in try audio() }, metadata: metadata,
+                    temporary: temporary, options: options, isCancelled: isCancelled)
             else { throw ConversionError(.interrupted, Cancellation.reason) }
             try result.finishIMA4(done, headerFrames: Int64(stream.validFrames), cancellation: cancellation)
             return
@@ -154,9 +167,10 @@ struct IMA4Source {
             throw ConversionError(.io, "\(error)")
         }
         guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
+        if frames == 0 { result.warnings.append("no audio frames: the output holds an empty 'data' chunk") }
         let document = try ContainerStage.finish(
             temporary.path, target: target, channels: stream.channels, sampleRate: Int(stream.sampleRate),
-            frames: UInt64(frames))
+            frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)
         var proof = try ProofStage.prove(
             temporary.path, document: document, target: target, source: try audio(), blockSamples: options.blockSamples,
             isCancelled: isCancelled)

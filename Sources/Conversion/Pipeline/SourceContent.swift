@@ -176,7 +176,7 @@ enum DecodeRoute {
             if aiff.compressionType == .ima4 {
                 throw ConversionError(
                     .unsupported,
-                    "AIFF-C with IMA4 ADPCM ('ima4') is not converted yet: libsndfile's decoder of it is wrong (libsndfile issue #845) and cafconv has no IMA4 decoder for sources yet"
+                    "AIFF-C with IMA4 ADPCM ('ima4') converts to linear PCM or ima4 only (decoded by cafconv; libsndfile's decoder of it is wrong, libsndfile issue #845): convert it to LEI16 first, then that file"
                 )
             }
             if let samples = WAVESamples(aiff: aiff) { return .cafconv(samples) }
@@ -193,12 +193,15 @@ enum DecodeRoute {
             case .ima4:
                 throw ConversionError(
                     .unsupported,
-                    "CAF with IMA4 ADPCM ('ima4') is not converted yet: libsndfile cannot read it and cafconv has no IMA4 decoder for sources yet"
+                    "CAF with IMA4 ADPCM ('ima4') converts to linear PCM or ima4 only (decoded by cafconv; libsndfile cannot read it): convert it to LEI16 first, then that file"
                 )
             case .aac, FourCC("aach"), FourCC("aacl"), FourCC("aace"), FourCC("aacf"), FourCC("aacg"), FourCC("aacp"):
+                // AAC-LC and AAC-LD are decoded by `convert`'s own AAC road (AACSourceRoute), and only there.
                 throw ConversionError(
                     .unsupported,
-                    "CAF with AAC ('\(description.formatID.trimmed)') is not converted yet: libsndfile cannot decode AAC and cafconv has no AAC decoder yet"
+                    AACFileDecoder.formatIDs.contains(description.formatID)
+                        ? "CAF with AAC ('\(description.formatID.trimmed)') is decoded only by convert, to linear PCM: convert it to LEI16 first, then use that file"
+                        : "CAF with AAC ('\(description.formatID.trimmed)') is not converted: cafconv decodes AAC-LC ('aac') and AAC-LD ('aacl') only"
                 )
             default: break
             }
