@@ -88,7 +88,7 @@ print(open(os.path.join(r, "machine.txt")).read())
 print("| music corpus to AAC 128 kb/s stereo | mean s | ± | ratio to cafconv |")
 print("|---|---|---|---|")
 for x in t:
-    print(f"| {x['command']} | {x['mean']:.2f} | {x['stddev']:.2f} | {x['mean'] / t[0]['mean']:.2f} |")
+    print(f"| {x['command']} | {x['mean']:.2f} | {(x['stddev'] or 0):.2f} | {x['mean'] / t[0]['mean']:.2f} |")
 print()
 print(f"peak RSS: cafconv {int(open(os.path.join(r,'rss-cafconv')).read().split()[-1]) / 1024:.1f} MiB (one process, all files); "
       f"ffmpeg {int(open(os.path.join(r,'rss-ffmpeg')).read().split()[-1]) / 1024:.1f} MiB (largest single process)")
@@ -96,7 +96,7 @@ print()
 print("| PCM start-up (tiny file) | mean ms | ± | ratio to main |")
 print("|---|---|---|---|")
 for x in s:
-    print(f"| {x['command']} | {x['mean'] * 1000:.2f} | {x['stddev'] * 1000:.2f} | {x['mean'] / s[1]['mean']:.3f} |")
+    print(f"| {x['command']} | {x['mean'] * 1000:.2f} | {(x['stddev'] or 0) * 1000:.2f} | {x['mean'] / s[1]['mean']:.3f} |")
 print()
 print("lengths (frames; ffmpeg decodes every packet of a CAF, ignoring pakt priming and remainder):")
 print(open(os.path.join(r, "lengths.tsv")).read())
