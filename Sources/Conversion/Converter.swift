@@ -198,18 +198,12 @@ enum Converter {
         // AAC CAF sources: their own route (decoded by libavcodec, written by CAFKit).
         if AACSourceRoute.handles(job.input) { return AACSourceRoute.convert(job, options: options, cancellation: cancellation) }
         if options.dataFormat?.kind == .aac { return AACStage.convertJob(job, options: options, cancellation: cancellation) }
-        let started = FileSystem.now()
-        var result = FileResult(input: job.input, output: job.output, status: .failed)
-        var temporaryFile: FileSystem.TemporaryFile? = nil
-        do {
+        return run(job) { result, temporaryFile in
             // IMA4 CAF sources: CAFKit decodes them (IMA4Source), libsndfile cannot.
             if let ima4 = try IMA4Source.openChecked(job.input) {
                 try ima4.convert(
                     job, options: options, result: &result, temporaryFile: &temporaryFile, cancellation: cancellation)
-                try temporaryFile?.commit()
-                result.status = .converted
-                result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
-                return result
+                return
             }
             let source = try SourceStage.open(job.input, warnings: &result.warnings)
             let target = TargetFormat.resolve(
@@ -242,7 +236,7 @@ enum Converter {
                 let proofAudio: () throws(ConversionError) -> any FrameSource
                 var announced = pumpAudio.limit ?? source.headerFrames ?? 0
                 if let plan {
-                    do { audio = try TransformedAudio(source: pumpAudio, plan: plan) } catch {
+                    do throws(SourceError) { audio = try TransformedAudio(source: pumpAudio, plan: plan) } catch {
                         throw ConversionError(.unsupported, error.message)
                     }
                     proofAudio = { () throws(ConversionError) -> any FrameSource in
@@ -274,10 +268,7 @@ enum Converter {
                     proof.rule = [plan.rule, proof.rule].compactMap { $0 }.joined(separator: "; ")
                     result.proof = proof
                 }
-                try temporaryOutput.commit()
-                result.status = .converted
-                result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
-                return result
+                return
             }
             let writer = try ContainerStage.libsndfileWriter(
                 descriptor: try temporaryOutput.descriptor(), path: temporary, source: source, target: target, plan: plan)
@@ -311,12 +302,26 @@ enum Converter {
             result.bytes = document.file.fileLength
             result.frames = frames
             result.samples = encoder.transfer(from: source)
-            try temporaryOutput.commit()
+        }
+    }
+
+    /// The frame every road of a job shares: the result is `failed` until `body` returns, then
+    /// the temporary output `body` made is committed (the atomic rename) and the result is
+    /// `converted`; any error becomes the record's reason and code, a temporary file that was not
+    /// committed is deleted (its lock goes when it is freed), and the time is measured.
+    static func run(
+        _ job: Job, _ body: (inout FileResult, inout FileSystem.TemporaryFile?) throws -> Void
+    ) -> FileResult {
+        let started = FileSystem.now()
+        var result = FileResult(input: job.input, output: job.output, status: .failed)
+        var temporaryFile: FileSystem.TemporaryFile? = nil
+        do {
+            try body(&result, &temporaryFile)
+            try temporaryFile?.commit()
             result.status = .converted
         } catch {
             result.record(error as? ConversionError ?? ConversionError(.io, "\(error)"))
         }
-        // Deletes the temporary file unless it was committed (its lock goes when it is freed).
         if result.status != .converted { temporaryFile?.discard() }
         result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
         return result

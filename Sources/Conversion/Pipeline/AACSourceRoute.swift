@@ -21,10 +21,7 @@ enum AACSourceRoute {
 
     /// One job whose input is an AAC CAF, from start to commit.
     static func convert(_ job: Job, options: ConversionOptions, cancellation: Cancellation) -> FileResult {
-        let started = FileSystem.now()
-        var result = FileResult(input: job.input, output: job.output, status: .failed)
-        var temporaryFile: FileSystem.TemporaryFile? = nil
-        do {
+        Converter.run(job) { result, temporaryFile in
             try LibAVCodecLoad.load()
             let (bits, isFloat, order) = try target(options)
             if let input = FileSystem.identity(of: job.input), input == FileSystem.identity(of: job.output) {
@@ -93,14 +90,7 @@ enum AACSourceRoute {
                     "the source's loops, markers and text are not written: they are not carried from AAC sources (--strip-metadata drops them without this warning)"
                 )
             }
-            try temporary.commit()
-            result.status = .converted
-        } catch {
-            result.record(error as? ConversionError ?? ConversionError(.io, "\(error)"))
         }
-        if result.status != .converted { temporaryFile?.discard() }
-        result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
-        return result
     }
 
     /// The linear PCM `-d` asks for: bits, float, byte order.

@@ -368,10 +368,7 @@ extension AACStage {
     /// One `-d aac` job from start to commit, laid out like `Converter.convert`: any failure leaves
     /// nothing at the output path.
     static func convertJob(_ job: Job, options: ConversionOptions, cancellation: Cancellation) -> FileResult {
-        let started = FileSystem.now()
-        var result = FileResult(input: job.input, output: job.output, status: .failed)
-        var temporaryFile: FileSystem.TemporaryFile? = nil
-        do {
+        Converter.run(job) { result, temporaryFile in
             let source = try SourceStage.open(job.input, warnings: &result.warnings)
             result.formatIn = source.formatCode
             let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
@@ -381,14 +378,7 @@ extension AACStage {
                 source: source, options: options, temporary: temporaryOutput, result: &result,
                 isCancelled: { cancellation.isCancelled })
             if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
-            try temporaryOutput.commit()
-            result.status = .converted
-        } catch {
-            result.record(error as? ConversionError ?? ConversionError(.io, "\(error)"))
         }
-        if result.status != .converted { temporaryFile?.discard() }
-        result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
-        return result
     }
 }
 
