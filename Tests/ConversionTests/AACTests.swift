@@ -198,6 +198,23 @@ struct AACTests {
         }
     }
 
+    @Test("6 channels whose 4th is not an LFE (6.0: FL FR FC BC SL SR) are refused, not coded as 5.1; 5.1 converts")
+    func sixChannelsWithoutLFE() throws {
+        var fixture = toneFixture(frames: 4800, channels: 6, sampleRate: 48000)
+        fixture.extensible = true
+        fixture.channelMask = 0x1 | 0x2 | 0x4 | 0x100 | 0x200 | 0x400
+        let folder = TempDirectory()
+        let input = folder.write("in.wav", fixture.bytes(order: .little))
+        let report = Engine.convert(inputs: [input], output: folder.file("out.caf"), options: Self.aac)
+        let result = try #require(report.files.first)
+        #expect(result.status == .failed && result.code == .unsupported, "\(result)")
+        #expect(result.reason?.contains("4th channel is BC") == true, "\(result.reason ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.caf")))
+        fixture.channelMask = 0x3F  // 5.1: FL FR FC LFE BL BR
+        let converted = try convert(fixture.bytes(order: .little), options: Self.aac)
+        #expect(converted.result.frames == 4800)
+    }
+
     @Test("the kuki is an ES_Descriptor holding an AAC-LC AudioSpecificConfig for the rate and channels")
     func cookie() throws {
         for (rate, index) in [(22050, 7), (44100, 4), (48000, 3)] {

@@ -316,6 +316,7 @@ extension AACStage {
         result.channels = channels
         result.sampleRate = sampleRate
         let bitRate = try bitRate(asked: options.bitRate, channels: channels, sampleRate: sampleRate)
+        try checkLayout(of: source, channels: channels)
         do { try LibAVCodec.load() } catch { throw ConversionError(.unsupported, error.message) }
         result.formatOut = "aac"
         let audio: any FrameSource
@@ -363,6 +364,21 @@ extension AACStage {
         result.bytes = try FileSystem.length(of: descriptor)
         result.frames = written.frames
         result.samples = .aacEncoded
+    }
+
+    /// libavcodec codes 6, 7 and 8 channels as 5.1, 6.1 and 7.1, whose 4th channel (in WAVE's
+    /// order) is the LFE: low-passed at about 120 Hz. A source whose own layout (a channel mask,
+    /// a CAF `chan`) puts another speaker there would lose that channel's content, and the SNR
+    /// over all channels would hardly show it: refused, saying why. Sources without a layout are
+    /// taken in WAVE's default order, where the 4th channel is the LFE.
+    static func checkLayout(of source: SourceStage, channels: Int) throws(ConversionError) {
+        guard (6...8).contains(channels), channels == source.info.channels else { return }
+        let (layout, assumed) = source.speakerLayout()
+        guard !assumed, layout.speakers.count > 3, layout.speakers[3] != .lowFrequency else { return }
+        throw ConversionError(
+            .unsupported,
+            "AAC codes \(channels) channels with the 4th as the LFE (bass only, cut above about 120 Hz), but this source's 4th channel is \(layout.speakers[3].map(\.description) ?? "unpositioned") (layout \(layout)); mix it down with -c 2, or keep it as linear PCM"
+        )
     }
 
     /// One `-d aac` job from start to commit, laid out like `Converter.convert`: any failure leaves
