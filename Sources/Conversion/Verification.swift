@@ -423,6 +423,51 @@ public enum Verifier {
     /// region's flags, markers and name, the instrument's fields and the roles of its regions, and
     /// every text pair. A file with none of these chunks at all passes with a warning (written
     /// with `--strip-metadata`).
+    /// The source at `path` transformed to the rate and channel count of a file described by
+    /// `desc`, as `convert` transforms it by default (libsoxr VHQ, `--mix`, no dither), rounded to
+    /// the file's bits: the reference for a file `convert -d FMT@RATE -c N` made. `nil` when
+    /// cafconv cannot open the source this way or convert has no such transform (the plain
+    /// comparison then reports the difference).
+    static func transformedReference(_ path: String, like desc: AudioDescription) -> (audio: any FrameSource, rule: String)? {
+        guard desc.sampleRate == desc.sampleRate.rounded(), (1...1_536_000).contains(desc.sampleRate),
+            (1...1024).contains(desc.channelsPerFrame)
+        else { return nil }
+        let encoding: Encoding
+        switch desc.formatID {
+        case .lpcm:
+            guard let layout = PCMLayout(desc) else { return nil }
+            switch (layout.isFloat, layout.bits) {
+            case (true, 32): encoding = .float32
+            case (true, _): encoding = .float64
+            case (false, 8): encoding = .pcmS8
+            case (false, 16): encoding = .pcm16
+            case (false, 24): encoding = .pcm24
+            default: encoding = .pcm32
+            }
+        case .ulaw: encoding = .ulaw
+        case .alaw: encoding = .alaw
+        case .ima4: encoding = .imaADPCM
+        case .alac: encoding = .pcm24
+        default:
+            // AAC and others: floats, as the AAC road hands them to its encoder.
+            encoding = .float32
+        }
+        var warnings: [String] = []
+        guard let stage = try? SourceStage.open(path, warnings: &warnings) else { return nil }
+        let rate = Int(desc.sampleRate)
+        let channels = Int(desc.channelsPerFrame)
+        let options = ConversionOptions(
+            jobs: 1, sampleRate: rate == stage.info.sampleRate ? nil : rate,
+            channels: channels == stage.info.channels ? nil : channels)
+        let target = TargetFormat(encoding: encoding, byteOrder: .little)
+        guard let made = try? TransformPlan.make(source: stage, target: target, options: options, warnings: &warnings),
+            let plan = Optional(made) ?? nil,
+            let independent = try? stage.proofAudio(),
+            let audio = try? TransformedAudio(source: independent, plan: plan)
+        else { return nil }
+        return (audio, plan.rule)
+    }
+
     static func compareMetadata(_ document: CAFDocument, with source: String) -> ([VerifyFailure], [String]) {
         guard let input = try? FileByteSource(path: source) else { return ([], []) }
         let frames = document.file.validFrames ?? 0
@@ -485,13 +530,13 @@ public enum Verifier {
         _ file: CAFFile, byteSource: FileByteSource, path: String, with source: String,
         minimumSNR: Double = IMA4Proof.defaultFloor
     ) -> ([VerifyFailure], Proof?) {
-        let audio: SourceAudio
+        let opened: SourceAudio
         // IMA4 sources (AIFF-C, CAF) are decoded by CAFKit, as `convert` decodes them.
         do {
             if let ima4 = try IMA4Source.openChecked(source) {
-                audio = try ima4.audio()
+                opened = try ima4.audio()
             } else {
-                do { audio = try SourceAudio.open(source) } catch {
+                do { opened = try SourceAudio.open(source) } catch {
                     return ([VerifyFailure(rule: .against, expected: "a readable source", found: error.message)], nil)
                 }
             }
@@ -499,161 +544,193 @@ public enum Verifier {
             return ([VerifyFailure(rule: .against, expected: "a readable source", found: "\(source): \(error.message)")], nil)
         }
         let desc = file.audioDescription
-        var failures: [VerifyFailure] = []
-        if desc.sampleRate != Double(audio.sampleRate) {
-            failures.append(
-                VerifyFailure(
-                    rule: .againstRate, expected: "\(audio.sampleRate) Hz as in \(source)",
-                    found:
-                        "\(desc.sampleRate == desc.sampleRate.rounded() && abs(desc.sampleRate) < 1e15 ? String(Int64(desc.sampleRate)) : String(desc.sampleRate)) Hz",
-                    chunk: "desc"))
-        }
-        if Int(desc.channelsPerFrame) != audio.channels {
-            failures.append(
-                VerifyFailure(
-                    rule: .againstChannels,
-                    expected: "\(audio.channels) channel\(audio.channels == 1 ? "" : "s") as in \(source)",
-                    found: "\(desc.channelsPerFrame)", chunk: "desc"))
-            return (failures, nil)
-        }
-        // The header's frame counts first: a 'pakt' that calls frames priming, or a short file,
-        // fails here with both counts. Only where cafconv decodes the source is its header count
-        // the audio's: a decoder may yield fewer frames than `fact` promises (a cut file), and
-        // `convert` then writes what it decodes; the comparison below counts those frames.
-        if case .cafconv = audio.decoder, let expected = audio.limit, let found = file.validFrames,
-            UInt64(max(0, expected)) != found
+        // A file at another rate or channel count than its source is compared with the source
+        // transformed as `convert -d FMT@RATE -c N` transforms it by default (libsoxr VHQ, --mix,
+        // no dither): the same plan applied to the same independent decoding, so a file convert
+        // made that way matches exactly. Otherwise (other settings, or a header that lies) the
+        // plain comparison reports the rate or channel difference.
+        if desc.sampleRate != Double(opened.sampleRate) || Int(desc.channelsPerFrame) != opened.channels,
+            let transformed = transformedReference(source, like: desc)
         {
-            failures.append(
-                VerifyFailure(
-                    rule: .againstFrames, expected: "\(expected) frames as in \(source)", found: "\(found) frames",
-                    chunk: file.packetTableHeader == nil ? "data" : "pakt"))
-            return (failures, nil)
-        }
-        // Where the audio of `frameBytes`-byte frames starts and how many frames it holds: a
-        // packet table's priming frames come first and are not audio.
-        func audioExtent(frameBytes: Int) -> (offset: UInt64, frames: Int64) {
-            let priming = UInt64(max(0, file.packetTableHeader?.primingFrames ?? 0))
-            let stored = file.audioBytes / UInt64(frameBytes)
-            let frames = min(file.validFrames ?? 0, stored > priming ? stored - priming : 0)
-            return (file.audioOffset + priming * UInt64(frameBytes), Int64(clamping: frames))
-        }
-        if AACFileDecoder.formatIDs.contains(desc.formatID) {
-            let (more, proof) = compareAAC(file, byteSource: byteSource, with: audio, source: source)
-            return (failures + more, failures.isEmpty && more.isEmpty ? proof : nil)
-        }
-        let decoder: OutputProof.OutputDecoder
-        let rule: String?
-        var outputDecoder = "cafkit"
-        switch desc.formatID {
-        case .lpcm:
-            guard let layout = PCMLayout(desc) else {
-                failures.append(
-                    VerifyFailure(
-                        rule: .against, expected: "packed linear PCM to compare sample by sample",
-                        found: "\(desc.bitsPerChannel)-bit samples in \(desc.bytesPerPacket)-byte packets", chunk: "desc"))
-                return (failures, nil)
-            }
-            let extent = audioExtent(frameBytes: layout.bytesPerFrame)
-            decoder = .cafkit(layout, byteSource, offset: extent.offset, frames: extent.frames)
-            rule = Proof.rule(
-                sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: layout.isFloat, outputBits: layout.bits)
-        case .alac:
-            let reader: SoundFile
-            do {
-                reader = try SoundFile.open(readingFrom: path)
-                try reader.setNormalisation(false)
-            } catch {
-                failures.append(VerifyFailure(rule: .against, expected: "ALAC that libsndfile decodes", found: error.message))
-                return (failures, nil)
-            }
-            let outputBits = reader.info.encoding.bits ?? 16
-            decoder = .libsndfile(reader, bits: outputBits)
-            rule = Proof.rule(
-                sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: false, outputBits: outputBits)
-            outputDecoder = "libsndfile"
-            if let frames = file.validFrames, frames != UInt64(max(0, reader.info.frames)) {
-                failures.append(
-                    VerifyFailure(
-                        rule: .against, expected: "ALAC whose 'pakt' agrees with libsndfile's decoding",
-                        found: "'pakt' says \(frames) frames, libsndfile decodes \(reader.info.frames)", chunk: "pakt"))
-            }
-        case .ulaw, .alaw:
-            let law: G711Law = desc.formatID == .ulaw ? .muLaw : .aLaw
-            let channels = Int(desc.channelsPerFrame)
-            guard desc.framesPerPacket == 1, Int(desc.bytesPerPacket) == channels else {
-                failures.append(
-                    VerifyFailure(
-                        rule: .against, expected: "one \(law) code per channel and frame to compare",
-                        found:
-                            "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channel\(channels == 1 ? "" : "s")",
-                        chunk: "desc"))
-                return (failures, nil)
-            }
-            let extent = audioExtent(frameBytes: channels)
-            decoder = .g711(
-                law, byteSource, offset: extent.offset, frames: extent.frames,
-                check: OutputProof.G711Check(law: law, sourceLaw: audio.law, copied: false))
-            rule = Proof.rule(sourceLaw: audio.law, outputLaw: law)
-        case .ima4:
-            // Lossy: the same measure as convert's proof (exact length, SNR over every frame).
-            let measurement: IMA4Proof.Measurement
-            do { measurement = try IMA4Proof.measure(file, bytes: byteSource, against: audio) } catch {
-                failures.append(VerifyFailure(rule: .against, expected: "IMA4 audio that decodes", found: error.message))
-                return (failures, nil)
-            }
-            if measurement.sourceFrames != measurement.outputFrames {
-                failures.append(
-                    VerifyFailure(
-                        rule: .againstFrames, expected: "\(measurement.sourceFrames) frames as in \(source)",
-                        found: "\(measurement.outputFrames) frames decoded",
-                        chunk: file.packetTableHeader == nil ? "data" : "pakt"))
-                return (failures, nil)
-            }
-            switch IMA4Proof.proof(measurement, floor: minimumSNR, sourceDecoder: audio.decoderName) {
-            case .success(let proof): return (failures, failures.isEmpty ? proof : nil)
-            case .failure:
-                failures.append(
-                    VerifyFailure(
-                        rule: .against, expected: "an SNR of at least \(IMA4Proof.rounded(minimumSNR)) dB against \(source)",
-                        found:
-                            "\(measurement.snr.map { "\(IMA4Proof.rounded($0)) dB" } ?? "no SNR (silent source)"), error RMS \(IMA4Proof.rounded(measurement.errorRMS)) LSB",
-                        chunk: "data"))
-                return (failures, nil)
-            }
-        default:
-            failures.append(
-                VerifyFailure(
-                    rule: .against, expected: "linear PCM, ALAC, µ-law, A-law or IMA4 to compare sample by sample",
-                    found: "'\(desc.formatID.trimmed)'", chunk: "desc"))
-            return (failures, nil)
-        }
-        let mismatch: OutputProof.Mismatch?
-        do { mismatch = try OutputProof.firstMismatch(source: audio, output: decoder) } catch {
-            failures.append(VerifyFailure(rule: .against, expected: "readable audio", found: error.message))
-            return (failures, nil)
-        }
-        if let mismatch {
-            if let frames = mismatch.frames {
-                failures.append(
-                    VerifyFailure(
-                        rule: .againstFrames, expected: "\(frames.expected) frames as in \(source)",
-                        found: "\(frames.found) frames"))
-            } else {
-                failures.append(
+            let attempt = compare(with: transformed.audio, transformRule: transformed.rule)
+            if attempt.0.isEmpty { return attempt }
+            var plain = compare(with: opened, transformRule: nil)
+            if let first = attempt.0.first {
+                plain.0.append(
                     VerifyFailure(
                         rule: .against,
                         expected:
-                            "\(mismatch.expected) at frame \(mismatch.frame), channel \(mismatch.channel) (as in \(source)\(rule.map { ", after rule \($0)" } ?? ""))",
-                        found: mismatch.found, chunk: "data", offset: mismatch.offset))
+                            "\(source) \(transformed.rule) as convert does by default (soxr VHQ, --mix, no dither), for a file convert made with -d FMT@RATE or -c",
+                        found: "\(first.found) where \(first.expected)"))
             }
+            return plain
         }
-        if !failures.isEmpty { return (failures, nil) }
-        return (
-            [],
-            Proof(
-                comparison: rule == nil ? "exact" : "exact-after-rule", rule: rule, sourceDecoder: audio.decoderName,
-                outputDecoder: outputDecoder, extent: "every-frame")
-        )
+        return compare(with: opened, transformRule: nil)
+
+        func compare(with audio: any FrameSource, transformRule: String?) -> ([VerifyFailure], Proof?) {
+            var failures: [VerifyFailure] = []
+            if desc.sampleRate != Double(audio.sampleRate) {
+                failures.append(
+                    VerifyFailure(
+                        rule: .againstRate, expected: "\(audio.sampleRate) Hz as in \(source)",
+                        found:
+                            "\(desc.sampleRate == desc.sampleRate.rounded() && abs(desc.sampleRate) < 1e15 ? String(Int64(desc.sampleRate)) : String(desc.sampleRate)) Hz",
+                        chunk: "desc"))
+            }
+            if Int(desc.channelsPerFrame) != audio.channels {
+                failures.append(
+                    VerifyFailure(
+                        rule: .againstChannels,
+                        expected: "\(audio.channels) channel\(audio.channels == 1 ? "" : "s") as in \(source)",
+                        found: "\(desc.channelsPerFrame)", chunk: "desc"))
+                return (failures, nil)
+            }
+            // The header's frame counts first: a 'pakt' that calls frames priming, or a short file,
+            // fails here with both counts. Only where cafconv decodes the source is its header count
+            // the audio's: a decoder may yield fewer frames than `fact` promises (a cut file), and
+            // `convert` then writes what it decodes; the comparison below counts those frames.
+            if transformRule == nil, case .cafconv = opened.decoder, let expected = opened.limit, let found = file.validFrames,
+                UInt64(max(0, expected)) != found
+            {
+                failures.append(
+                    VerifyFailure(
+                        rule: .againstFrames, expected: "\(expected) frames as in \(source)", found: "\(found) frames",
+                        chunk: file.packetTableHeader == nil ? "data" : "pakt"))
+                return (failures, nil)
+            }
+            // Where the audio of `frameBytes`-byte frames starts and how many frames it holds: a
+            // packet table's priming frames come first and are not audio.
+            func audioExtent(frameBytes: Int) -> (offset: UInt64, frames: Int64) {
+                let priming = UInt64(max(0, file.packetTableHeader?.primingFrames ?? 0))
+                let stored = file.audioBytes / UInt64(frameBytes)
+                let frames = min(file.validFrames ?? 0, stored > priming ? stored - priming : 0)
+                return (file.audioOffset + priming * UInt64(frameBytes), Int64(clamping: frames))
+            }
+            if AACFileDecoder.formatIDs.contains(desc.formatID) {
+                var (more, proof) = compareAAC(file, byteSource: byteSource, with: audio, source: source)
+                if let transformRule, let rule = proof?.rule { proof?.rule = "\(transformRule); \(rule)" }
+                return (failures + more, failures.isEmpty && more.isEmpty ? proof : nil)
+            }
+            let decoder: OutputProof.OutputDecoder
+            let rule: String?
+            var outputDecoder = "cafkit"
+            switch desc.formatID {
+            case .lpcm:
+                guard let layout = PCMLayout(desc) else {
+                    failures.append(
+                        VerifyFailure(
+                            rule: .against, expected: "packed linear PCM to compare sample by sample",
+                            found: "\(desc.bitsPerChannel)-bit samples in \(desc.bytesPerPacket)-byte packets", chunk: "desc"))
+                    return (failures, nil)
+                }
+                let extent = audioExtent(frameBytes: layout.bytesPerFrame)
+                decoder = .cafkit(layout, byteSource, offset: extent.offset, frames: extent.frames)
+                rule = Proof.rule(
+                    sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: layout.isFloat, outputBits: layout.bits)
+            case .alac:
+                let reader: SoundFile
+                do {
+                    reader = try SoundFile.open(readingFrom: path)
+                    try reader.setNormalisation(false)
+                } catch {
+                    failures.append(VerifyFailure(rule: .against, expected: "ALAC that libsndfile decodes", found: error.message))
+                    return (failures, nil)
+                }
+                let outputBits = reader.info.encoding.bits ?? 16
+                decoder = .libsndfile(reader, bits: outputBits)
+                rule = Proof.rule(
+                    sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: false, outputBits: outputBits)
+                outputDecoder = "libsndfile"
+                if let frames = file.validFrames, frames != UInt64(max(0, reader.info.frames)) {
+                    failures.append(
+                        VerifyFailure(
+                            rule: .against, expected: "ALAC whose 'pakt' agrees with libsndfile's decoding",
+                            found: "'pakt' says \(frames) frames, libsndfile decodes \(reader.info.frames)", chunk: "pakt"))
+                }
+            case .ulaw, .alaw:
+                let law: G711Law = desc.formatID == .ulaw ? .muLaw : .aLaw
+                let channels = Int(desc.channelsPerFrame)
+                guard desc.framesPerPacket == 1, Int(desc.bytesPerPacket) == channels else {
+                    failures.append(
+                        VerifyFailure(
+                            rule: .against, expected: "one \(law) code per channel and frame to compare",
+                            found:
+                                "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channel\(channels == 1 ? "" : "s")",
+                            chunk: "desc"))
+                    return (failures, nil)
+                }
+                let extent = audioExtent(frameBytes: channels)
+                decoder = .g711(
+                    law, byteSource, offset: extent.offset, frames: extent.frames,
+                    check: OutputProof.G711Check(law: law, sourceLaw: audio.law, copied: false))
+                rule = Proof.rule(sourceLaw: audio.law, outputLaw: law)
+            case .ima4:
+                // Lossy: the same measure as convert's proof (exact length, SNR over every frame).
+                let measurement: IMA4Proof.Measurement
+                do { measurement = try IMA4Proof.measure(file, bytes: byteSource, against: audio) } catch {
+                    failures.append(VerifyFailure(rule: .against, expected: "IMA4 audio that decodes", found: error.message))
+                    return (failures, nil)
+                }
+                if measurement.sourceFrames != measurement.outputFrames {
+                    failures.append(
+                        VerifyFailure(
+                            rule: .againstFrames, expected: "\(measurement.sourceFrames) frames as in \(source)",
+                            found: "\(measurement.outputFrames) frames decoded",
+                            chunk: file.packetTableHeader == nil ? "data" : "pakt"))
+                    return (failures, nil)
+                }
+                switch IMA4Proof.proof(measurement, floor: minimumSNR, sourceDecoder: audio.decoderName) {
+                case .success(var proof):
+                    if let transformRule { proof.rule = [transformRule, proof.rule].compactMap { $0 }.joined(separator: "; ") }
+                    return (failures, failures.isEmpty ? proof : nil)
+                case .failure:
+                    failures.append(
+                        VerifyFailure(
+                            rule: .against, expected: "an SNR of at least \(IMA4Proof.rounded(minimumSNR)) dB against \(source)",
+                            found:
+                                "\(measurement.snr.map { "\(IMA4Proof.rounded($0)) dB" } ?? "no SNR (silent source)"), error RMS \(IMA4Proof.rounded(measurement.errorRMS)) LSB",
+                            chunk: "data"))
+                    return (failures, nil)
+                }
+            default:
+                failures.append(
+                    VerifyFailure(
+                        rule: .against, expected: "linear PCM, ALAC, µ-law, A-law or IMA4 to compare sample by sample",
+                        found: "'\(desc.formatID.trimmed)'", chunk: "desc"))
+                return (failures, nil)
+            }
+            let mismatch: OutputProof.Mismatch?
+            // After the transform stage, samples are rounded to the output's bits (or floats): the
+            // comparison is exact and the transform is the rule.
+            let isG711 = desc.formatID == .ulaw || desc.formatID == .alaw
+            let comparedRule = transformRule.map { [$0, isG711 ? rule : nil].compactMap { $0 }.joined(separator: "; ") } ?? rule
+            do { mismatch = try OutputProof.firstMismatch(source: audio, output: decoder) } catch {
+                failures.append(VerifyFailure(rule: .against, expected: "readable audio", found: error.message))
+                return (failures, nil)
+            }
+            if let mismatch {
+                if let frames = mismatch.frames {
+                    failures.append(
+                        VerifyFailure(
+                            rule: .againstFrames, expected: "\(frames.expected) frames as in \(source)",
+                            found: "\(frames.found) frames"))
+                } else {
+                    failures.append(
+                        VerifyFailure(
+                            rule: .against,
+                            expected:
+                                "\(mismatch.expected) at frame \(mismatch.frame), channel \(mismatch.channel) (as in \(source)\(comparedRule.map { ", after rule \($0)" } ?? "")\(transformRule == nil ? "" : "; the source transformed as convert does by default: soxr VHQ, --mix, no dither"))",
+                            found: mismatch.found, chunk: "data", offset: mismatch.offset))
+                }
+            }
+            if !failures.isEmpty { return (failures, nil) }
+            return (
+                [],
+                Proof(
+                    comparison: comparedRule == nil ? "exact" : "exact-after-rule", rule: comparedRule, sourceDecoder: audio.decoderName,
+                    outputDecoder: outputDecoder, extent: "every-frame")
+            )
+        }
     }
 }
 
@@ -696,7 +773,7 @@ extension Verifier {
     /// source: the same frame count, the cross-correlation peak at lag 0, the SNR above
     /// `AACStage.snrFloor` for its average bit rate.
     static func compareAAC(
-        _ file: CAFFile, byteSource: FileByteSource, with audio: SourceAudio, source: String
+        _ file: CAFFile, byteSource: FileByteSource, with audio: any FrameSource, source: String
     ) -> ([VerifyFailure], Proof?) {
         let decoder: AACFileDecoder
         do { decoder = try AACFileDecoder(file: file, source: byteSource) } catch {

@@ -27,6 +27,37 @@ struct VerifyAgainstTests {
         Verifier.verify(paths: [caf], options: VerifyOptions(against: wav)).files.first
     }
 
+    @Test(
+        "a file convert resampled and mixed (-d LEI16@22050 -c 1, -d ima4@16000) passes against its source, exact after the transform; other settings (-r hq) fail, saying what was assumed"
+    )
+    func transformedOutputs() throws {
+        let folder = TempDirectory()
+        defer { withExtendedLifetime(folder) {} }
+        let wav = folder.write("src.wav", Self.fixture.bytes)
+        func convert(_ name: String, _ options: ConversionOptions) throws -> String {
+            let caf = folder.file(name)
+            let report = Engine.convert(inputs: [wav], output: caf, options: options)
+            try #require(report.succeeded, "\(report.files.first?.reason ?? "")")
+            return caf
+        }
+        let lei16 = try DataFormat(parsing: "LEI16")
+        let mono = try convert("mono.caf", ConversionOptions(dataFormat: lei16, jobs: 1, sampleRate: 22050, channels: 1))
+        let passed = try #require(verify(mono, against: wav))
+        #expect(passed.failures.isEmpty, "\(passed.failures)")
+        #expect(passed.comparison?.comparison == "exact-after-rule")
+        #expect(passed.comparison?.rule?.contains("mixed 2→1; resampled 44100→22050 with soxr VHQ") == true)
+        let ima4 = try convert(
+            "ima4.caf", ConversionOptions(dataFormat: try DataFormat(parsing: "ima4"), jobs: 1, sampleRate: 16000))
+        let lossy = try #require(verify(ima4, against: wav))
+        #expect(lossy.failures.isEmpty, "\(lossy.failures)")
+        #expect(lossy.comparison?.rule?.contains("resampled 44100→16000") == true)
+        let other = try convert(
+            "hq.caf", ConversionOptions(dataFormat: lei16, jobs: 1, sampleRate: 22050, channels: 1, srcQuality: .hq))
+        let failed = try #require(verify(other, against: wav))
+        #expect(failed.failures.map(\.code).first == "against-rate", "\(failed.failures)")
+        #expect(failed.failures.last?.expected.contains("as convert does by default (soxr VHQ, --mix, no dither)") == true)
+    }
+
     @Test("a CAF whose desc says 8000 Hz for a 44100 Hz source fails against-rate")
     func wrongRate() throws {
         let folder = TempDirectory()
@@ -38,7 +69,9 @@ struct VerifyAgainstTests {
         bytes.replaceSubrange(20..<28, with: rate.bytes)
         writeFile(caf, bytes)
         let result = try #require(verify(caf, against: wav))
-        #expect(result.failures.map(\.code) == ["against-rate"], "\(result.failures)")
+        // Then: the source resampled to 8000 Hz as convert would have made it does not match either.
+        #expect(result.failures.map(\.code) == ["against-rate", "against"], "\(result.failures)")
+        #expect(result.failures.last?.expected.contains("resampled 44100→8000 with soxr VHQ") == true)
         #expect(result.failures.first?.expected.contains("44100 Hz") == true)
         #expect(result.failures.first?.found == "8000 Hz")
         #expect(result.comparison == nil)
