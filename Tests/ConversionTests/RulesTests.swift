@@ -216,6 +216,32 @@ struct RulesTests {
         #expect(report.totals.converted == 3)
     }
 
+    @Test("[defaults] that concern one kind of file only (bitrate, endian) do not fail the others")
+    func defaultsForOneKind() throws {
+        let folder = TempDirectory()
+        studio(
+            folder,
+            rules: """
+                [defaults]
+                format = "BEI16"
+                endian = "big"
+                bitrate = 96000
+                [[rule]]
+                match = "music/**"
+                format = "aac"
+                """)
+        let book = RuleBook(
+            global: nil, globalPath: nil, byRoot: [folder.file("in"): try RulesFile.load(folder.file("in/cafconv.toml"))],
+            commandLine: [])
+        let report = Engine.run(
+            inputs: [folder.file("in")], output: folder.file("out"), options: ConversionOptions(jobs: 1), rules: book)
+        #expect(report.totals.converted == 4 && report.totals.failed == 0, "\(report.files.map { $0.reason ?? "" })")
+        let formats = Dictionary(
+            uniqueKeysWithValues: report.files.map { (FileSystem.baseName($0.output ?? ""), $0.formatOut ?? "") })
+        #expect(formats["theme.caf"] == "aac" && formats["click.caf"] == "BEI16", "\(formats)")
+        #expect(report.files.first { $0.output?.hasSuffix("theme.caf") == true }?.proof?.bitRate == 96000)
+    }
+
     @Test("--rules with a file given by name matches it relative to the rules file's folder")
     func singleFileWithRules() throws {
         let folder = TempDirectory()

@@ -151,6 +151,11 @@ public struct ConversionRules: Sendable, Equatable {
                 throw RuleError(error.message, file: file, line: setting.line)
             }
         }
+        // A setting that does not apply to the file's format is not a contradiction in a rules
+        // file, whose `[defaults]` speak for every kind of file: `bitrate` only concerns AAC
+        // files, and AAC has no byte order.
+        if options.dataFormat?.kind != .aac { options.bitRate = nil }
+        if options.dataFormat?.kind == .aac { options.endian = nil }
         do throws(DataFormatError) { try options.validate() } catch {
             throw RuleError(
                 "\(error.message) (for \(relative), governed by \(label(of: rule)))", file: file, line: rule?.line)
