@@ -93,7 +93,7 @@ fuzz: deps ## Fuzz the CAF, WAVE/AIFF and manifest parsers and the IMA4 codec wi
 	sh Fuzz/run-caf.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-wave.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-manifest.sh $(FUZZ_SECONDS)
-	sh Fuzz/run-ima4.sh $(FUZZ_SECONDS)
+	sh Fuzz/run-caf.sh $(FUZZ_SECONDS) ima4
 
 bench: deps ## Time cafconv against sndfile-convert, ffmpeg and cp on generated corpora (CAFCONV_BENCH_SKIP_HUGE=1 skips the 2 GiB file)
 	bash bench/run.sh

@@ -7,7 +7,7 @@
 #   caf       CAFKit (the CAF parser)             wave      WAVEKit (the WAVE and AIFF readers)
 #   ima4      CAFKit (the IMA4 codec)             manifest  Sources/Conversion/ManifestFormat.swift
 #
-# Run with Fuzz/run-NAME.sh, or by hand:
+# Run with Fuzz/run-caf.sh [SECONDS] caf|ima4, Fuzz/run-wave.sh, Fuzz/run-manifest.sh, or by hand:
 #   .build-fuzz/NAME-fuzz -rss_limit_mb=64 -max_len=65536 -max_total_time=60 SEED_DIR
 set -eu
 name=${1:?usage: Fuzz/build.sh caf|wave|ima4|manifest}
