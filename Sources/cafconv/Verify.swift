@@ -47,7 +47,12 @@ struct Verify {
             below \(Int(IMA4Proof.quietError)) LSB RMS passes whatever the SNR). Files ffmpeg wrote \
             (4 bits per channel, no pakt) decode with ffmpeg's preamble rule, others with the reload \
             rule. ffmpeg's bits per channel of 4 fails rule compressed-bits (0 for compressed \
-            formats, as Apple documents), and its missing pakt makes the length whole packets.
+            formats, as Apple documents), and its missing pakt makes the length whole packets. \
+            AAC is decoded by libavcodec with the pakt priming dropped: exact length, \
+            cross-correlation peak at lag 0, SNR above the floor for its bit rate. A file at another \
+            rate or channel count than its source is compared with the source transformed as \
+            convert does by default (soxr VHQ, --mix, no dither). Loops, markers, regions and text \
+            must have survived (rule against-metadata; positions scaled to the file's rate).
 
             Profiles:
             \(Profile.allCases.reduce("") { $0 + ($0.isEmpty ? "" : "\n") + "  \($1.rawValue): \($1.summary)" })
