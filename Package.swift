@@ -26,18 +26,16 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0")
     ],
     targets: [
-        // libsndfile, found with pkg-config; no logic here.
-        .systemLibrary(
-            name: "CSndFile",
-            pkgConfig: "sndfile",
-            providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]
-        ),
-        // libsoxr, the resampler (SoX, Audacity), found with pkg-config; no logic here.
-        .systemLibrary(
-            name: "CSoxr",
-            pkgConfig: "soxr",
-            providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]
-        ),
+        // A shared library opened with dlopen on first use (or ahead of use, on a background thread),
+        // for CSndFile and CSoxr: cafconv links neither libsndfile nor libsoxr, so a run that does
+        // not need them (up to date, info, no resampling) never pays for mapping them.
+        .target(name: "LazyLibrary"),
+        // libsndfile's header (<sndfile.h>, Debian libsndfile1-dev) and the functions cafconv calls,
+        // through LazyLibrary (libsndfile.so.1); no logic here.
+        .target(name: "CSndFile", dependencies: ["LazyLibrary"]),
+        // libsoxr's header (<soxr.h>, Debian libsoxr-dev) and the functions cafconv calls, through
+        // LazyLibrary (libsoxr.so.0); no logic here.
+        .target(name: "CSoxr", dependencies: ["LazyLibrary"]),
         // The only target that sees libsoxr's C types: a streaming resampler that owns its state.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: strict),
         // copy_file_range(2), renameat2(2) and fallocate(2), which the Glibc module does not export,

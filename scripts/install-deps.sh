@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages cafconv needs when they are missing (Debian/Ubuntu, as root or with sudo).
-# libsndfile1-dev and libsoxr-dev: the libraries cafconv links (libsoxr resamples). ffmpeg and sndfile-programs: independent decoders the
+# libsndfile1-dev and libsoxr-dev: the headers cafconv builds against and the libraries it loads with dlopen (libsoxr resamples). ffmpeg and sndfile-programs: independent decoders the
 # tests cross-check against; file: file(1), which the tests run with share/magic/caf; sox: makes
 # AIFF sources the way other tools do, for the end-to-end tests of convert's sources (the tests
 # skip those checks, saying so, when they are absent). libavcodec-dev: the headers cafconv's AAC

@@ -20,8 +20,17 @@ flags="-c release --static-swift-stdlib"
 # - `-prespecialize-generic-metadata`: generic types' metadata the compiler can build ahead of
 #   time is not instantiated at run time (the runtime's mangled-name lookups were a third of a
 #   one-file conversion's instructions).
+# - no run path (`--disable-local-rpath`): SwiftPM's `$ORIGIN` made the dynamic linker look for
+#   libc, libm and libgcc_s in 11 folders under the binary's own before the system's (33 failed
+#   `openat`/`stat` calls at every start); cafconv ships no shared library of its own;
+# - no exported symbols (`scripts/exports.map`): the static Swift runtime's link flags export
+#   every public symbol of cafconv's modules (4,700), which nothing uses, and which made the
+#   runtime's start-up `dladdr` walk them all (0.17 M instructions).
 if [[ $(uname -s) == Linux ]]; then
     flags="$flags -Xswiftc -Xclang-linker -Xswiftc -no-pie -Xswiftc -Xfrontend -Xswiftc -prespecialize-generic-metadata"
+    if [[ $PWD != *[[:space:]]* ]]; then
+        flags="$flags --disable-local-rpath -Xlinker --version-script=$PWD/scripts/exports.map"
+    fi
 fi
 archive=""
 # The toolchain's clang first: it drives the link, so its choice of GCC installation is the one

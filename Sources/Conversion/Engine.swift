@@ -1,5 +1,6 @@
 import BinaryIO
 import Dispatch
+import SndFile
 import Synchronization
 
 /// A flag that stops a run. Set it (from a signal handler, say) and the engine starts no new file
@@ -60,6 +61,9 @@ public enum Engine {
         progress: (@Sendable (Progress) -> Void)? = nil
     ) -> ConversionReport {
         let started = FileSystem.now()
+        // Conversions open their sources with libsndfile: it starts loading now, on another thread,
+        // so that its dynamic linking overlaps the planning below (a dry run converts nothing).
+        if !options.dryRun { SoundFile.preloadLibrary() }
         var plan = Planner.plan(inputs: inputs, output: output, selection: selection)
         if let shard = options.shard {
             plan.jobs = plan.jobs.filter { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }

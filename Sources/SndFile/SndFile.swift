@@ -296,7 +296,7 @@ public final class SoundFile {
     }
 
     deinit {
-        if let handle { sf_close(handle) }
+        if let handle { cafconv_sf_close(handle) }
         if let ownedDescriptor { Syscall.close(ownedDescriptor) }
     }
 
@@ -321,12 +321,16 @@ public final class SoundFile {
     /// `path` is only used in messages. Opening by descriptor lets the caller refuse FIFOs and
     /// devices before libsndfile could block on them, and open names that are not UTF-8.
     public static func open(readingDescriptor descriptor: Int32, path: String) throws(SndFileError) -> SoundFile {
+        do { try loadLibrary(path: path) } catch {
+            Syscall.close(descriptor)
+            throw error
+        }
         var raw = SF_INFO()
         let result: Result<OpaquePointer, SndFileError> = openLock.withLock { _ in
             // libsndfile does not own the descriptor (SF_FALSE): whatever happens inside it, the
             // descriptor is closed exactly once, here or with the handle.
-            if let handle = sf_open_fd(descriptor, Int32(SFM_READ), &raw, Int32(SF_FALSE)) { return .success(handle) }
-            return .failure(SndFileError(path: path, message: String(cString: sf_strerror(nil)), code: sf_error(nil)))
+            if let handle = cafconv_sf_open_fd(descriptor, Int32(SFM_READ), &raw, Int32(SF_FALSE)) { return .success(handle) }
+            return .failure(SndFileError(path: path, message: String(cString: cafconv_sf_strerror(nil)), code: cafconv_sf_error(nil)))
         }
         switch result {
         case .success(let handle):
@@ -340,8 +344,12 @@ public final class SoundFile {
     /// Starts writing a new file on an open descriptor, which the returned handle then owns.
     /// `path` is only used in messages.
     public static func create(descriptor: Int32, path: String, info: SoundInfo) throws(SndFileError) -> SoundFile {
+        do { try loadLibrary(path: path) } catch {
+            Syscall.close(descriptor)
+            throw error
+        }
         var raw = info.raw
-        guard sf_format_check(&raw) != 0 else {
+        guard cafconv_sf_format_check(&raw) != 0 else {
             Syscall.close(descriptor)
             throw SndFileError(
                 path: path, message: "libsndfile cannot write \(info.encoding) (\(info.endianness)) in this container")
@@ -350,8 +358,8 @@ public final class SoundFile {
             // As for reading, libsndfile does not own the descriptor (SF_FALSE): with SF_TRUE it
             // closes it when the open fails, and closing it again here could close a descriptor
             // another thread has just been given the same number for.
-            if let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &raw, Int32(SF_FALSE)) { return .success(handle) }
-            return .failure(SndFileError(path: path, message: String(cString: sf_strerror(nil)), code: sf_error(nil)))
+            if let handle = cafconv_sf_open_fd(descriptor, Int32(SFM_WRITE), &raw, Int32(SF_FALSE)) { return .success(handle) }
+            return .failure(SndFileError(path: path, message: String(cString: cafconv_sf_strerror(nil)), code: cafconv_sf_error(nil)))
         }
         switch result {
         case .success(let handle): return SoundFile(path: path, handle: handle, info: SoundInfo(raw), ownedDescriptor: descriptor)
@@ -367,21 +375,21 @@ public final class SoundFile {
     }
 
     private func lastError(_ handle: OpaquePointer) -> SndFileError {
-        SndFileError(path: path, message: String(cString: sf_strerror(handle)), code: sf_error(handle))
+        SndFileError(path: path, message: String(cString: cafconv_sf_strerror(handle)), code: cafconv_sf_error(handle))
     }
 
     /// Whether reading floats from an integer file (and writing floats to one) scales by full scale.
     /// cafconv turns this off and does its own documented scaling.
     public func setNormalisation(_ on: Bool) throws(SndFileError) {
         let handle = try live()
-        sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, on ? Int32(SF_TRUE) : Int32(SF_FALSE))
-        sf_command(handle, Int32(SFC_SET_NORM_DOUBLE), nil, on ? Int32(SF_TRUE) : Int32(SF_FALSE))
+        cafconv_sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, on ? Int32(SF_TRUE) : Int32(SF_FALSE))
+        cafconv_sf_command(handle, Int32(SFC_SET_NORM_DOUBLE), nil, on ? Int32(SF_TRUE) : Int32(SF_FALSE))
     }
 
     /// Whether libsndfile adds a `peak` chunk to float files it writes (it does by default).
     public func setAddPeakChunk(_ on: Bool) throws(SndFileError) {
         let handle = try live()
-        sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, on ? Int32(SF_TRUE) : Int32(SF_FALSE))
+        cafconv_sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, on ? Int32(SF_TRUE) : Int32(SF_FALSE))
     }
 
     /// The channel map libsndfile derived from the file (for example a WAVE_FORMAT_EXTENSIBLE mask),
@@ -390,7 +398,7 @@ public final class SoundFile {
         let handle = try live()
         var map = [Int32](repeating: 0, count: max(info.channels, 1))
         let ok = map.withUnsafeMutableBytes { buffer in
-            sf_command(handle, Int32(SFC_GET_CHANNEL_MAP_INFO), buffer.baseAddress, Int32(buffer.count))
+            cafconv_sf_command(handle, Int32(SFC_GET_CHANNEL_MAP_INFO), buffer.baseAddress, Int32(buffer.count))
         }
         return ok == Int32(SF_TRUE) ? map : nil
     }
@@ -400,7 +408,7 @@ public final class SoundFile {
         let handle = try live()
         var copy = map
         let ok = copy.withUnsafeMutableBytes { buffer in
-            sf_command(handle, Int32(SFC_SET_CHANNEL_MAP_INFO), buffer.baseAddress, Int32(buffer.count))
+            cafconv_sf_command(handle, Int32(SFC_SET_CHANNEL_MAP_INFO), buffer.baseAddress, Int32(buffer.count))
         }
         if ok != Int32(SF_TRUE) { throw SndFileError(path: path, message: "libsndfile refused the channel map") }
     }
@@ -408,7 +416,7 @@ public final class SoundFile {
     /// Moves the read position to `frame` (0 is the first frame).
     public func seek(toFrame frame: Int64) throws(SndFileError) {
         let handle = try live()
-        if sf_seek(handle, sf_count_t(frame), SEEK_SET) != sf_count_t(frame) {
+        if cafconv_sf_seek(handle, sf_count_t(frame), SEEK_SET) != sf_count_t(frame) {
             throw SndFileError(path: path, message: "cannot seek to frame \(frame)")
         }
     }
@@ -418,8 +426,8 @@ public final class SoundFile {
     public func readFrames(into buffer: UnsafeMutableBufferPointer<Int32>, frames: Int) throws(SndFileError) -> Int {
         let handle = try live()
         precondition(buffer.count >= frames * info.channels, "buffer too small")
-        let got = sf_readf_int(handle, buffer.baseAddress, sf_count_t(frames))
-        if got < 0 || (got == 0 && sf_error(handle) != 0) { throw lastError(handle) }
+        let got = cafconv_sf_readf_int(handle, buffer.baseAddress, sf_count_t(frames))
+        if got < 0 || (got == 0 && cafconv_sf_error(handle) != 0) { throw lastError(handle) }
         return Int(got)
     }
 
@@ -427,22 +435,22 @@ public final class SoundFile {
     public func readFrames(into buffer: UnsafeMutableBufferPointer<Double>, frames: Int) throws(SndFileError) -> Int {
         let handle = try live()
         precondition(buffer.count >= frames * info.channels, "buffer too small")
-        let got = sf_readf_double(handle, buffer.baseAddress, sf_count_t(frames))
-        if got < 0 || (got == 0 && sf_error(handle) != 0) { throw lastError(handle) }
+        let got = cafconv_sf_readf_double(handle, buffer.baseAddress, sf_count_t(frames))
+        if got < 0 || (got == 0 && cafconv_sf_error(handle) != 0) { throw lastError(handle) }
         return Int(got)
     }
 
     /// Writes `frames` frames of left-justified 32-bit integers.
     public func writeFrames(_ buffer: UnsafeBufferPointer<Int32>, frames: Int) throws(SndFileError) {
         let handle = try live()
-        let put = sf_writef_int(handle, buffer.baseAddress, sf_count_t(frames))
+        let put = cafconv_sf_writef_int(handle, buffer.baseAddress, sf_count_t(frames))
         if put != sf_count_t(frames) { throw lastError(handle) }
     }
 
     /// Writes `frames` frames of doubles.
     public func writeFrames(_ buffer: UnsafeBufferPointer<Double>, frames: Int) throws(SndFileError) {
         let handle = try live()
-        let put = sf_writef_double(handle, buffer.baseAddress, sf_count_t(frames))
+        let put = cafconv_sf_writef_double(handle, buffer.baseAddress, sf_count_t(frames))
         if put != sf_count_t(frames) { throw lastError(handle) }
     }
 
@@ -452,7 +460,7 @@ public final class SoundFile {
     public func writeRaw(_ bytes: ArraySlice<UInt8>) throws(SndFileError) {
         let handle = try live()
         if bytes.isEmpty { return }
-        let put = bytes.withUnsafeBytes { raw in sf_write_raw(handle, raw.baseAddress, sf_count_t(raw.count)) }
+        let put = bytes.withUnsafeBytes { raw in cafconv_sf_write_raw(handle, raw.baseAddress, sf_count_t(raw.count)) }
         if put != sf_count_t(bytes.count) { throw lastError(handle) }
     }
 
@@ -483,14 +491,28 @@ public final class SoundFile {
     public func close() throws(SndFileError) {
         guard let handle else { return }
         self.handle = nil
-        let status = sf_close(handle)
+        let status = cafconv_sf_close(handle)
         if let ownedDescriptor { Syscall.close(ownedDescriptor) }
         ownedDescriptor = nil
         if status != 0 {
-            throw SndFileError(path: path, message: String(cString: sf_error_number(status)), code: status)
+            throw SndFileError(path: path, message: String(cString: cafconv_sf_error_number(status)), code: status)
         }
     }
 
+    /// Opens libsndfile (`dlopen`, once per process): cafconv does not link it, so that runs which
+    /// never open a sound file through it (up to date, `info`, `--version`) do not pay for mapping
+    /// it and its seven codec libraries. Throws, naming `path`, when it cannot be loaded.
+    static func loadLibrary(path: String) throws(SndFileError) {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard cafconv_sndfile_load(&reason, reason.count) != 0 else { return }
+        throw SndFileError(
+            path: path, message: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// Starts loading libsndfile on a background thread, so that its dynamic linking overlaps the
+    /// caller's own work until the first file is opened. Returns at once; calling it again does nothing.
+    public static func preloadLibrary() { cafconv_sndfile_preload() }
+
     /// The libsndfile version string, such as `libsndfile-1.2.0`.
-    public static var libraryVersion: String { String(cString: sf_version_string()) }
+    public static var libraryVersion: String { String(cString: cafconv_sf_version_string()) }
 }

@@ -53,11 +53,16 @@ public final class Resampler {
         guard channels > 0, inputRate > 0, outputRate > 0, inputRate.isFinite, outputRate.isFinite else {
             throw ResamplerError("cannot resample \(channels) channels from \(inputRate) to \(outputRate) Hz")
         }
-        var io = soxr_io_spec(SOXR_FLOAT64_I, SOXR_FLOAT64_I)
-        var spec = soxr_quality_spec(quality.recipe, 0)
-        var runtime = soxr_runtime_spec(1)
+        // libsoxr is opened here, at the first resampler: a run that does not resample never maps it.
+        var reason = [CChar](repeating: 0, count: 512)
+        if cafconv_soxr_load(&reason, reason.count) != 0 {
+            throw ResamplerError(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        var io = cafconv_soxr_io_spec(SOXR_FLOAT64_I, SOXR_FLOAT64_I)
+        var spec = cafconv_soxr_quality_spec(quality.recipe, 0)
+        var runtime = cafconv_soxr_runtime_spec(1)
         var error: soxr_error_t? = nil
-        guard let created = soxr_create(inputRate, outputRate, UInt32(channels), &error, &io, &spec, &runtime), error == nil
+        guard let created = cafconv_soxr_create(inputRate, outputRate, UInt32(channels), &error, &io, &spec, &runtime), error == nil
         else {
             let message = error.map { String(cString: $0) } ?? "soxr_create failed"
             throw ResamplerError("libsoxr cannot resample \(inputRate) Hz to \(outputRate) Hz: \(message)")
@@ -68,7 +73,7 @@ public final class Resampler {
         self.outputRate = outputRate
     }
 
-    deinit { soxr_delete(handle) }
+    deinit { cafconv_soxr_delete(handle) }
 
     /// Feeds `frames` interleaved frames from `input` (an empty buffer with 0 frames ends the
     /// input: libsoxr then flushes what it holds) and writes up to `capacity` frames into `output`;
@@ -81,14 +86,14 @@ public final class Resampler {
         var made = 0
         let error: soxr_error_t?
         if let input, frames > 0 {
-            error = soxr_process(handle, input.baseAddress, frames, &used, output.baseAddress, capacity, &made)
+            error = cafconv_soxr_process(handle, input.baseAddress, frames, &used, output.baseAddress, capacity, &made)
         } else {
-            error = soxr_process(handle, nil, 0, nil, output.baseAddress, capacity, &made)
+            error = cafconv_soxr_process(handle, nil, 0, nil, output.baseAddress, capacity, &made)
         }
         if let error { throw ResamplerError("libsoxr failed: \(String(cString: error))") }
         return (used, made)
     }
 
     /// libsoxr's version string.
-    public static var libraryVersion: String { String(cString: soxr_version()) }
+    public static var libraryVersion: String { String(cString: cafconv_soxr_version()) }
 }
