@@ -14,8 +14,11 @@ static void load_once(void) {
     const char *reason = "no file name";
     for (const char *const *name = library->names; *name; name++) {
         // RTLD_LOCAL: the library's symbols stay out of the global scope (nothing else binds to
-        // them); RTLD_NOW: a missing symbol fails here, not in the middle of a conversion.
-        handle = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
+        // them). RTLD_LAZY: its calls into its own dependencies are bound at their first call, as
+        // sndfile-convert's are, rather than all at once (libsndfile's seven codec libraries have
+        // hundreds that a conversion never makes); the functions cafconv calls are all resolved
+        // below, so a library without one of them still fails here.
+        handle = dlopen(*name, RTLD_LAZY | RTLD_LOCAL);
         if (handle) break;
         reason = dlerror();
     }
