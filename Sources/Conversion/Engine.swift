@@ -42,6 +42,13 @@ public enum Engine {
         public var bytesTotal: UInt64
     }
 
+    /// Starts loading libsndfile on a background thread and returns at once (later calls do
+    /// nothing): conversions open their sources with it, and its dynamic linking then overlaps
+    /// the caller's own work. ``run(inputs:output:options:selection:rules:cancellation:progress:)``
+    /// calls it (unless it is a dry run); a program may call it earlier, as soon as it knows it
+    /// will convert.
+    public static func preloadLibraries() { SoundFile.preloadLibrary() }
+
     /// Converts `inputs` into `output` (a file, a folder, or `nil` for beside each input).
     /// `progress` is called once per finished file, from worker threads.
     public static func convert(
@@ -61,9 +68,7 @@ public enum Engine {
         progress: (@Sendable (Progress) -> Void)? = nil
     ) -> ConversionReport {
         let started = FileSystem.now()
-        // Conversions open their sources with libsndfile: it starts loading now, on another thread,
-        // so that its dynamic linking overlaps the planning below (a dry run converts nothing).
-        if !options.dryRun { SoundFile.preloadLibrary() }
+        if !options.dryRun { preloadLibraries() }
         var plan = Planner.plan(inputs: inputs, output: output, selection: selection)
         if let shard = options.shard {
             plan.jobs = plan.jobs.filter { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }

@@ -1,5 +1,6 @@
 import BinaryIO
 import CommandLineKit
+import Conversion
 import SystemLayer
 
 /// The `cafconv` command: subcommands only. Arguments are parsed by `CommandLineKit` from the
@@ -64,6 +65,9 @@ enum CAFConv {
                 PathBytes.decode(UnsafeBufferPointer(start: $0, count: strlen($0)).map { UInt8(bitPattern: $0) })
             } ?? ""
         }
+        // A conversion opens its sources with libsndfile: it starts loading now, on another thread,
+        // so that its dynamic linking overlaps the parsing and the planning (see Engine.run).
+        if arguments.first == "convert" { Engine.preloadLibraries() }
         let status = program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
             case Convert.command.name: return try Convert(invocation).run()
