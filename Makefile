@@ -12,7 +12,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/cafconv
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test example plugin-example docs release install uninstall lint format fuzz bench bench-aac clean
+.PHONY: help deps build run test example plugin-example docs release release-check install uninstall lint format fuzz bench bench-aac clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -35,7 +35,7 @@ run: build ## Convert Samples/ into out/Samples and show what was made
 
 test: deps ## Install missing system packages and run every test (with the example package and the docs)
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory example plugin-example docs
+	$(MAKE) --no-print-directory example plugin-example docs release-check
 	$(SWIFT) test
 
 EXAMPLE := Examples/ReadCAF
@@ -58,6 +58,10 @@ docs: ## Build CAFKit's DocC documentation (warnings are errors) into .build/plu
 
 release: deps ## Build an optimised binary with the Swift runtime (and libstdc++) linked statically
 	flags=$$(bash scripts/release-flags.sh) && $(SWIFT) build $$flags
+
+release-check: release ## Check the release binary against the debug one (same bytes on every road), its command line and its linking
+	$(SWIFT) build --product cafconv
+	bash scripts/release-check.sh .build/debug/cafconv $(RELEASE_BIN)
 
 install: release ## Install the binary, man page, shell completions and file(1) magic under $(DESTDIR)$(PREFIX)
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(SHAREDIR)
