@@ -23,7 +23,13 @@ enum CAFConv {
                 files for verify, without audio files for info); 64 usage error (also when no \
                 subcommand is given); 130 interrupted.
                 """,
-            subcommands: [Convert.command, Info.command, Verify.command]),
+            // Each table is built only when its subcommand runs (or help, the manual or a
+            // completion script shows it): a process converts one file or prints its version.
+            subcommands: [
+                Subcommand(Convert.name, abstract: Convert.abstract) { Convert.command },
+                Subcommand(Info.name, abstract: Info.abstract) { Info.command },
+                Subcommand(Verify.name, abstract: Verify.abstract) { Verify.command },
+            ]),
         version: version,
         // The manual is dated by SOURCE_DATE_EPOCH (make install sets the last commit's time) or
         // by when this executable was built: never a date written here that goes stale.
@@ -66,9 +72,9 @@ enum CAFConv {
         }
         let status = program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
-            case Convert.command.name: return try Convert(invocation).run()
-            case Info.command.name: return try Info(invocation).run()
-            case Verify.command.name: return try Verify(invocation).run()
+            case Convert.name: return try Convert(invocation).run()
+            case Info.name: return try Info(invocation).run()
+            case Verify.name: return try Verify(invocation).run()
             default: throw CommandLineError("no subcommand '\(invocation.path.joined(separator: " "))'")
             }
         }

@@ -7,9 +7,11 @@ struct Info {
     static let brief = Flag("brief", help: "One line per file, like file(1).")
     static let json = Flag("json", help: "Print one JSON array, one object per file.")
 
+    static let name = "info"
+    static let abstract = "Describe CAF, WAV and AIFF files: format, byte order, frames, chunks."
     static let command = Command(
-        "info",
-        abstract: "Describe CAF, WAV and AIFF files: format, byte order, frames, chunks.",
+        name,
+        abstract: abstract,
         discussion: """
             Folders are searched recursively for *.caf, *.wav, *.wave, *.aif, *.aiff and *.aifc \
             files (any case); a folder without any is an error. The container is told from the \
