@@ -66,9 +66,7 @@ enum CAFConv {
     static func main() {
         // Arguments are bytes: a path that is not UTF-8 is kept as it is (PathBytes), not repaired.
         let arguments = (1..<Int(CommandLine.argc)).map { index in
-            CommandLine.unsafeArgv[index].map {
-                PathBytes.decode(UnsafeBufferPointer(start: $0, count: strlen($0)).map { UInt8(bitPattern: $0) })
-            } ?? ""
+            CommandLine.unsafeArgv[index].map { PathBytes.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
         }
         let status = program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
