@@ -68,7 +68,7 @@ enum FileSystem {
                 // hundreds of outputs).
                 if hiddenOnly && raw.first != UInt8(ascii: ".") { return nil }
                 // A buffer, not a slice of one: the slice's generic type would be made at run
-                // time, with a search of every conformance of the executable.
+                // time for the call into BinaryIO.
                 return PathBytes.decode(UnsafeRawBufferPointer(rebasing: raw.prefix { $0 != 0 }))
             }
             if let name, name != "." && name != ".." { names.append(name) }

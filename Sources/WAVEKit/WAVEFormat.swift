@@ -103,8 +103,8 @@ public struct WAVEFormat: Equatable, Sendable {
         Self.known(effectiveTag)?.name ?? "format tag 0x" + Self.hex(effectiveTag).uppercased()
     }
 
-    /// The name and CAF-style code of a tag cafconv knows (a switch, not a dictionary: a
-    /// dictionary keyed by `UInt16` costs a search of the executable's conformances at first use).
+    /// The name and CAF-style code of a tag cafconv knows (a switch: a dictionary would be built,
+    /// and its generic type made, in every process that names a format).
     static func known(_ tag: UInt16) -> (name: String, code: String)? {
         switch tag {
         case pcm: ("PCM", "lpcm")
