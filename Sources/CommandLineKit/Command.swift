@@ -162,7 +162,7 @@ extension Double: ArgumentValue {
 /// checks the value when it reads it, so reading it back from an `Invocation` cannot fail.
 public struct Option<Value: Sendable>: OptionDeclaration {
     public let spec: OptionSpec
-    let convert: @Sendable (String) -> Value?
+    @usableFromInline let convert: @Sendable (String) -> Value?
 
     /// An option whose value is a `String`, `Int` or `Double`. The value name defaults to the long
     /// name (`--jobs <jobs>`).
@@ -196,7 +196,9 @@ public struct Option<Value: Sendable>: OptionDeclaration {
     }
 
     /// An option whose value is one of an enumeration's raw values; help and the completion
-    /// scripts list them, and any other value is an error naming them.
+    /// scripts list them, and any other value is an error naming them. (Inlinable: made for the
+    /// caller's enumeration, not through the runtime's generic lookups at every start.)
+    @inlinable
     public init(
         _ long: String, short: Character? = nil, valueName: String? = nil, help: String
     ) where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
@@ -242,27 +244,39 @@ public struct Command: Sendable {
     public var name: String
     /// One sentence: what it does.
     public var abstract: String
-    /// Paragraphs separated by blank lines; lines that start with spaces are kept as lines.
-    public var discussion: String
+    /// Paragraphs separated by blank lines; lines that start with spaces are kept as lines. Made
+    /// only when help or the manual shows it (the text may be built from tables).
+    public var discussion: String { makeDiscussion() }
+    private let makeDiscussion: @Sendable () -> String
     /// The positional arguments, if it takes any.
     public var positionals: Positionals?
     /// Its own options, in the order help lists them.
     public var options: [OptionSpec]
     /// Its subcommands, in the order help lists them.
-    public var subcommands: [Command]
-    /// Options another program has and this command does not, by spelling (`-c`, `--channels`):
-    /// given one, the parser reports the sentence here instead of "Unknown option" (for
-    /// command lines pasted from the program it stands in for).
-    public var foreignOptions: [String: String] = [:]
+    public var subcommands: [Subcommand]
+    /// Options another program has and this command does not (`-c`, `--channels`): given one,
+    /// the parser reports the sentence this returns for its spelling instead of "Unknown option"
+    /// (for command lines pasted from the program it stands in for); `nil` for any other.
+    public var foreignOption: @Sendable (String) -> String? = { _ in nil }
 
-    /// Creates a command.
+    /// Creates a command whose subcommands (if any) are built already.
     public init(
-        _ name: String, abstract: String, discussion: String = "", positionals: Positionals? = nil,
-        options: [any OptionListEntry] = [], subcommands: [Command] = []
+        _ name: String, abstract: String, discussion: @autoclosure @escaping @Sendable () -> String = "",
+        positionals: Positionals? = nil, options: [any OptionListEntry] = [], subcommands: [Command] = []
+    ) {
+        self.init(
+            name, abstract: abstract, discussion: discussion(), positionals: positionals, options: options,
+            subcommands: subcommands.map(Subcommand.init))
+    }
+
+    /// Creates a command whose subcommands are built only when one is parsed or documented.
+    public init(
+        _ name: String, abstract: String, discussion: @autoclosure @escaping @Sendable () -> String = "",
+        positionals: Positionals? = nil, options: [any OptionListEntry] = [], subcommands: [Subcommand]
     ) {
         self.name = name
         self.abstract = abstract
-        self.discussion = discussion
+        self.makeDiscussion = discussion
         self.positionals = positionals
         self.options = options.flatMap(\.specs)
         self.subcommands = subcommands
@@ -273,9 +287,40 @@ public struct Command: Sendable {
         options.filter { !$0.isHidden } + [.version, .help]
     }
 
-    /// The subcommand with this name.
+    /// The subcommand with this name, built.
     func subcommand(_ name: String) -> Command? {
-        subcommands.first { $0.name == name }
+        subcommands.first { $0.name == name }?.command
+    }
+}
+
+/// A subcommand as its parent lists it: the name that selects it and the abstract that the
+/// parent's help shows, and how to build its table. Only the subcommand that runs is built (its
+/// options, help texts and tables cost a process that runs another one, or just `--version`).
+public struct Subcommand: Sendable {
+    /// The word that selects it (`convert`).
+    public let name: String
+    /// One sentence: what it does.
+    public let abstract: String
+    private let build: @Sendable () -> Command
+
+    /// A subcommand whose table `build` makes, with the name and abstract its parent lists (the
+    /// built command has the same).
+    public init(_ name: String, abstract: String, build: @escaping @Sendable () -> Command) {
+        self.name = name
+        self.abstract = abstract
+        self.build = build
+    }
+
+    /// A subcommand built already.
+    public init(_ command: Command) {
+        self.init(command.name, abstract: command.abstract) { command }
+    }
+
+    /// Its table.
+    public var command: Command {
+        let command = build()
+        assert(command.name == name && command.abstract == abstract, "subcommand '\(name)' builds '\(command.name)'")
+        return command
     }
 }
 

@@ -44,7 +44,7 @@ struct CompletionScript {
             "            \(function)_words \"\(Self.words(root.subcommands.map { $0.name }))\"",
             "            ;;",
         ]
-        for command in root.subcommands {
+        for command in root.subcommands.map(\.command) {
             lines.append("        \(command.name))")
             let valued = command.options.filter { $0.takesValue && !$0.isHidden }
             if !valued.isEmpty {
@@ -158,7 +158,7 @@ struct CompletionScript {
             "    esac",
             "}",
         ]
-        for command in root.subcommands {
+        for command in root.subcommands.map(\.command) {
             lines += ["", "\(function)_\(command.name)() {", "    _arguments -s -S \\"]
             lines += command.visibleOptions.map { "        \(Self.zshSpec($0)) \\" }
             if let positionals = command.positionals {
@@ -210,13 +210,13 @@ struct CompletionScript {
         for option in root.visibleOptions {
             lines.append("\(prefix) -n __fish_use_subcommand" + Self.fishOption(option))
         }
-        for command in root.subcommands {
+        for command in root.subcommands.map(\.command) {
             lines.append("\(prefix) -n __fish_use_subcommand -a \(command.name) -d \(Self.fishQuote(command.abstract))")
         }
         lines.append("\(prefix) -n __fish_use_subcommand -a help -d \(Self.fishQuote("Show subcommand help information."))")
         let names = root.subcommands.map { $0.name }.joined(separator: " ")
         lines.append("\(prefix) -n '__fish_seen_subcommand_from help' -a '\(names)'")
-        for command in root.subcommands {
+        for command in root.subcommands.map(\.command) {
             let condition = " -n '__fish_seen_subcommand_from \(command.name)'"
             for option in command.visibleOptions {
                 lines.append(prefix + condition + Self.fishOption(option))

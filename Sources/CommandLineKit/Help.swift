@@ -13,9 +13,8 @@ struct HelpFormatter {
     func help(_ command: Command, path: [String]) -> String {
         var sections: [String] = []
         sections.append(Text.wrap("OVERVIEW: " + command.abstract, width: Self.width))
-        if !command.discussion.isEmpty {
-            sections.append(Text.wrapParagraphs(command.discussion, width: Self.width))
-        }
+        let discussion = command.discussion
+        if !discussion.isEmpty { sections.append(Text.wrapParagraphs(discussion, width: Self.width)) }
         sections.append(usage(command, path: path, prefix: "USAGE: "))
         if let positionals = command.positionals {
             sections.append("ARGUMENTS:\n" + row("<\(positionals.name)>", positionals.help))

@@ -19,7 +19,7 @@ struct Manual {
             ".Nd " + Self.macroArguments(Self.sentence(root.abstract)),
             ".Sh SYNOPSIS",
         ]
-        for command in root.subcommands {
+        for command in root.subcommands.map(\.command) {
             lines += [".Nm", ".Cm " + command.name, ".Op Ar options"]
             if let positionals = command.positionals { lines.append(".Ar \(positionals.name) ...") }
         }
@@ -29,7 +29,7 @@ struct Manual {
         lines += Self.optionList(root.visibleOptions, positionals: nil)
         if !root.subcommands.isEmpty {
             lines.append(".Sh COMMANDS")
-            for command in root.subcommands {
+            for command in root.subcommands.map(\.command) {
                 lines.append(".Ss " + Self.macroArguments("\(root.name) \(command.name)"))
                 lines += Self.paragraphs(command.abstract)
                 lines.append(".Pp")

@@ -41,13 +41,18 @@ public struct Invocation: Sendable, Equatable {
         self.flags = flags
     }
 
+    // Reading options is inlinable: made for each option's type in the caller, not through the
+    // runtime's generic lookups at every start.
+
     /// The option's value, `nil` when it was not given.
+    @inlinable
     public subscript<Value>(option: Option<Value>) -> Value? {
         checkDeclared(option.spec.long)
         return values[option.spec.long].flatMap(option.convert)
     }
 
     /// Every value given to a repeatable option, in order (empty when it was not given).
+    @inlinable
     public func all<Value>(_ option: Option<Value>) -> [Value] {
         checkDeclared(option.spec.long)
         return (allValues[option.spec.long] ?? []).compactMap(option.convert)
@@ -60,7 +65,8 @@ public struct Invocation: Sendable, Equatable {
     }
 
     /// Traps in debug builds when the command does not declare `long`.
-    private func checkDeclared(_ long: String) {
+    @usableFromInline
+    func checkDeclared(_ long: String) {
         assert(
             declared?.contains(long) ?? true,
             "--\(long) is read, but the command '\(path.joined(separator: " "))' does not declare it")
@@ -185,7 +191,7 @@ struct Parser {
                 if name == "--help" { return .help(path) }
                 if name == "--version" { return .version }
                 guard let option = command.options.first(where: { "--" + $0.long == name && !$0.isHidden }) else {
-                    if let foreign = command.foreignOptions[name] { throw CommandLineError(foreign, path: path) }
+                    if let foreign = command.foreignOption(name) { throw CommandLineError(foreign, path: path) }
                     let names = command.visibleOptions.map { $0.long }
                     throw CommandLineError(
                         Self.unknown("option", name, suggestion: Self.closest(name, among: names)), path: path)
@@ -208,7 +214,7 @@ struct Parser {
             letters = letters.dropFirst()
             if letter == OptionSpec.help.short { return true }
             guard let option = command.options.first(where: { $0.short == letter && !$0.isHidden }) else {
-                if let foreign = command.foreignOptions["-\(letter)"] { throw CommandLineError(foreign, path: invocation.path) }
+                if let foreign = command.foreignOption("-\(letter)") { throw CommandLineError(foreign, path: invocation.path) }
                 let context = word.count > 2 ? " in '\(word)'" : ""
                 throw CommandLineError("Unknown option '-\(letter)'\(context)", path: invocation.path)
             }

@@ -95,11 +95,14 @@ struct SampleProbe {
     var channels: Int
 
     /// The first and last frames of a source of `frames` frames as libsndfile decodes them from
-    /// `reader`; `nil` when libsndfile reads fewer frames than that.
+    /// `reader`; `nil` when libsndfile reads fewer frames than that. When the two ends would
+    /// overlap (at most twice ``frames`` frames), one block holds every frame, each read and
+    /// compared once.
     static func read(_ reader: SoundFile, frames: Int64, channels: Int, isFloat: Bool) throws(SndFileError) -> SampleProbe? {
-        let count = Int(min(Int64(Self.frames), frames))
+        let whole = frames <= 2 * Int64(Self.frames)
+        let count = whole ? Int(max(0, frames)) : Self.frames
         var starts: [Int64] = [0]
-        if frames - Int64(count) > 0 { starts.append(frames - Int64(count)) }
+        if !whole { starts.append(frames - Int64(count)) }
         var blocks: [Block] = []
         for start in starts {
             if start > 0 { try reader.seek(toFrame: start) }

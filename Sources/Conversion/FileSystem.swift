@@ -67,7 +67,9 @@ enum FileSystem {
                 // system's one-file run looks for its hidden temporary files in a folder of
                 // hundreds of outputs).
                 if hiddenOnly && raw.first != UInt8(ascii: ".") { return nil }
-                return PathBytes.decode(raw.prefix { $0 != 0 })
+                // A buffer, not a slice of one: the slice's generic type would be made at run
+                // time for the call into BinaryIO.
+                return PathBytes.decode(UnsafeRawBufferPointer(rebasing: raw.prefix { $0 != 0 }))
             }
             if let name, name != "." && name != ".." { names.append(name) }
         }

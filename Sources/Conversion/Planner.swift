@@ -291,15 +291,18 @@ public enum Planner {
         var kept: [Job] = []
         var failures = failures
         // Keyed by bytes: NFC and NFD spellings of a name are two files on Linux, not a clash.
+        // One job has no other to clash with (a build system runs a process per file): its own
+        // input is checked below, and the tables stay empty.
         var sources: [PathKey: [String]] = [:]
         var inputIdentities: Set<FileSystem.Identity> = []
-        for job in jobs {
+        for job in jobs where jobs.count > 1 {
             if let identity = FileSystem.identity(of: job.input) { inputIdentities.insert(identity) }
             sources[PathKey(job.output), default: []].append(job.input)
         }
         for job in jobs {
+            let outputIdentity = FileSystem.identity(of: job.output)
             if job.output.utf8.elementsEqual(job.input.utf8)
-                || FileSystem.identity(of: job.output).map({ $0 == FileSystem.identity(of: job.input) }) == true
+                || (outputIdentity != nil && outputIdentity == FileSystem.identity(of: job.input))
             {
                 failures.append(
                     .failed(
@@ -309,15 +312,14 @@ public enum Planner {
                     ))
                 continue
             }
-            if FileSystem.identity(of: job.output).map({ inputIdentities.contains($0) }) == true {
+            if let outputIdentity, inputIdentities.contains(outputIdentity) {
                 failures.append(
                     .failed(
                         job.input, output: job.output, code: .output,
                         reason: "the output path \(job.output) is an input; refusing to overwrite it"))
                 continue
             }
-            let all = sources[PathKey(job.output)] ?? []
-            if all.count > 1 {
+            if let all = sources[PathKey(job.output)], all.count > 1 {
                 let others = all.filter { !$0.utf8.elementsEqual(job.input.utf8) }
                 failures.append(
                     .failed(

@@ -176,7 +176,7 @@ public struct WAVEFile: Sendable {
     public var sampleByteOrder: ByteOrder? { format.isLinearPCM ? byteOrder : nil }
 
     /// The chunks this reader interprets: the structure and the metadata.
-    static let knownTypes = metadataTypes.union([FourCC("fmt "), FourCC("data"), FourCC("ds64")])
+    static let knownTypes = metadataTypes + [FourCC("fmt "), FourCC("data"), FourCC("ds64")]
 
     /// Reads the chunk table, `fmt `, the `data` extent and the metadata chunks of a WAVE file.
     public init(reading source: some ByteSource) throws(WAVEError) {
@@ -301,7 +301,7 @@ public struct WAVEFile: Sendable {
     }
 
     /// The chunks the metadata pass reads (`fmt `, `data` and `ds64` are read before it).
-    static let metadataTypes: Set<FourCC> = [FourCC("fact"), FourCC("LIST"), FourCC("bext"), FourCC("smpl"), FourCC("cue ")]
+    static let metadataTypes = [FourCC("fact"), FourCC("LIST"), FourCC("bext"), FourCC("smpl"), FourCC("cue ")]
 
     private mutating func readMetadata(_ source: some ByteSource, order: ByteOrder) {
         warnings += ChunkWalker.readMetadata(chunks, types: Self.metadataTypes, in: source) { chunk, body in

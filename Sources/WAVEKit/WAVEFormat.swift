@@ -60,7 +60,7 @@ public struct WAVEFormat: Equatable, Sendable {
 
     /// Tags whose `fmt ` extension starts with the frames per block: Microsoft ADPCM, IMA ADPCM,
     /// GSM 6.10.
-    static let blockCodecs: Set<UInt16> = [0x0002, 0x0011, 0x0031]
+    static let blockCodecs: [UInt16] = [0x0002, 0x0011, 0x0031]
 
     /// Whether the samples are G.711 µ-law or A-law (one byte per sample, one frame per block).
     public var isG711: Bool { effectiveTag == Self.muLaw || effectiveTag == Self.aLaw }
@@ -100,18 +100,29 @@ public struct WAVEFormat: Equatable, Sendable {
 
     /// The name of the encoding: "PCM", "IEEE float", "IMA ADPCM", ... or the tag in hex.
     public var encodingName: String {
-        Self.knownTags[effectiveTag]?.name ?? "format tag 0x" + Self.hex(effectiveTag).uppercased()
+        Self.known(effectiveTag)?.name ?? "format tag 0x" + Self.hex(effectiveTag).uppercased()
     }
 
-    /// Names and CAF-style codes of the tags cafconv knows.
-    static let knownTags: [UInt16: (name: String, code: String)] = [
-        pcm: ("PCM", "lpcm"), ieeeFloat: ("IEEE float", "lpcm"), aLaw: ("A-law", "alaw"), muLaw: ("µ-law", "ulaw"),
-        0x0002: ("Microsoft ADPCM", "msadpcm"), 0x0011: ("IMA ADPCM", "imaadpcm"), 0x0031: ("GSM 6.10", "gsm"),
-        0x0055: ("MPEG Layer 3", "mp3"), 0x0050: ("MPEG", "mpeg"), 0x0092: ("Dolby AC-3 SPDIF", "ac3"),
-        0x0161: ("Windows Media Audio", "wma"), 0x0162: ("Windows Media Audio", "wma"),
-        0x0163: ("Windows Media Audio", "wma"), 0xF1AC: ("FLAC", "flac"),
-        extensible: ("WAVE_FORMAT_EXTENSIBLE of an unknown sub-format", "0xfffe"),
-    ]
+    /// The name and CAF-style code of a tag cafconv knows (a switch: a dictionary would be built,
+    /// and its generic type made, in every process that names a format).
+    static func known(_ tag: UInt16) -> (name: String, code: String)? {
+        switch tag {
+        case pcm: ("PCM", "lpcm")
+        case ieeeFloat: ("IEEE float", "lpcm")
+        case aLaw: ("A-law", "alaw")
+        case muLaw: ("µ-law", "ulaw")
+        case 0x0002: ("Microsoft ADPCM", "msadpcm")
+        case 0x0011: ("IMA ADPCM", "imaadpcm")
+        case 0x0031: ("GSM 6.10", "gsm")
+        case 0x0055: ("MPEG Layer 3", "mp3")
+        case 0x0050: ("MPEG", "mpeg")
+        case 0x0092: ("Dolby AC-3 SPDIF", "ac3")
+        case 0x0161, 0x0162, 0x0163: ("Windows Media Audio", "wma")
+        case 0xF1AC: ("FLAC", "flac")
+        case extensible: ("WAVE_FORMAT_EXTENSIBLE of an unknown sub-format", "0xfffe")
+        default: nil
+        }
+    }
 
     /// Four lowercase hex digits.
     static func hex(_ value: UInt16) -> String {
@@ -124,5 +135,5 @@ extension WAVEFormat {
     /// The format as a CAF-style code: `lpcm` for integer and float PCM, `ulaw`, `alaw`, and a
     /// short lowercase name for other tags (`msadpcm`, `imaadpcm`, `gsm`, `mp3`, `mpeg`, `ac3`,
     /// `wma`, `flac`), else `0x` and the tag in hex.
-    public var formatID: String { Self.knownTags[effectiveTag]?.code ?? "0x" + Self.hex(effectiveTag) }
+    public var formatID: String { Self.known(effectiveTag)?.code ?? "0x" + Self.hex(effectiveTag) }
 }

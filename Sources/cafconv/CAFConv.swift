@@ -24,7 +24,13 @@ enum CAFConv {
                 files for verify, without audio files for info); 64 usage error (also when no \
                 subcommand is given); 130 interrupted.
                 """,
-            subcommands: [Convert.command, Info.command, Verify.command]),
+            // Each table is built only when its subcommand runs (or help, the manual or a
+            // completion script shows it): a process converts one file or prints its version.
+            subcommands: [
+                Subcommand(Convert.name, abstract: Convert.abstract) { Convert.command },
+                Subcommand(Info.name, abstract: Info.abstract) { Info.command },
+                Subcommand(Verify.name, abstract: Verify.abstract) { Verify.command },
+            ]),
         version: version,
         // The manual is dated by SOURCE_DATE_EPOCH (make install sets the last commit's time) or
         // by when this executable was built: never a date written here that goes stale.
@@ -61,18 +67,16 @@ enum CAFConv {
     static func main() {
         // Arguments are bytes: a path that is not UTF-8 is kept as it is (PathBytes), not repaired.
         let arguments = (1..<Int(CommandLine.argc)).map { index in
-            CommandLine.unsafeArgv[index].map {
-                PathBytes.decode(UnsafeBufferPointer(start: $0, count: strlen($0)).map { UInt8(bitPattern: $0) })
-            } ?? ""
+            CommandLine.unsafeArgv[index].map { PathBytes.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
         }
         // A conversion opens its sources with libsndfile: it starts loading now, on another thread,
         // so that its dynamic linking overlaps the parsing and the planning (see Engine.run).
         if arguments.first == "convert" { Engine.preloadLibraries() }
         let status = program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
-            case Convert.command.name: return try Convert(invocation).run()
-            case Info.command.name: return try Info(invocation).run()
-            case Verify.command.name: return try Verify(invocation).run()
+            case Convert.name: return try Convert(invocation).run()
+            case Info.name: return try Info(invocation).run()
+            case Verify.name: return try Verify(invocation).run()
             default: throw CommandLineError("no subcommand '\(invocation.path.joined(separator: " "))'")
             }
         }

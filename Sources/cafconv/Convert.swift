@@ -62,37 +62,34 @@ struct Convert {
         help: "Take per-file settings from this rules file (TOML) instead of a cafconv.toml at each folder input.",
         completion: .fileTypes(["toml"]))
 
-    /// afconvert options cafconv does not have, with what to do instead. An option cafconv
-    /// gains (declared above) is found before this table is consulted.
-    static let afconvertOptions: [String: String] = {
-        var table: [String: String] = [:]
-        func add(_ spellings: [String], _ why: String) {
-            for spelling in spellings {
-                table[spelling] = "afconvert's \(spelling) is not supported: \(why)"
-            }
-        }
-        add(["-l", "--channellayout"], "cafconv copies the source's channel layout (from WAVE_FORMAT_EXTENSIBLE)")
-        add(["--src-complexity"], "cafconv resamples with libsoxr; --src-quality (-r) chooses its recipe")
+    /// Why an afconvert option cafconv does not have is refused, with what to do instead (`nil`
+    /// for any other spelling). An option cafconv gains (declared above) is found before this is
+    /// asked.
+    static func afconvertOption(_ spelling: String) -> String? {
+        let why: String
+        switch spelling {
+        case "-l", "--channellayout": why = "cafconv copies the source's channel layout (from WAVE_FORMAT_EXTENSIBLE)"
+        case "--src-complexity": why = "cafconv resamples with libsoxr; --src-quality (-r) chooses its recipe"
         // afconvert's -q (quality) is cafconv's --quiet: only its long spelling is listed.
-        add(
-            ["--bitrate", "-s", "--strategy", "--quality"],
-            "cafconv's AAC takes only the bit rate, -b (--bit-rate); libavcodec's encoder chooses the rest")
-        add(
-            ["--prime-method", "--prime-override", "--no-filler", "--codec-manuf"],
-            "cafconv writes no codec that needs priming or encoder options")
-        add(
-            [
-                "--soundcheck-generate", "--soundcheck-read", "--media-kind", "--anchor-loudness", "--generate-hash",
-                "--copy-hash", "-u", "--userproperty", "--gain",
-            ], "cafconv writes the audio and its layout only")
-        add(["--read-track", "--write-track"], "cafconv reads the one audio stream of each source")
-        return table
-    }()
+        case "--bitrate", "-s", "--strategy", "--quality":
+            why = "cafconv's AAC takes only the bit rate, -b (--bit-rate); libavcodec's encoder chooses the rest"
+        case "--prime-method", "--prime-override", "--no-filler", "--codec-manuf":
+            why = "cafconv writes no codec that needs priming or encoder options"
+        case "--soundcheck-generate", "--soundcheck-read", "--media-kind", "--anchor-loudness", "--generate-hash",
+            "--copy-hash", "-u", "--userproperty", "--gain":
+            why = "cafconv writes the audio and its layout only"
+        case "--read-track", "--write-track": why = "cafconv reads the one audio stream of each source"
+        default: return nil
+        }
+        return "afconvert's \(spelling) is not supported: \(why)"
+    }
 
+    static let name = "convert"
+    static let abstract = "Convert audio files and folders to CAF with an explicit byte order."
     static let command: Command = {
         var command = Command(
-            "convert",
-            abstract: "Convert audio files and folders to CAF with an explicit byte order.",
+            name,
+            abstract: abstract,
             discussion: """
                 Sources: WAV (RIFF, RIFX, RF64, Wave64), AIFF and AIFF-C, CAF, FLAC, Ogg Vorbis, Ogg \
                 Opus, MP3 and Sun/NeXT .au, recognised by their content, not their name; anything else \
@@ -182,7 +179,7 @@ struct Convert {
                 output, endian, dataFormat, bitRate, fileType, channels, mix, noMix, srcQuality, dither, include, exclude, jobs, force,
                 rules, depfile, shard, dryRun, check, prune, SharedOptions.report, verbose, stripMetadata,
             ])
-        command.foreignOptions = afconvertOptions
+        command.foreignOption = afconvertOption
         return command
     }()
 

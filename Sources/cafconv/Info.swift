@@ -7,9 +7,11 @@ struct Info {
     static let brief = Flag("brief", help: "One line per file, like file(1).")
     static let json = Flag("json", help: "Print one JSON array, one object per file.")
 
+    static let name = "info"
+    static let abstract = "Describe CAF, WAV and AIFF files: format, byte order, frames, chunks."
     static let command = Command(
-        "info",
-        abstract: "Describe CAF, WAV and AIFF files: format, byte order, frames, chunks.",
+        name,
+        abstract: abstract,
         discussion: """
             Folders are searched recursively for *.caf, *.wav, *.wave, *.aif, *.aiff and *.aifc \
             files (any case); a folder without any is an error. The container is told from the \
@@ -58,7 +60,7 @@ struct Info {
                 for warning in report.warnings { Console.error("\(Output.warningPrefix()) \(report.path): \(warning)") }
             } else {
                 if described > 0 { Console.output("") }
-                Console.output(Self.block(report))
+                for line in Self.block(report) { Console.output(line) }
             }
             described += 1
             if let error = report.error { Console.error("\(Output.errorPrefix()) \(report.path): \(error)") }
@@ -116,7 +118,9 @@ struct Info {
         return line
     }
 
-    static func block(_ report: AudioFileInfo) -> String {
+    /// The lines that describe one file. (Printed one by one: joining them was the process's
+    /// first call of the standard library's generic `joined(separator:)`, ~0.13 M instructions.)
+    static func block(_ report: AudioFileInfo) -> [String] {
         var lines = ["File:            \(report.path)"]
         func add(_ label: String, _ value: String?) {
             guard let value else { return }
@@ -192,7 +196,7 @@ struct Info {
         }
         for warning in report.warnings { lines.append("Warning:         \(warning)") }
         if let error = report.error { lines.append("Error:           \(error)") }
-        return lines.joined(separator: "\n")
+        return lines
     }
 }
 

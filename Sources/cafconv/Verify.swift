@@ -29,9 +29,11 @@ struct Verify {
         help:
             "With --against: the SNR an IMA4 file must reach against its source (default \(Int(IMA4Proof.defaultFloor)), as convert's proof).")
 
+    static let name = "verify"
+    static let abstract = "Check CAF files against the CAF specification and your expectations."
     static let command = Command(
-        "verify",
-        abstract: "Check CAF files against the CAF specification and your expectations.",
+        name,
+        abstract: abstract,
         discussion: """
             Checks every CAF file given or found under folders (*.caf, any case; a folder without \
             any fails, rule caf-files): the structural rules \

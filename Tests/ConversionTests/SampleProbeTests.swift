@@ -42,4 +42,26 @@ struct SampleProbeTests {
             }
         }
     }
+
+    @Test("a source of at most twice 2048 frames is one block: every frame read and compared once")
+    func overlappingEndsAreOneBlock() throws {
+        let folder = TempDirectory()
+        for (frames, blocks) in [(2205, [0..<2205]), (4096, [0..<4096]), (4097, [0..<2048, 2049..<4097])] {
+            let fixture = WAVFixture.signal(.int16, channels: 1, frames: frames)
+            let path = folder.write("in-\(frames).wav", fixture.bytes)
+            let reader = try SoundFile.open(readingFrom: path)
+            try reader.setNormalisation(false)
+            let probe = try #require(try SampleProbe.read(reader, frames: Int64(frames), channels: 1, isFloat: false))
+            #expect(probe.blocks.map { Int($0.start)..<Int($0.start) + $0.frames } == blocks, "\(frames) frames")
+            #expect(probe.blocks.allSatisfy { $0.ints.count == $0.frames })
+
+            // The last frame is compared (in the tail, or in the one block).
+            let wave = try WAVEFile(reading: try FileByteSource(path: path))
+            let samples = try #require(WAVESamples(wave: wave))
+            var changed = fixture.bytes
+            changed[Int(samples.offset) + (frames - 1) * 2 + 1] ^= 0x40
+            let difference = try probe.firstDifference(from: samples, in: MemoryByteSource(changed))
+            #expect(difference?.frame == Int64(frames - 1), "\(frames) frames: \(String(describing: difference))")
+        }
+    }
 }

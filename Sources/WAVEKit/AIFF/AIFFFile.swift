@@ -31,7 +31,7 @@ public struct AIFFFile: Sendable {
     public var comments: [AIFFComment] = []
 
     /// The chunks this reader interprets: the structure and the metadata.
-    static let knownTypes = metadataTypes.union([FourCC("COMM"), FourCC("SSND")])
+    static let knownTypes = metadataTypes + [FourCC("COMM"), FourCC("SSND")]
 
     /// Chunks this reader does not interpret (kept with type, offset and size).
     public var unknownChunks: [RIFFChunk] { chunks.filter { !AIFFFile.knownTypes.contains($0.type) } }
@@ -190,7 +190,7 @@ public struct AIFFFile: Sendable {
     }
 
     /// The chunks the metadata pass reads (`COMM` and `SSND` are read before it).
-    static let metadataTypes: Set<FourCC> = [
+    static let metadataTypes = [
         FourCC("MARK"), FourCC("INST"), FourCC("FVER"), FourCC("NAME"), FourCC("AUTH"), FourCC("(c) "), FourCC("ANNO"),
         FourCC("COMT"),
     ]

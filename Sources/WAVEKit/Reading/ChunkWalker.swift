@@ -155,7 +155,7 @@ enum ChunkWalker {
     /// read, later metadata chunks are skipped, with one warning saying how many. Returns the
     /// warnings.
     static func readMetadata(
-        _ chunks: [RIFFChunk], types: Set<FourCC>, in source: some ByteSource, budget: Int = metadataBudget,
+        _ chunks: [RIFFChunk], types: [FourCC], in source: some ByteSource, budget: Int = metadataBudget,
         _ parse: (RIFFChunk, inout ByteCursor) throws -> String?
     ) -> [WAVEWarning] {
         var warnings: [WAVEWarning] = []
