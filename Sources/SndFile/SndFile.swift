@@ -285,7 +285,7 @@ public final class SoundFile {
     /// What libsndfile reports about the file.
     public let info: SoundInfo
     private var handle: OpaquePointer?
-    /// A descriptor libsndfile reads but does not own: closed after the handle.
+    /// The caller's descriptor, which libsndfile reads through its own duplicate: closed after the handle.
     private var ownedDescriptor: Int32?
 
     private init(path: String, handle: OpaquePointer, info: SoundInfo, ownedDescriptor: Int32? = nil) {
@@ -326,12 +326,7 @@ public final class SoundFile {
             throw error
         }
         var raw = SF_INFO()
-        let result: Result<OpaquePointer, SndFileError> = openLock.withLock { _ in
-            // libsndfile does not own the descriptor (SF_FALSE): whatever happens inside it, the
-            // descriptor is closed exactly once, here or with the handle.
-            if let handle = cafconv_sf_open_fd(descriptor, Int32(SFM_READ), &raw, Int32(SF_FALSE)) { return .success(handle) }
-            return .failure(SndFileError(path: path, message: String(cString: cafconv_sf_strerror(nil)), code: cafconv_sf_error(nil)))
-        }
+        let result = openLock.withLock { _ in open(lending: descriptor, mode: Int32(SFM_READ), &raw, path: path) }
         switch result {
         case .success(let handle):
             return SoundFile(path: path, handle: handle, info: SoundInfo(raw), ownedDescriptor: descriptor)
@@ -339,6 +334,23 @@ public final class SoundFile {
             Syscall.close(descriptor)
             throw error
         }
+    }
+
+    /// `sf_open_fd` on a duplicate of `descriptor` that libsndfile owns (`SF_TRUE`: it closes it
+    /// when the open fails, or at `sf_close`); `descriptor` stays the caller's, to close once.
+    /// libsndfile 1.2 does not keep its word with `SF_FALSE`: when it refuses a CAF whose encoding
+    /// it does not support, it closes the descriptor anyway, and the caller's own `close` then
+    /// closed a number that another thread may have just been given (a conversion's source or
+    /// temporary file, under `-j`). Call under `openLock` (libsndfile's error of a failed open is global).
+    private static func open(lending descriptor: Int32, mode: Int32, _ raw: inout SF_INFO, path: String)
+        -> Result<OpaquePointer, SndFileError>
+    {
+        let lent = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard lent >= 0 else {
+            return .failure(SndFileError(path: path, message: String(cString: strerror(errno))))
+        }
+        if let handle = cafconv_sf_open_fd(lent, mode, &raw, Int32(SF_TRUE)) { return .success(handle) }
+        return .failure(SndFileError(path: path, message: String(cString: cafconv_sf_strerror(nil)), code: cafconv_sf_error(nil)))
     }
 
     /// Starts writing a new file on an open descriptor, which the returned handle then owns.
@@ -354,13 +366,7 @@ public final class SoundFile {
             throw SndFileError(
                 path: path, message: "libsndfile cannot write \(info.encoding) (\(info.endianness)) in this container")
         }
-        let result: Result<OpaquePointer, SndFileError> = openLock.withLock { _ in
-            // As for reading, libsndfile does not own the descriptor (SF_FALSE): with SF_TRUE it
-            // closes it when the open fails, and closing it again here could close a descriptor
-            // another thread has just been given the same number for.
-            if let handle = cafconv_sf_open_fd(descriptor, Int32(SFM_WRITE), &raw, Int32(SF_FALSE)) { return .success(handle) }
-            return .failure(SndFileError(path: path, message: String(cString: cafconv_sf_strerror(nil)), code: cafconv_sf_error(nil)))
-        }
+        let result = openLock.withLock { _ in open(lending: descriptor, mode: Int32(SFM_WRITE), &raw, path: path) }
         switch result {
         case .success(let handle): return SoundFile(path: path, handle: handle, info: SoundInfo(raw), ownedDescriptor: descriptor)
         case .failure(let error):

@@ -31,9 +31,15 @@ public enum Syscall {
         }
     }
 
-    /// `close(2)`.
+    /// `close(2)`. In debug builds (the tests), closing a descriptor that is not open traps: a
+    /// second close of one number is a bug that, with other threads opening files, closes one of
+    /// theirs.
     @discardableResult
-    public static func close(_ descriptor: Int32) -> Int32 { platformClose(descriptor) }
+    public static func close(_ descriptor: Int32) -> Int32 {
+        let result = platformClose(descriptor)
+        assert(result == 0 || errno != EBADF, "close(\(descriptor)): not an open descriptor (closed twice?)")
+        return result
+    }
 
     /// `open(2)` without a creation mode.
     public static func open(_ path: UnsafePointer<CChar>, _ flags: Int32) -> Int32 { platformOpen(path, flags) }
