@@ -212,14 +212,19 @@ struct Manifest {
     static func seal(_ body: some Collection<UInt8>) -> String { ManifestFormat.seal(body) }
 
     /// The file's bytes: the header, one sorted line per entry and the `end` line.
+    /// One buffer, sized once; the entries sorted as pairs (no lookup per key); the hash in one pass.
     func encoded() -> [UInt8] {
-        var body = Array((Self.header + "\n").utf8)
-        body.reserveCapacity(entries.count * 160)
-        for key in entries.keys.sorted() {
-            guard let entry = entries[key] else { continue }
-            body += ManifestFormat.line(entry.record(output: key.text))
+        var body: [UInt8] = []
+        body.reserveCapacity(entries.count * 192 + 64)
+        body.append(contentsOf: Self.header.utf8)
+        body.append(0x0A)
+        for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            ManifestFormat.append(entry.record(output: key.text), to: &body)
         }
-        return body + Array(ManifestFormat.seal(body).utf8)
+        var hash = ManifestFormat.Hash()
+        body.withUnsafeBufferPointer { hash.add(buffer: $0) }
+        body.append(contentsOf: hash.endLine.utf8)
+        return body
     }
 
     /// Writes the manifest, merging what other runs saved meanwhile. It is a cache (losing it

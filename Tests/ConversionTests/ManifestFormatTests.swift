@@ -104,6 +104,57 @@ struct ManifestFormatTests {
         #expect(parsed.records.first.map { PathBytes.encode($0.source) } == PathBytes.encode(record.source))
     }
 
+    @Test("lines are pinned byte for byte: escapes, bytes that are not UTF-8, signs; sorted by the key's UTF-8")
+    func pinnedBytes() throws {
+        let record = ManifestFormat.Record(
+            output: PathBytes.decode(Array("d\u{09}ir/".utf8) + [0xFF] + Array("\\\r.caf".utf8)),
+            source: PathBytes.decode(Array("/s/".utf8) + [0xFE, 0x0A]), sourceSize: 0, sourceModified: -2,
+            fingerprint: "v1 LEI16", outputSize: UInt64.max, outputModified: Int64.min, formatIn: "LEI16",
+            formatOut: "LEF32", frames: 5)
+        let expected =
+            Array("d\\tir/".utf8) + [0xFF] + Array("\\\\\\r.caf\t/s/".utf8) + [0xFE]
+            + Array("\\n\t0\t-2\tv1 LEI16\t18446744073709551615\t-9223372036854775808\tLEI16\tLEF32\t5\n".utf8)
+        #expect(ManifestFormat.line(record) == expected)
+        let parsed = try #require(ManifestFormat.parse(sealed([expected])).records.first)
+        #expect(ManifestFormat.line(parsed) == expected)
+        #expect(PathBytes.encode(parsed.output) == PathBytes.encode(record.output))
+
+        // The file: header, lines sorted by the UTF-8 of the key as a String (a byte that is not
+        // UTF-8 sorts after every letter), then the end line over all of it.
+        let folder = TempDirectory()
+        var manifest = Manifest(folder: folder.path)
+        let stamp = FileSystem.Stamp(size: 1, modified: 2)
+        for key in [PathKey(PathBytes.decode([0xFF, 0x2E])), PathKey("\u{E9}.caf"), PathKey("z.caf"), PathKey("a b.caf")] {
+            manifest.record(
+                key,
+                Manifest.Entry(
+                    source: "/s", sourceStamp: stamp, fingerprint: "v", outputStamp: stamp, formatIn: "A", formatOut: "B",
+                    frames: 3))
+        }
+        let tail = Array("\t/s\t1\t2\tv\t1\t2\tA\tB\t3\n".utf8)
+        let body =
+            Array("cafconv-manifest 2\n".utf8) + Array("a b.caf".utf8) + tail + Array("z.caf".utf8) + tail
+            + Array("\u{E9}.caf".utf8) + tail + [0xFF, 0x2E] + tail
+        #expect(manifest.encoded() == body + Array(ManifestFormat.seal(body).utf8))
+        #expect(ManifestFormat.seal(Array("x".utf8)) == "end af63f54c86021707\n")
+    }
+
+    @Test("numbers are read as Swift's integer initialisers read them, without making strings")
+    func numbers() {
+        let texts = [
+            "0", "5", "+5", "-5", "-0", "-", "+", "", "0009", "1a", " 1", "1 ", "9223372036854775807",
+            "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "18446744073709551615",
+            "18446744073709551616", "99999999999999999999", "1795492837877516087", "+-1",
+        ]
+        for text in texts {
+            let bytes = Array(text.utf8)
+            let signed: Int64? = bytes.withUnsafeBufferPointer { ManifestFormat.integer($0) }
+            let unsigned: UInt64? = bytes.withUnsafeBufferPointer { ManifestFormat.integer($0) }
+            #expect(signed == Int64(text), "\(text)")
+            #expect(unsigned == UInt64(text), "\(text)")
+        }
+    }
+
     @Test("item 12: NFC and NFD spellings are two keys")
     func normalisation() {
         #expect(PathKey("caf\u{E9}.caf") != PathKey("cafe\u{301}.caf"))
