@@ -257,7 +257,8 @@ public enum Engine {
         // --prune must still see the orphans its manifest records.
         for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
             let manifest = Manifest.load(
-                folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil)
+                folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil,
+                wanted: wantedKeys(in: folder, plan: plan, options: options))
             // Shard manifests gathered into this folder are written into its own manifest.
             if !manifest.absorbed.isEmpty && !options.dryRun { decision.dirty.insert(folder) }
             // A run that saves reports this as a failure; --dry-run and --check say it here.
@@ -357,6 +358,7 @@ public enum Engine {
             if !whole && scope.missingSources.isEmpty { continue }
             // Taken out while it changes: a copy left in the dictionary would double its memory.
             guard var manifest = decision.manifests.removeValue(forKey: folder) else { continue }
+            manifest.materialize()
             for key in manifest.entries.keys.sorted() where planned[folder]?.contains(key) != true {
                 guard let entry = manifest.entries[key],
                     whole || scope.missingSources.contains(where: { isPath(entry.source, at: $0) }),
@@ -417,6 +419,21 @@ public enum Engine {
     {
         if options.prune { return (Set(plan.stateFolders.map(PathKey.init)), []) }
         return (Set(plan.mirroredFolders.map(PathKey.init)), plan.missingInputs.map(canonicalMissing))
+    }
+
+    /// The records of `folder`'s manifest that a run decodes: all of them (`nil`) when it looks
+    /// at every record for orphans, else only those of its planned outputs there (the others
+    /// are kept as bytes and written back as they are).
+    static func wantedKeys(in folder: String, plan: Planner.Plan, options: ConversionOptions) -> Set<PathKey>? {
+        let scope = orphanScope(plan: plan, options: options)
+        let key = PathKey(folder)
+        if scope.wholeFolders.contains(key) || !scope.missingSources.isEmpty { return nil }
+        let manifest = Manifest(folder: folder)
+        var keys: Set<PathKey> = []
+        for job in plan.jobs where PathKey(job.stateFolder) == key {
+            if let relative = manifest.relative(job.output) { keys.insert(PathKey(relative)) }
+        }
+        return keys
     }
 
     /// The canonical path a missing input would have: its deepest existing ancestor resolved
@@ -506,7 +523,7 @@ struct RunState {
         let now = FileSystem.now()
         let elapsed = now - lastSave
         guard elapsed >= 100_000_000 else { return }
-        let size = dirty.reduce(0) { $0 + (manifests[$1]?.entries.count ?? 0) }
+        let size = dirty.reduce(0) { $0 + (manifests[$1]?.count ?? 0) }
         guard changes * 5 >= size || elapsed >= saving * 10 + 1_000_000_000 else { return }
         for folder in dirty {
             guard (try? manifests[folder]?.save()) != nil else { continue }

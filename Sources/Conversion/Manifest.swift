@@ -81,6 +81,17 @@ struct Manifest {
     private(set) var touched: Set<PathKey> = []
     /// The manifest file as this run last read or wrote it: another writer changes it.
     private var known: FileSystem.FileState?
+    /// The records of the file that this run did not decode (see ``load(folder:name:absorbShards:wanted:)``):
+    /// their lines, sorted, each byte for byte as ``encoded()`` writes it. No key of ``entries``
+    /// is among them.
+    private var raw: [UInt8] = []
+    /// How many records ``raw`` holds.
+    private(set) var rawCount = 0
+    /// The keys a lazy load decoded: recording or forgetting another key decodes every record first.
+    private var wanted: Set<PathKey>?
+
+    /// Every record, decoded or not.
+    var count: Int { entries.count + rawCount }
 
     /// The file's name in its folder: ``fileName``, or a shard's own (``Shard/manifestName``).
     var name: String = Manifest.fileName
@@ -107,11 +118,44 @@ struct Manifest {
     /// folder (as N shards' output folders gathered into one leave them) are taken too, for the
     /// outputs the folder's own manifest does not record; saving writes them into it and deletes
     /// the shard files. A damaged or foreign shard file is left alone.
-    static func load(folder: String, name: String = Manifest.fileName, absorbShards: Bool = false) -> Manifest {
+    ///
+    /// With `wanted` (a run that looks at no other record: a few files given by name into a
+    /// shared folder), only those records are decoded; the others stay the bytes of their lines
+    /// and are written back as they are, so such a run costs a copy per record, not a parse and
+    /// an encode. A file whose keys are not in order (edited by hand, duplicates) is read again
+    /// and decoded whole, as is everything before a change to a record that was not wanted, a
+    /// merge with another run's save, or an orphan check (``materialize()``).
+    static func load(
+        folder: String, name: String = Manifest.fileName, absorbShards: Bool = false, wanted: Set<PathKey>? = nil
+    ) -> Manifest {
         var manifest = Manifest(folder: folder, name: name)
         var entries: [PathKey: Entry] = [:]
-        let contents = read(manifest.path, expecting: { entries.reserveCapacity($0) }) {
-            entries[PathKey($0.output)] = Entry($0)
+        var contents: Contents
+        if let wanted, wanted.count <= 16 {
+            var parser = ManifestFormat.Parser(wanted: wanted.map { Array($0.text.utf8) })
+            var raw: [UInt8] = []
+            contents = read(
+                manifest.path, parser: &parser, expecting: { _ in }, each: { entries[PathKey($0.output)] = Entry($0) },
+                keep: { raw.append(contentsOf: $0) })
+            if parser.rawCount > 0 && parser.ordered {
+                manifest.raw = raw
+                manifest.rawCount = parser.rawCount
+                manifest.wanted = wanted
+            } else if parser.rawCount > 0 {
+                entries = [:]
+                contents = read(manifest.path, expecting: { entries.reserveCapacity($0) }) {
+                    entries[PathKey($0.output)] = Entry($0)
+                }
+            }
+        } else {
+            contents = read(manifest.path, expecting: { entries.reserveCapacity($0) }) {
+                entries[PathKey($0.output)] = Entry($0)
+            }
+        }
+        if absorbShards && manifest.rawCount > 0, FileSystem.kind(of: FileSystem.joined(folder, Shard.markerName)) == .file {
+            manifest.entries = entries
+            manifest.materialize()
+            entries = manifest.entries
         }
         // A shard run leaves a marker beside its manifest, so a run that finds none pays one failed
         // `stat` here, not a listing of the folder.
@@ -151,6 +195,15 @@ struct Manifest {
     static func read(
         _ path: String, expecting: (Int) -> Void = { _ in }, each: (ManifestFormat.Record) -> Void
     ) -> Contents {
+        var parser = ManifestFormat.Parser()
+        return read(path, parser: &parser, expecting: expecting, each: each, keep: { _ in })
+    }
+
+    /// ``read(_:expecting:each:)`` with a given parser; `keep` is handed the lines it keeps as bytes.
+    static func read(
+        _ path: String, parser: inout ManifestFormat.Parser, expecting: (Int) -> Void,
+        each: (ManifestFormat.Record) -> Void, keep: ([UInt8]) -> Void
+    ) -> Contents {
         let fd = FileSystem.withPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else {
             return errno == ENOENT ? .missing : .foreign("cannot be read: \(FileSystem.errorText())")
@@ -161,7 +214,6 @@ struct Manifest {
             return .foreign("is not a regular file")
         }
         let state = FileSystem.FileState(info)
-        var parser = ManifestFormat.Parser()
         var block = [UInt8](repeating: 0, count: 1 << 16)
         // The first read is small: the header decides whether to read on.
         var wanted = 64
@@ -176,16 +228,33 @@ struct Manifest {
                 expecting(min(Int(estimate), ManifestFormat.maximumRecords))
             }
             for record in parser.takeRecords() { each(record) }
+            if !parser.raw.isEmpty { keep(parser.takeRaw()) }
             wanted = block.count
         }
         let (seal, records) = parser.finish()
         if seal == .foreign { return .foreign("is not a cafconv manifest") }
         for record in records { each(record) }
+        if !parser.raw.isEmpty { keep(parser.takeRaw()) }
         return .manifest(seal, state)
+    }
+
+    /// Decodes the records kept as bytes, for anything that looks at every record.
+    mutating func materialize() {
+        wanted = nil
+        guard rawCount > 0 else { return }
+        var parser = ManifestFormat.Parser()
+        parser.feed(Array((Self.header + "\n").utf8))
+        parser.feed(raw)
+        for record in parser.finish().records where entries[PathKey(record.output)] == nil {
+            entries[PathKey(record.output)] = Entry(record)
+        }
+        raw = []
+        rawCount = 0
     }
 
     /// Records a converted output.
     mutating func record(_ key: PathKey, _ entry: Entry) {
+        if rawCount > 0, wanted?.contains(key) != true { materialize() }
         entries[key] = entry
         touched.insert(key)
         removed.remove(key)
@@ -193,6 +262,7 @@ struct Manifest {
 
     /// Forgets an output (pruned, or gone).
     mutating func forget(_ key: PathKey) {
+        if rawCount > 0, wanted?.contains(key) != true { materialize() }
         entries[key] = nil
         removed.insert(key)
         touched.remove(key)
@@ -212,14 +282,34 @@ struct Manifest {
     static func seal(_ body: some Collection<UInt8>) -> String { ManifestFormat.seal(body) }
 
     /// The file's bytes: the header, one sorted line per entry and the `end` line.
-    /// One buffer, sized once; the entries sorted as pairs (no lookup per key); the hash in one pass.
+    /// One buffer, sized once; the entries sorted as pairs (no lookup per key), the lines kept as
+    /// bytes copied between them in runs; the hash in one pass.
     func encoded() -> [UInt8] {
         var body: [UInt8] = []
-        body.reserveCapacity(entries.count * 192 + 64)
+        body.reserveCapacity(entries.count * 192 + raw.count + 64)
         body.append(contentsOf: Self.header.utf8)
         body.append(0x0A)
-        for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            ManifestFormat.append(entry.record(output: key.text), to: &body)
+        raw.withUnsafeBufferPointer { lines in
+            // `copied`: raw bytes already written; `next`: the first raw line not known to come first.
+            var copied = 0
+            var next = 0
+            for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                var text = key.text
+                text.withUTF8 { key in
+                    while next < lines.count {
+                        var tab = next
+                        while tab < lines.count && lines[tab] != 0x09 { tab += 1 }
+                        if ManifestFormat.compare(UnsafeBufferPointer(rebasing: lines[next..<tab]), key) > 0 { break }
+                        var newline = tab
+                        while newline < lines.count && lines[newline] != 0x0A { newline += 1 }
+                        next = newline + 1
+                    }
+                }
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: lines[copied..<next]))
+                copied = next
+                ManifestFormat.append(entry.record(output: key.text), to: &body)
+            }
+            body.append(contentsOf: UnsafeBufferPointer(rebasing: lines[copied...]))
         }
         var hash = ManifestFormat.Hash()
         body.withUnsafeBufferPointer { hash.add(buffer: $0) }
@@ -261,7 +351,7 @@ struct Manifest {
 
     private mutating func saveFile() throws(ConversionError) {
         if let foreign { throw ConversionError(.manifest, "it \(foreign); it is left alone (move it away to record again)") }
-        if entries.isEmpty && removed.isEmpty && known == nil && !FileSystem.linkExists(path) { return }
+        if count == 0 && removed.isEmpty && known == nil && !FileSystem.linkExists(path) { return }
         try FileSystem.makeDirectories(folder)
         let directory = try FileSystem.Folder.open(folder)
         _ = directory.lock(waitingAtMost: 2)
@@ -280,13 +370,16 @@ struct Manifest {
                     throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
                 case .manifest(let seal, _):
                     onDisk = seal
-                    if kind == S_IFREG && seal != .damaged { merge(theirs, in: directory) }
+                    if kind == S_IFREG && seal != .damaged {
+                        materialize()
+                        merge(theirs, in: directory)
+                    }
                 }
             }
         } else {
             onDisk = nil
         }
-        if entries.isEmpty {
+        if count == 0 {
             if directory.info(name) != nil {
                 _ = FileSystem.withPath(name) { unlinkat(directory.descriptor, $0, 0) }
             }

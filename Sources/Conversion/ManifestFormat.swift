@@ -139,12 +139,31 @@ enum ManifestFormat {
         private let limit: UInt64
         private let recordLimit: Int
         private var recordCount = 0
+        /// The UTF-8 of the keys to decode, when the other records are kept as bytes (`nil`:
+        /// every record is decoded).
+        private let wanted: [[UInt8]]?
+        /// Lines kept as bytes (with their newlines) and not yet taken: records that are not
+        /// wanted and that the encoder would write byte for byte the same (``isPlain(_:)``).
+        private(set) var raw: [UInt8] = []
+        /// How many records were kept as bytes.
+        private(set) var rawCount = 0
+        /// Whether every record's key came after the previous one's (in ``PathKey`` order), as
+        /// the encoder writes them: only then can kept lines be written back between decoded
+        /// ones without a duplicate. Tracked only when keeping lines as bytes.
+        private(set) var ordered = true
+        private var previousKey: [UInt8] = []
+        private var hasPreviousKey = false
 
         /// A parser that reads at most `limit` bytes and `recordLimit` records (past either, the
-        /// file counts as damaged).
-        init(limit: UInt64 = ManifestFormat.maximumFileLength, recordLimit: Int = ManifestFormat.maximumRecords) {
+        /// file counts as damaged). With `wanted`, only records whose key's UTF-8 is one of those
+        /// (or that are not plain) are decoded; the others are kept as bytes (``raw``).
+        init(
+            limit: UInt64 = ManifestFormat.maximumFileLength, recordLimit: Int = ManifestFormat.maximumRecords,
+            wanted: [[UInt8]]? = nil
+        ) {
             self.limit = limit
             self.recordLimit = recordLimit
+            self.wanted = wanted
         }
 
         /// Whether the size or record budget is spent.
@@ -157,6 +176,12 @@ enum ManifestFormat {
         mutating func takeRecords() -> [Record] {
             defer { records.removeAll(keepingCapacity: true) }
             return records
+        }
+
+        /// Hands over the lines kept as bytes so far.
+        mutating func takeRaw() -> [UInt8] {
+            defer { raw.removeAll(keepingCapacity: true) }
+            return raw
         }
 
         /// Feeds the next bytes of the file.
@@ -251,9 +276,19 @@ enum ManifestFormat {
                 damagedLines += 1
                 return
             }
-            if let record = parse(line) {
+            if wanted != nil, isPlain(line) {
                 recordCount += 1
                 if recordCount > recordLimit { return }
+                raw.append(contentsOf: line)
+                raw.append(0x0A)
+                rawCount += 1
+            } else if let record = parse(line) {
+                recordCount += 1
+                if recordCount > recordLimit { return }
+                if wanted != nil {
+                    var key = record.output
+                    key.withUTF8 { follow($0) }
+                }
                 records.append(record)
             } else if !isEndLine {
                 damagedLines += 1
@@ -275,6 +310,51 @@ enum ManifestFormat {
                 lastLine.elementsEqual(hashBeforeLast.endLine.utf8.dropLast())
             else { return (.damaged, records) }
             return (.sealed, records)
+        }
+
+        /// Notes a record's key (its ``PathKey`` UTF-8): the file stays ``ordered`` while each
+        /// comes strictly after the one before.
+        private mutating func follow(_ key: UnsafeBufferPointer<UInt8>) {
+            if hasPreviousKey, ordered {
+                ordered = previousKey.withUnsafeBufferPointer { compare($0, key) } < 0
+            }
+            previousKey.removeAll(keepingCapacity: true)
+            previousKey.append(contentsOf: key)
+            hasPreviousKey = true
+        }
+
+        /// Whether a line may be kept as bytes: a valid record that is not wanted and that the
+        /// encoder writes exactly so (an ASCII output path, no `\\` or carriage return anywhere,
+        /// numbers without sign, `+` or leading zero except a single `-` for negatives). Its key
+        /// is then followed for order. Any other line is decoded.
+        private mutating func isPlain(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+            for byte in line where byte == 0x5C || byte == 0x0D { return false }
+            var fields = Fields(line: line)
+            guard let output = fields.next(), let source = fields.next(), isCanonical(fields.next(), signed: false),
+                isCanonical(fields.next(), signed: true), fields.next() != nil, isCanonical(fields.next(), signed: false),
+                isCanonical(fields.next(), signed: true), fields.next() != nil, fields.next() != nil,
+                isCanonical(fields.next(), signed: true), fields.isAtEnd
+            else { return false }
+            for byte in output where byte >= 0x80 { return false }
+            guard isSafeOutputPath(bytes: output), !source.contains(0) else { return false }
+            if let wanted, wanted.contains(where: { $0.withUnsafeBufferPointer { same($0, output) } }) { return false }
+            follow(output)
+            return true
+        }
+
+        /// Whether a number field is as `String(_:)` writes it.
+        private func isCanonical(_ field: UnsafeBufferPointer<UInt8>?, signed: Bool) -> Bool {
+            guard let field, let first = field.first else { return false }
+            var digits = field
+            if first == 0x2D {
+                guard signed else { return false }
+                digits = UnsafeBufferPointer(rebasing: field.dropFirst())
+                // "-0" is written "0".
+                guard digits.first != 0x30 else { return false }
+            }
+            guard let lead = digits.first, !(lead == 0x30 && digits.count > 1) else { return false }
+            for byte in digits where byte &- 0x30 >= 10 { return false }
+            return signed ? (integer(field) as Int64?) != nil : (integer(field) as UInt64?) != nil
         }
 
         /// The shared text of a fingerprint or format field.
@@ -331,6 +411,17 @@ enum ManifestFormat {
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         for byte in bytes where byte >= 0x80 { return PathBytes.decode(bytes) }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The byte order of two byte ranges (negative, zero or positive), as `memcmp` then length.
+    static func compare(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(lhs.count, rhs.count)
+        var index = 0
+        while index < common {
+            if lhs[index] != rhs[index] { return lhs[index] < rhs[index] ? -1 : 1 }
+            index += 1
+        }
+        return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
     }
 
     /// Whether two byte ranges are equal, compared eight bytes at a time.

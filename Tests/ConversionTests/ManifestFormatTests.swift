@@ -139,6 +139,62 @@ struct ManifestFormatTests {
         #expect(ManifestFormat.seal(Array("x".utf8)) == "end af63f54c86021707\n")
     }
 
+    @Test("a lazy load (a few wanted keys, the rest kept as bytes) saves exactly what a full load saves")
+    func lazyEqualsFull() throws {
+        let folder = TempDirectory()
+        func record(_ output: [UInt8], _ numbers: String = "10\t20\tv1\t30\t40\tLEI16\tLEI16\t5") -> [UInt8] {
+            output + Array("\t/src/a.wav\t\(numbers)\n".utf8)
+        }
+        // Sorted as PathKey sorts them; some lines are not as the encoder writes them.
+        let lines: [[UInt8]] = [
+            record(Array("a.caf".utf8)), record(Array("b.caf".utf8), "+10\t20\tv1\t30\t40\tLEI16\tLEI16\t5"),
+            record(Array("c.caf".utf8), "10\t020\tv1\t30\t40\tLEI16\tLEI16\t5"),
+            record(Array("d.caf".utf8), "10\t-0\tv1\t30\t40\tLEI16\tLEI16\t5"),
+            record(Array("e.caf".utf8), "10\t20\tv\\q1\t30\t40\tLEI16\tLEI16\t5"), record(Array("m\\tn.caf".utf8)),
+            record(Array("sub/x.caf".utf8)), record(Array("z.caf".utf8), "10\t-20\tv1\t30\t40\tLEI16\tLEI16\t-5"),
+            record(Array("\u{E9}.caf".utf8)), record([0xFF, 0x2E, 0x63]),
+        ]
+        let entry = Manifest.Entry(
+            source: "/src/new.wav", sourceStamp: FileSystem.Stamp(size: 1, modified: 2), fingerprint: "v2",
+            outputStamp: FileSystem.Stamp(size: 3, modified: 4), formatIn: "LEI16", formatOut: "LEI16", frames: 6)
+        for file in [lines, lines.reversed() + [lines[0]]] {
+            writeFile(folder.file(".cafconv-manifest"), sealed(file))
+            for name in ["a.caf", "b.caf", "0.caf", "n.caf", "sub/x.caf", "zz.caf", "\u{E9}.caf"] {
+                var full = Manifest.load(folder: folder.path)
+                var lazy = Manifest.load(folder: folder.path, wanted: [PathKey(name)])
+                #expect(lazy.entries[PathKey(name)] == full.entries[PathKey(name)], "\(name)")
+                #expect(lazy.count == full.count)
+                #expect(lazy.encoded() == full.encoded(), "\(name)")
+                full.record(PathKey(name), entry)
+                lazy.record(PathKey(name), entry)
+                #expect(lazy.encoded() == full.encoded(), "\(name)")
+                // Sorted files keep the lines that need no decoding as bytes; others are read whole.
+                #expect((lazy.rawCount > 0) == (file == lines), "\(name)")
+                // Recording a key that was not wanted decodes everything first.
+                full.record(PathKey("q.caf"), entry)
+                lazy.record(PathKey("q.caf"), entry)
+                #expect(lazy.rawCount == 0 && lazy.encoded() == full.encoded(), "\(name)")
+            }
+        }
+        // Two lazy runs saving one after the other keep each other's records and the rest.
+        writeFile(folder.file(".cafconv-manifest"), sealed(lines))
+        folder.write("a.caf", [1])
+        folder.write("n.caf", [2])
+        var first = Manifest.load(folder: folder.path, wanted: [PathKey("a.caf")])
+        var second = Manifest.load(folder: folder.path, wanted: [PathKey("n.caf")])
+        var stamped = entry
+        stamped.outputStamp = try #require(FileSystem.stamp(of: folder.file("a.caf")))
+        first.record(PathKey("a.caf"), stamped)
+        stamped.outputStamp = try #require(FileSystem.stamp(of: folder.file("n.caf")))
+        second.record(PathKey("n.caf"), stamped)
+        try first.save()
+        try second.save()
+        let merged = Manifest.load(folder: folder.path)
+        #expect(merged.origin == .sealed && merged.count == lines.count + 1)
+        #expect(merged.entries[PathKey("a.caf")]?.source == "/src/new.wav")
+        #expect(merged.entries[PathKey("n.caf")]?.source == "/src/new.wav")
+    }
+
     @Test("numbers are read as Swift's integer initialisers read them, without making strings")
     func numbers() {
         let texts = [
