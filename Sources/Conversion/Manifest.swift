@@ -296,13 +296,13 @@ struct Manifest {
             for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
                 var text = key.text
                 text.withUTF8 { key in
+                    guard let base = lines.baseAddress else { return }
                     while next < lines.count {
-                        var tab = next
-                        while tab < lines.count && lines[tab] != 0x09 { tab += 1 }
-                        if ManifestFormat.compare(UnsafeBufferPointer(rebasing: lines[next..<tab]), key) > 0 { break }
-                        var newline = tab
-                        while newline < lines.count && lines[newline] != 0x0A { newline += 1 }
-                        next = newline + 1
+                        let tab = ManifestFormat.find(0x09, in: base, from: next, to: lines.count)
+                        if ManifestFormat.compare(UnsafeBufferPointer(start: base + next, count: tab - next), key) > 0 {
+                            break
+                        }
+                        next = ManifestFormat.find(0x0A, in: base, from: tab, to: lines.count) + 1
                     }
                 }
                 body.append(contentsOf: UnsafeBufferPointer(rebasing: lines[copied..<next]))

@@ -221,17 +221,11 @@ enum ManifestFormat {
             let room = limit - consumed
             let end = UInt64(bytes.count - index) <= room ? bytes.count : index + Int(room) + 1
             consumed += UInt64(end - index)
+            guard let base = bytes.baseAddress else { return }
             while index < end {
+                let newline = find(0x0A, in: base, from: index, to: end)
                 // Every byte is hashed as it comes, also those of a line too long to keep.
-                var value = hash.value
-                var newline = index
-                while newline < end {
-                    let byte = bytes[newline]
-                    value = (value ^ UInt64(byte)) &* Hash.prime
-                    if byte == 0x0A { break }
-                    newline += 1
-                }
-                hash.value = value
+                hash.add(buffer: UnsafeBufferPointer(start: base + index, count: min(newline + 1, end) - index))
                 if newline == end {
                     keep(UnsafeBufferPointer(rebasing: bytes[index..<end]))
                     return
@@ -328,18 +322,26 @@ enum ManifestFormat {
         /// numbers without sign, `+` or leading zero except a single `-` for negatives). Its key
         /// is then followed for order. Any other line is decoded.
         private mutating func isPlain(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-            for byte in line where byte == 0x5C || byte == 0x0D { return false }
             var fields = Fields(line: line)
             guard let output = fields.next(), let source = fields.next(), isCanonical(fields.next(), signed: false),
-                isCanonical(fields.next(), signed: true), fields.next() != nil, isCanonical(fields.next(), signed: false),
-                isCanonical(fields.next(), signed: true), fields.next() != nil, fields.next() != nil,
-                isCanonical(fields.next(), signed: true), fields.isAtEnd
+                isCanonical(fields.next(), signed: true), isVerbatim(fields.next()),
+                isCanonical(fields.next(), signed: false), isCanonical(fields.next(), signed: true),
+                isVerbatim(fields.next()), isVerbatim(fields.next()), isCanonical(fields.next(), signed: true),
+                fields.isAtEnd, isVerbatim(source)
             else { return false }
-            for byte in output where byte >= 0x80 { return false }
+            // ASCII only (its bytes are its PathKey's UTF-8), no `\\` or carriage return.
+            if holdsSpecial(output, highBit: true) { return false }
             guard isSafeOutputPath(bytes: output), !source.contains(0) else { return false }
             if let wanted, wanted.contains(where: { $0.withUnsafeBufferPointer { same($0, output) } }) { return false }
             follow(output)
             return true
+        }
+
+        /// Whether a text field holds no `\\` and no carriage return (its escaping writes it back
+        /// the same; a path's bytes that are not UTF-8 come back the same through ``PathBytes``).
+        private func isVerbatim(_ field: UnsafeBufferPointer<UInt8>?) -> Bool {
+            guard let field else { return false }
+            return !holdsSpecial(field, highBit: false)
         }
 
         /// Whether a number field is as `String(_:)` writes it.
@@ -354,6 +356,8 @@ enum ManifestFormat {
             }
             guard let lead = digits.first, !(lead == 0x30 && digits.count > 1) else { return false }
             for byte in digits where byte &- 0x30 >= 10 { return false }
+            // Fewer than 19 digits always fit, and so do 19 below 9e18 (an `Int64` holds 9.2e18).
+            if digits.count < 19 || (digits.count == 19 && lead < 0x39) { return true }
             return signed ? (integer(field) as Int64?) != nil : (integer(field) as UInt64?) != nil
         }
 
@@ -395,11 +399,10 @@ enum ManifestFormat {
 
         /// The next field, or `nil` when there is none.
         mutating func next() -> UnsafeBufferPointer<UInt8>? {
-            guard position <= line.count else { return nil }
-            var end = position
-            while end < line.count && line[end] != 0x09 { end += 1 }
+            guard position <= line.count, let base = line.baseAddress else { return nil }
+            let end = find(0x09, in: base, from: position, to: line.count)
             defer { position = end + 1 }
-            return UnsafeBufferPointer(rebasing: line[position..<end])
+            return UnsafeBufferPointer(start: base + position, count: end - position)
         }
 
         /// Whether every field was taken.
@@ -417,6 +420,15 @@ enum ManifestFormat {
     static func compare(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Int {
         let common = min(lhs.count, rhs.count)
         var index = 0
+        if let left = lhs.baseAddress, let right = rhs.baseAddress {
+            // Eight bytes at a time while they are equal.
+            while index + 8 <= common
+                && UnsafeRawPointer(left).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    == UnsafeRawPointer(right).loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            {
+                index += 8
+            }
+        }
         while index < common {
             if lhs[index] != rhs[index] { return lhs[index] < rhs[index] ? -1 : 1 }
             index += 1
@@ -440,6 +452,47 @@ enum ManifestFormat {
             offset += 1
         }
         return true
+    }
+
+    /// The index of the first `byte` in `base[from..<to]`, or `to`: eight bytes at a time (a
+    /// word's zero bytes after XOR with the pattern; the lowest flag is exact).
+    static func find(_ byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let pattern = ones &* UInt64(byte)
+        var index = from
+        while index + 8 <= to {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) ^ pattern
+            let found = (word &- ones) & ~word & (ones &<< 7)
+            if found != 0 { return index + found.trailingZeroBitCount >> 3 }
+            index += 8
+        }
+        while index < to && base[index] != byte { index += 1 }
+        return index
+    }
+
+    /// Whether `field` holds a `\\` or a carriage return (or, with `highBit`, a byte past
+    /// ASCII): eight bytes at a time.
+    static func holdsSpecial(_ field: UnsafeBufferPointer<UInt8>, highBit: Bool) -> Bool {
+        guard let base = field.baseAddress else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high = ones &<< 7
+        var index = 0
+        while index + 8 <= field.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            let backslash = word ^ (ones &* 0x5C)
+            let carriage = word ^ (ones &* 0x0D)
+            let flags =
+                ((backslash &- ones) & ~backslash & high) | ((carriage &- ones) & ~carriage & high)
+                | (highBit ? word & high : 0)
+            if flags != 0 { return true }
+            index += 8
+        }
+        while index < field.count {
+            let byte = base[index]
+            if byte == 0x5C || byte == 0x0D || (highBit && byte >= 0x80) { return true }
+            index += 1
+        }
+        return false
     }
 
     /// A decimal integer as Swift's `init?(_: String)` reads it (an optional `+` or `-`, then at

@@ -195,6 +195,28 @@ struct ManifestFormatTests {
         #expect(merged.entries[PathKey("n.caf")]?.source == "/src/new.wav")
     }
 
+    @Test("word-at-a-time searches agree with a byte loop (neighbours that differ by one, high bytes, every length)")
+    func wordSearches() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = [0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x5B, 0x5C, 0x5D, 0x41, 0x80, 0xFF, 0x00, 0x01]
+        for _ in 0..<3000 {
+            let count = Int.random(in: 0...40, using: &generator)
+            let bytes = (0..<count).map { _ in alphabet.randomElement(using: &generator) ?? 0 }
+            let from = Int.random(in: 0...count, using: &generator)
+            bytes.withUnsafeBufferPointer { buffer in
+                for target: UInt8 in [0x09, 0x0A] {
+                    let expected = bytes[from...].firstIndex(of: target) ?? count
+                    let found = buffer.baseAddress.map { ManifestFormat.find(target, in: $0, from: from, to: count) } ?? count
+                    #expect(found == expected, "\(bytes) from \(from)")
+                }
+                for highBit in [false, true] {
+                    let expected = bytes.contains { $0 == 0x5C || $0 == 0x0D || (highBit && $0 >= 0x80) }
+                    #expect(ManifestFormat.holdsSpecial(buffer, highBit: highBit) == expected, "\(bytes)")
+                }
+            }
+        }
+    }
+
     @Test("numbers are read as Swift's integer initialisers read them, without making strings")
     func numbers() {
         let texts = [
