@@ -143,7 +143,8 @@ struct IncrementalTests {
         #expect(exists(folder.file("out/sub/f0.caf")))
     }
 
-    @Test("a run of files given by name looks only at its own records; a missing input at the records of its source; --prune at all")
+    @Test(
+        "a run of files given by name looks only at its own records; a missing input at the records of its source; --prune at all")
     func orphanScope() throws {
         let folder = TempDirectory()
         sourceTree(folder)
@@ -171,7 +172,8 @@ struct IncrementalTests {
         #expect(Engine.convert(inputs: [folder.file("in")], output: output, options: options).totals.orphaned == 2)
         // --prune with a file input prunes the whole output folder's orphans.
         let pruned = Engine.convert(
-            inputs: [folder.file("in/f4.wav")], output: folder.file("out/f4.caf"), options: ConversionOptions(jobs: 1, prune: true))
+            inputs: [folder.file("in/f4.wav")], output: folder.file("out/f4.caf"),
+            options: ConversionOptions(jobs: 1, prune: true))
         #expect(pruned.totals.pruned == 2 && !exists(folder.file("out/f1.caf")) && !exists(folder.file("out/f2.caf")))
     }
 
