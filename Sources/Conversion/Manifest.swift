@@ -136,7 +136,7 @@ struct Manifest {
             var raw: [UInt8] = []
             contents = read(
                 manifest.path, parser: &parser, expecting: { _ in }, each: { entries[PathKey($0.output)] = Entry($0) },
-                keep: { raw.append(contentsOf: $0) })
+                keep: { raw = $0 })
             if parser.rawCount > 0 && parser.ordered {
                 manifest.raw = raw
                 manifest.rawCount = parser.rawCount
@@ -199,7 +199,8 @@ struct Manifest {
         return read(path, parser: &parser, expecting: expecting, each: each, keep: { _ in })
     }
 
-    /// ``read(_:expecting:each:)`` with a given parser; `keep` is handed the lines it keeps as bytes.
+    /// ``read(_:expecting:each:)`` with a given parser; `keep` is handed the lines it kept as bytes,
+    /// once, at the end (they are the records' only copy: not copied again).
     static func read(
         _ path: String, parser: inout ManifestFormat.Parser, expecting: (Int) -> Void,
         each: (ManifestFormat.Record) -> Void, keep: ([UInt8]) -> Void
@@ -228,7 +229,6 @@ struct Manifest {
                 expecting(min(Int(estimate), ManifestFormat.maximumRecords))
             }
             for record in parser.takeRecords() { each(record) }
-            if !parser.raw.isEmpty { keep(parser.takeRaw()) }
             wanted = block.count
         }
         let (seal, records) = parser.finish()

@@ -178,10 +178,11 @@ enum ManifestFormat {
             return records
         }
 
-        /// Hands over the lines kept as bytes so far.
+        /// Hands over the lines kept as bytes so far (moved, not copied).
         mutating func takeRaw() -> [UInt8] {
-            defer { raw.removeAll(keepingCapacity: true) }
-            return raw
+            var taken: [UInt8] = []
+            swap(&taken, &raw)
+            return taken
         }
 
         /// Feeds the next bytes of the file.
