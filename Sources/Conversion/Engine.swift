@@ -255,10 +255,11 @@ public enum Engine {
         let runFingerprint = options.fingerprint
         // Every state folder, even one no job writes to: with all inputs gone, --check and
         // --prune must still see the orphans its manifest records.
+        let wanted = wantedKeys(plan: plan, options: options)
         for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
             let manifest = Manifest.load(
                 folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil,
-                wanted: wantedKeys(in: folder, plan: plan, options: options))
+                wanted: wanted[PathKey(folder)])
             // Shard manifests gathered into this folder are written into its own manifest.
             if !manifest.absorbed.isEmpty && !options.dryRun { decision.dirty.insert(folder) }
             // A run that saves reports this as a failure; --dry-run and --check say it here.
@@ -421,19 +422,22 @@ public enum Engine {
         return (Set(plan.mirroredFolders.map(PathKey.init)), plan.missingInputs.map(canonicalMissing))
     }
 
-    /// The records of `folder`'s manifest that a run decodes: all of them (`nil`) when it looks
-    /// at every record for orphans, else only those of its planned outputs there (the others
-    /// are kept as bytes and written back as they are).
-    static func wantedKeys(in folder: String, plan: Planner.Plan, options: ConversionOptions) -> Set<PathKey>? {
-        let scope = orphanScope(plan: plan, options: options)
-        let key = PathKey(folder)
-        if scope.wholeFolders.contains(key) || !scope.missingSources.isEmpty { return nil }
-        let manifest = Manifest(folder: folder)
-        var keys: Set<PathKey> = []
-        for job in plan.jobs where PathKey(job.stateFolder) == key {
-            if let relative = manifest.relative(job.output) { keys.insert(PathKey(relative)) }
+    /// The records of each state folder's manifest that a run decodes, by folder: only those of
+    /// its planned outputs there (the others are kept as bytes and written back as they are).
+    /// A folder that is not listed is decoded whole: the run looks at every record there for
+    /// orphans (a folder input's output root, any folder with `--prune` or a missing input).
+    static func wantedKeys(plan: Planner.Plan, options: ConversionOptions) -> [PathKey: Set<PathKey>] {
+        if options.prune || !plan.missingInputs.isEmpty { return [:] }
+        let mirrored = Set(plan.mirroredFolders.map(PathKey.init))
+        var wanted: [PathKey: Set<PathKey>] = [:]
+        for job in plan.jobs {
+            let folder = PathKey(job.stateFolder)
+            guard !mirrored.contains(folder), let relative = Manifest(folder: job.stateFolder).relative(job.output) else {
+                continue
+            }
+            wanted[folder, default: []].insert(PathKey(relative))
         }
-        return keys
+        return wanted
     }
 
     /// The canonical path a missing input would have: its deepest existing ancestor resolved
