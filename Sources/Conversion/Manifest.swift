@@ -363,16 +363,20 @@ struct Manifest {
                 throw ConversionError(.manifest, "it is not a regular file; it is left alone (move it away to record again)")
             }
             if kind == S_IFLNK || FileSystem.FileState(current) != known {
-                var theirs: [PathKey: Entry] = [:]
-                switch Self.read(path, each: { theirs[PathKey($0.output)] = Entry($0) }) {
-                case .missing: onDisk = nil
-                case .foreign(let why):
-                    throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
-                case .manifest(let seal, _):
+                if kind == S_IFREG && rawCount > 0, case .done(let seal) = try mergeLazily(in: directory) {
                     onDisk = seal
-                    if kind == S_IFREG && seal != .damaged {
-                        materialize()
-                        merge(theirs, in: directory)
+                } else {
+                    var theirs: [PathKey: Entry] = [:]
+                    switch Self.read(path, each: { theirs[PathKey($0.output)] = Entry($0) }) {
+                    case .missing: onDisk = nil
+                    case .foreign(let why):
+                        throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
+                    case .manifest(let seal, _):
+                        onDisk = seal
+                        if kind == S_IFREG && seal != .damaged {
+                            materialize()
+                            merge(theirs, in: directory)
+                        }
                     }
                 }
             }
@@ -394,6 +398,106 @@ struct Manifest {
             return
         }
         known = try replace(in: directory, with: bytes)
+    }
+
+    /// What ``mergeLazily(in:)`` did.
+    private enum LazyMerge {
+        /// Merged (or nothing to merge): what the file on disk is (`nil`: gone).
+        case done(Seal?)
+        /// Not possible without decoding everything: the caller merges the usual way.
+        case notDone
+    }
+
+    /// ``merge(_:in:)`` for a manifest that keeps lines as bytes (a lazy load), when the file
+    /// changed since this run read it: the file is read lazily too (decoding only the keys this
+    /// run decoded, touched or removed), those records are merged as usual, and the two sorted
+    /// runs of lines kept as bytes are merged line by line: a line only one side has is kept,
+    /// and of two different lines for one output the one that matches the output file now wins
+    /// (ours when neither or both do), as ``merge(_:in:)`` decides. Not done (`notDone`) when the
+    /// file is out of order or decodes a record this run kept as bytes.
+    private mutating func mergeLazily(in directory: FileSystem.Folder) throws(ConversionError) -> LazyMerge {
+        let keys = Set(entries.keys).union(touched).union(removed)
+        guard keys.count <= 16 else { return .notDone }
+        var parser = ManifestFormat.Parser(wanted: keys.map { Array($0.text.utf8) })
+        var theirs: [PathKey: Entry] = [:]
+        var theirLines: [UInt8] = []
+        switch Self.read(
+            path, parser: &parser, expecting: { _ in }, each: { theirs[PathKey($0.output)] = Entry($0) },
+            keep: { theirLines = $0 })
+        {
+        case .missing: return .done(nil)
+        case .foreign(let why):
+            throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
+        case .manifest(let seal, _):
+            if seal == .damaged { return .done(seal) }
+            guard parser.ordered, theirs.keys.allSatisfy({ keys.contains($0) }) else { return .notDone }
+            merge(theirs, in: directory)
+            mergeLines(theirLines, in: directory)
+            return .done(seal)
+        }
+    }
+
+    /// Merges another run's lines kept as bytes into ``raw`` (both sorted by key, no key of
+    /// ``entries`` among them).
+    private mutating func mergeLines(_ theirLines: [UInt8], in directory: FileSystem.Folder) {
+        var merged: [UInt8] = []
+        merged.reserveCapacity(max(raw.count, theirLines.count) + 256)
+        var count = 0
+        let header = Array((Self.header + "\n").utf8)
+        func entry(_ line: UnsafeBufferPointer<UInt8>) -> (PathKey, Entry)? {
+            ManifestFormat.parse(header + Array(line)).records.first.map { (PathKey($0.output), Entry($0)) }
+        }
+        raw.withUnsafeBufferPointer { ours in
+            theirLines.withUnsafeBufferPointer { theirs in
+                var mine = Self.line(in: ours, from: 0)
+                var other = Self.line(in: theirs, from: 0)
+                while mine != nil || other != nil {
+                    let order: Int
+                    if let mine, let other {
+                        order = ManifestFormat.compare(mine.key, other.key)
+                    } else {
+                        order = mine == nil ? 1 : -1
+                    }
+                    if order < 0, let line = mine {
+                        merged.append(contentsOf: line.bytes)
+                        mine = Self.line(in: ours, from: line.end)
+                    } else if order > 0, let line = other {
+                        merged.append(contentsOf: line.bytes)
+                        other = Self.line(in: theirs, from: line.end)
+                    } else if let ourLine = mine, let theirLine = other {
+                        var kept = ourLine.bytes
+                        if !ManifestFormat.same(ourLine.bytes, theirLine.bytes), let (key, ourEntry) = entry(ourLine.bytes),
+                            let (_, theirEntry) = entry(theirLine.bytes)
+                        {
+                            let now = directory.info(key.text).flatMap {
+                                ($0.st_mode & S_IFMT) == S_IFREG ? FileSystem.Stamp($0) : nil
+                            }
+                            if ourEntry.outputStamp != now && theirEntry.outputStamp == now { kept = theirLine.bytes }
+                        }
+                        merged.append(contentsOf: kept)
+                        mine = Self.line(in: ours, from: ourLine.end)
+                        other = Self.line(in: theirs, from: theirLine.end)
+                    }
+                    count += 1
+                }
+            }
+        }
+        raw = merged
+        rawCount = count
+    }
+
+    /// The line of `lines` that starts at `start`: its key (up to the first tab), its bytes with
+    /// the newline, and where the next one starts.
+    private static func line(in lines: UnsafeBufferPointer<UInt8>, from start: Int)
+        -> (key: UnsafeBufferPointer<UInt8>, bytes: UnsafeBufferPointer<UInt8>, end: Int)?
+    {
+        guard start < lines.count, let base = lines.baseAddress else { return nil }
+        let tab = ManifestFormat.find(0x09, in: base, from: start, to: lines.count)
+        let end = min(ManifestFormat.find(0x0A, in: base, from: tab, to: lines.count) + 1, lines.count)
+        return (
+            UnsafeBufferPointer(start: base + start, count: tab - start),
+            UnsafeBufferPointer(start: base + start, count: end - start), end
+        )
     }
 
     /// Takes the records another run saved: those this run did not touch, and, for an output

@@ -195,6 +195,57 @@ struct ManifestFormatTests {
         #expect(merged.entries[PathKey("n.caf")]?.source == "/src/new.wav")
     }
 
+    @Test("a lazy run that merges another run's save writes the same file as a full run, without decoding everything")
+    func lazyMergeEqualsFull() throws {
+        let folder = TempDirectory()
+        let names = ["a", "b", "c", "d", "e", "f"]
+        func entry(_ name: String, source: String = "/src/old.wav") -> Manifest.Entry {
+            Manifest.Entry(
+                source: source, sourceStamp: FileSystem.Stamp(size: 1, modified: 1), fingerprint: "v",
+                outputStamp: FileSystem.stamp(of: folder.file(name + ".caf")) ?? FileSystem.Stamp(size: 0, modified: 0),
+                formatIn: "LEI16", formatOut: "LEI16", frames: 1)
+        }
+        var results: [[UInt8]] = []
+        for lazy in [false, true] {
+            unlink(folder.file(".cafconv-manifest"))
+            // Fixed times, so that both rounds record the same stamps.
+            func write(_ name: String, _ bytes: [UInt8], at seconds: Int) {
+                folder.write(name, bytes)
+                var times = [timespec(tv_sec: seconds, tv_nsec: 5), timespec(tv_sec: seconds, tv_nsec: 5)]
+                _ = utimensat(AT_FDCWD, folder.file(name), &times, 0)
+            }
+            for name in names + ["g", "x"] { write("\(name).caf", Array(name.utf8), at: 1_000_000) }
+            var start = Manifest(folder: folder.path)
+            for name in names { start.record(PathKey(name + ".caf"), entry(name)) }
+            try start.save()
+            // This run converts x.caf, decoding only its record or everything.
+            var ours = lazy ? Manifest.load(folder: folder.path, wanted: [PathKey("x.caf")]) : Manifest.load(folder: folder.path)
+            #expect((ours.rawCount > 0) == lazy)
+            // Another run saves meanwhile: adds g, rewrites and re-records b (only its record matches
+            // the file now), records d with a stamp that does not match its file (the original does,
+            // so ours wins), forgets c.
+            var other = Manifest.load(folder: folder.path)
+            other.record(PathKey("g.caf"), entry("g"))
+            write("b.caf", [9, 9, 9], at: 2_000_000)
+            other.record(PathKey("b.caf"), entry("b", source: "/src/new-b.wav"))
+            var stale = entry("d", source: "/src/new-d.wav")
+            stale.outputStamp.size += 1
+            other.record(PathKey("d.caf"), stale)
+            other.forget(PathKey("c.caf"))
+            try other.save()
+            ours.record(PathKey("x.caf"), entry("x", source: "/src/x.wav"))
+            try ours.save()
+            #expect((ours.rawCount > 0) == lazy, "the lazy merge kept the other lines as bytes")
+            results.append(readFile(folder.file(".cafconv-manifest")) ?? [])
+        }
+        #expect(results[0] == results[1])
+        let merged = Manifest.load(folder: folder.path)
+        #expect(merged.origin == .sealed)
+        #expect(merged.entries[PathKey("b.caf")]?.source == "/src/new-b.wav")
+        #expect(merged.entries[PathKey("d.caf")]?.source == "/src/old.wav")
+        #expect(merged.entries[PathKey("g.caf")] != nil && merged.entries[PathKey("x.caf")]?.source == "/src/x.wav")
+    }
+
     @Test("word-at-a-time searches agree with a byte loop (neighbours that differ by one, high bytes, every length)")
     func wordSearches() {
         var generator = SystemRandomNumberGenerator()
