@@ -123,8 +123,9 @@ struct Manifest {
     /// shared folder), only those records are decoded; the others stay the bytes of their lines
     /// and are written back as they are, so such a run costs a copy per record, not a parse and
     /// an encode. A file whose keys are not in order (edited by hand, duplicates) is read again
-    /// and decoded whole, as is everything before a change to a record that was not wanted, a
-    /// merge with another run's save, or an orphan check (``materialize()``).
+    /// and decoded whole, as is everything before a change to a record that was not wanted, an
+    /// orphan check or the absorbing of shard manifests (``materialize()``); a merge with another
+    /// run's save reads that file the same lazy way (``mergeLazily(in:)``).
     static func load(
         folder: String, name: String = Manifest.fileName, absorbShards: Bool = false, wanted: Set<PathKey>? = nil
     ) -> Manifest {
@@ -152,16 +153,16 @@ struct Manifest {
                 entries[PathKey($0.output)] = Entry($0)
             }
         }
-        if absorbShards && manifest.rawCount > 0, FileSystem.kind(of: FileSystem.joined(folder, Shard.markerName)) == .file {
-            manifest.entries = entries
-            manifest.materialize()
-            entries = manifest.entries
-        }
         // A shard run leaves a marker beside its manifest, so a run that finds none pays one failed
         // `stat` here, not a listing of the folder.
         if absorbShards, FileSystem.kind(of: FileSystem.joined(folder, Shard.markerName)) == .file,
             let names = try? FileSystem.entries(of: folder)
         {
+            if manifest.rawCount > 0 {
+                manifest.entries = entries
+                manifest.materialize()
+                entries = manifest.entries
+            }
             for shard in names where shard.hasPrefix(Shard.manifestPrefix) && shard != Shard.markerName {
                 var theirs: [PathKey: Entry] = [:]
                 let contents = read(FileSystem.joined(folder, shard)) { theirs[PathKey($0.output)] = Entry($0) }
