@@ -33,6 +33,29 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             again.count == 1 && PathBytes.encode(again[0].output) == raw
                 && PathBytes.encode(again[0].source) == PathBytes.encode(record.source), "record does not round-trip")
     }
+    // Kept as bytes (a lazy load that wants no key): each kept line is exactly what the writer
+    // writes for its record, and kept plus decoded records are the whole file's records.
+    var lazy = ManifestFormat.Parser(wanted: [])
+    lazy.feed(bytes)
+    let raw = lazy.takeRaw()
+    let lazyResult = lazy.finish()
+    precondition(lazyResult.seal == whole.seal, "a lazy parse judges the file differently")
+    let header = Array("cafconv-manifest 2\n".utf8)
+    var kept: [ManifestFormat.Record] = []
+    var start = 0
+    for (index, byte) in raw.enumerated() where byte == 0x0A {
+        let line = Array(raw[start...index])
+        let records = ManifestFormat.parse(header + line).records
+        precondition(records.count == 1 && ManifestFormat.line(records[0]) == line, "a kept line is not as written")
+        kept += records
+        start = index + 1
+    }
+    if lazy.ordered && lazyResult.seal != .damaged {
+        func sortedKeys(_ records: [ManifestFormat.Record]) -> [[UInt8]] {
+            records.map { Array($0.output.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        }
+        precondition(sortedKeys(kept + lazyResult.records) == sortedKeys(whole.records), "lazy records differ")
+    }
     // A manifest sealed by the writer is read back sealed.
     let body = Array("cafconv-manifest 2\n".utf8) + whole.records.flatMap(ManifestFormat.line)
     let sealed = ManifestFormat.parse(body + Array(ManifestFormat.seal(body).utf8))

@@ -264,9 +264,11 @@ public enum Engine {
         let runFingerprint = options.fingerprint
         // Every state folder, even one no job writes to: with all inputs gone, --check and
         // --prune must still see the orphans its manifest records.
+        let wanted = wantedKeys(plan: plan, options: options)
         for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
             let manifest = Manifest.load(
-                folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil)
+                folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil,
+                wanted: wanted[PathKey(folder)])
             // Shard manifests gathered into this folder are written into its own manifest.
             if !manifest.absorbed.isEmpty && !options.dryRun { decision.dirty.insert(folder) }
             // A run that saves reports this as a failure; --dry-run and --check say it here.
@@ -345,9 +347,15 @@ public enum Engine {
     /// as orphaned, or deletes them with `--prune` (only `.caf` files that are as cafconv wrote
     /// them), with the folders that held nothing else. Records of outputs that no longer exist
     /// are dropped.
+    ///
+    /// Only the records that are this run's business are looked at (``orphanScope(plan:options:)``):
+    /// a run that converts one file into a shared folder does not `stat` the source of every
+    /// other record there, and does not report or drop them.
     static func settleOrphans(_ decision: inout Decision, plan: Planner.Plan, options: ConversionOptions)
         -> [FileResult]
     {
+        let scope = orphanScope(plan: plan, options: options)
+        if scope.wholeFolders.isEmpty && scope.missingSources.isEmpty { return [] }
         var planned: [String: Set<PathKey>] = [:]
         for job in plan.jobs {
             if let relative = decision.manifests[job.stateFolder]?.relative(job.output) {
@@ -356,10 +364,16 @@ public enum Engine {
         }
         var orphans: [FileResult] = []
         for folder in decision.manifests.keys.sorted() {
+            let whole = options.prune || scope.wholeFolders.contains(PathKey(folder))
+            if !whole && scope.missingSources.isEmpty { continue }
             // Taken out while it changes: a copy left in the dictionary would double its memory.
             guard var manifest = decision.manifests.removeValue(forKey: folder) else { continue }
+            manifest.materialize()
             for key in manifest.entries.keys.sorted() where planned[folder]?.contains(key) != true {
-                guard let entry = manifest.entries[key], FileSystem.stamp(of: entry.source) == nil else { continue }
+                guard let entry = manifest.entries[key],
+                    whole || scope.missingSources.contains(where: { isPath(entry.source, at: $0) }),
+                    FileSystem.stamp(of: entry.source) == nil
+                else { continue }
                 let path = FileSystem.joined(folder, key.text)
                 guard let stamp = FileSystem.stamp(of: path) else {
                     manifest.forget(key)
@@ -401,6 +415,76 @@ public enum Engine {
             decision.manifests[folder] = manifest
         }
         return orphans
+    }
+
+    /// Which manifest records a run looks at for orphans. Folder inputs: every record of the
+    /// manifest of the output root they mirror (`-o`, or the folder itself when outputs go beside
+    /// the inputs), whatever its source. Inputs that do not exist: the records whose recorded
+    /// source is that path or lies below it (the file or folder that was deleted). Files given
+    /// by name: only their own outputs, which are planned, so never orphans. `--prune` widens the
+    /// scope to every record of every manifest the run reads (the way to prune a folder that is
+    /// built one file at a time), at the cost of one `stat` per record.
+    static func orphanScope(plan: Planner.Plan, options: ConversionOptions)
+        -> (wholeFolders: Set<PathKey>, missingSources: [String])
+    {
+        if options.prune { return (Set(plan.stateFolders.map(PathKey.init)), []) }
+        return (Set(plan.mirroredFolders.map(PathKey.init)), plan.missingInputs.map(canonicalMissing))
+    }
+
+    /// The records of each state folder's manifest that a run decodes, by folder: only those of
+    /// its planned outputs there (the others are kept as bytes and written back as they are).
+    /// A folder that is not listed is decoded whole: the run looks at every record there for
+    /// orphans (a folder input's output root, any folder with `--prune` or a missing input).
+    static func wantedKeys(plan: Planner.Plan, options: ConversionOptions) -> [PathKey: Set<PathKey>] {
+        if options.prune || !plan.missingInputs.isEmpty { return [:] }
+        let mirrored = Set(plan.mirroredFolders.map(PathKey.init))
+        var wanted: [PathKey: Set<PathKey>] = [:]
+        for job in plan.jobs {
+            let folder = PathKey(job.stateFolder)
+            guard !mirrored.contains(folder), let relative = Manifest(folder: job.stateFolder).relative(job.output) else {
+                continue
+            }
+            wanted[folder, default: []].insert(PathKey(relative))
+        }
+        return wanted
+    }
+
+    /// The canonical path a missing input would have: its deepest existing ancestor resolved
+    /// (symlinks, `.`, `..`), then the missing components as given.
+    static func canonicalMissing(_ path: String) -> String {
+        var rest: [Substring] = []
+        var head = Substring(path)
+        while true {
+            while head.count > 1 && head.hasSuffix("/") { head = head.dropLast() }
+            if head.isEmpty { return path }
+            if let resolved = FileSystem.canonical(String(head)) {
+                var result = resolved
+                for component in rest.reversed() where component != "." && !component.isEmpty {
+                    if component == ".." {
+                        result = FileSystem.directoryName(result)
+                    } else {
+                        result = FileSystem.joined(result, String(component))
+                    }
+                }
+                return result
+            }
+            if head == "." || head == "/" { return path }
+            guard let slash = head.lastIndex(of: "/") else {
+                rest.append(head)
+                head = "."
+                continue
+            }
+            rest.append(head[head.index(after: slash)...])
+            head = slash == head.startIndex ? "/" : head[..<slash]
+        }
+    }
+
+    /// Whether `path` is `root` or lies below it, byte for byte.
+    static func isPath(_ path: String, at root: String) -> Bool {
+        guard path.utf8.starts(with: root.utf8) else { return false }
+        let count = root.utf8.count
+        if path.utf8.count == count { return true }
+        return root.utf8.last == 0x2F || path.utf8.dropFirst(count).first == 0x2F
     }
 
     /// Deletes temporary files left in the output folders (and the manifests' folders) by runs
@@ -452,7 +536,7 @@ struct RunState {
         let now = FileSystem.now()
         let elapsed = now - lastSave
         guard elapsed >= 100_000_000 else { return }
-        let size = dirty.reduce(0) { $0 + (manifests[$1]?.entries.count ?? 0) }
+        let size = dirty.reduce(0) { $0 + (manifests[$1]?.count ?? 0) }
         guard changes * 5 >= size || elapsed >= saving * 10 + 1_000_000_000 else { return }
         for folder in dirty {
             guard (try? manifests[folder]?.save()) != nil else { continue }

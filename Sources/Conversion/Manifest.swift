@@ -81,6 +81,17 @@ struct Manifest {
     private(set) var touched: Set<PathKey> = []
     /// The manifest file as this run last read or wrote it: another writer changes it.
     private var known: FileSystem.FileState?
+    /// The records of the file that this run did not decode (see ``load(folder:name:absorbShards:wanted:)``):
+    /// their lines, sorted, each byte for byte as ``encoded()`` writes it. No key of ``entries``
+    /// is among them.
+    private var raw: [UInt8] = []
+    /// How many records ``raw`` holds.
+    private(set) var rawCount = 0
+    /// The keys a lazy load decoded: recording or forgetting another key decodes every record first.
+    private var wanted: Set<PathKey>?
+
+    /// Every record, decoded or not.
+    var count: Int { entries.count + rawCount }
 
     /// The file's name in its folder: ``fileName``, or a shard's own (``Shard/manifestName``).
     var name: String = Manifest.fileName
@@ -107,17 +118,51 @@ struct Manifest {
     /// folder (as N shards' output folders gathered into one leave them) are taken too, for the
     /// outputs the folder's own manifest does not record; saving writes them into it and deletes
     /// the shard files. A damaged or foreign shard file is left alone.
-    static func load(folder: String, name: String = Manifest.fileName, absorbShards: Bool = false) -> Manifest {
+    ///
+    /// With `wanted` (a run that looks at no other record: a few files given by name into a
+    /// shared folder), only those records are decoded; the others stay the bytes of their lines
+    /// and are written back as they are, so such a run costs a copy per record, not a parse and
+    /// an encode. A file whose keys are not in order (edited by hand, duplicates) is read again
+    /// and decoded whole, as is everything before a change to a record that was not wanted, an
+    /// orphan check or the absorbing of shard manifests (``materialize()``); a merge with another
+    /// run's save reads that file the same lazy way (``mergeLazily(in:)``).
+    static func load(
+        folder: String, name: String = Manifest.fileName, absorbShards: Bool = false, wanted: Set<PathKey>? = nil
+    ) -> Manifest {
         var manifest = Manifest(folder: folder, name: name)
         var entries: [PathKey: Entry] = [:]
-        let contents = read(manifest.path, expecting: { entries.reserveCapacity($0) }) {
-            entries[PathKey($0.output)] = Entry($0)
+        var contents: Contents
+        if let wanted, wanted.count <= 16 {
+            var parser = ManifestFormat.Parser(wanted: wanted.map { Array($0.text.utf8) })
+            var raw: [UInt8] = []
+            contents = read(
+                manifest.path, parser: &parser, expecting: { _ in }, each: { entries[PathKey($0.output)] = Entry($0) },
+                keep: { raw = $0 })
+            if parser.rawCount > 0 && parser.ordered {
+                manifest.raw = raw
+                manifest.rawCount = parser.rawCount
+                manifest.wanted = wanted
+            } else if parser.rawCount > 0 {
+                entries = [:]
+                contents = read(manifest.path, expecting: { entries.reserveCapacity($0) }) {
+                    entries[PathKey($0.output)] = Entry($0)
+                }
+            }
+        } else {
+            contents = read(manifest.path, expecting: { entries.reserveCapacity($0) }) {
+                entries[PathKey($0.output)] = Entry($0)
+            }
         }
         // A shard run leaves a marker beside its manifest, so a run that finds none pays one failed
         // `stat` here, not a listing of the folder.
         if absorbShards, FileSystem.kind(of: FileSystem.joined(folder, Shard.markerName)) == .file,
             let names = try? FileSystem.entries(of: folder)
         {
+            if manifest.rawCount > 0 {
+                manifest.entries = entries
+                manifest.materialize()
+                entries = manifest.entries
+            }
             for shard in names where shard.hasPrefix(Shard.manifestPrefix) && shard != Shard.markerName {
                 var theirs: [PathKey: Entry] = [:]
                 let contents = read(FileSystem.joined(folder, shard)) { theirs[PathKey($0.output)] = Entry($0) }
@@ -151,6 +196,16 @@ struct Manifest {
     static func read(
         _ path: String, expecting: (Int) -> Void = { _ in }, each: (ManifestFormat.Record) -> Void
     ) -> Contents {
+        var parser = ManifestFormat.Parser()
+        return read(path, parser: &parser, expecting: expecting, each: each, keep: { _ in })
+    }
+
+    /// ``read(_:expecting:each:)`` with a given parser; `keep` is handed the lines it kept as bytes,
+    /// once, at the end (they are the records' only copy: not copied again).
+    static func read(
+        _ path: String, parser: inout ManifestFormat.Parser, expecting: (Int) -> Void,
+        each: (ManifestFormat.Record) -> Void, keep: ([UInt8]) -> Void
+    ) -> Contents {
         let fd = FileSystem.withPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else {
             return errno == ENOENT ? .missing : .foreign("cannot be read: \(FileSystem.errorText())")
@@ -161,7 +216,6 @@ struct Manifest {
             return .foreign("is not a regular file")
         }
         let state = FileSystem.FileState(info)
-        var parser = ManifestFormat.Parser()
         var block = [UInt8](repeating: 0, count: 1 << 16)
         // The first read is small: the header decides whether to read on.
         var wanted = 64
@@ -181,11 +235,27 @@ struct Manifest {
         let (seal, records) = parser.finish()
         if seal == .foreign { return .foreign("is not a cafconv manifest") }
         for record in records { each(record) }
+        if !parser.raw.isEmpty { keep(parser.takeRaw()) }
         return .manifest(seal, state)
+    }
+
+    /// Decodes the records kept as bytes, for anything that looks at every record.
+    mutating func materialize() {
+        wanted = nil
+        guard rawCount > 0 else { return }
+        var parser = ManifestFormat.Parser()
+        parser.feed(Array((Self.header + "\n").utf8))
+        parser.feed(raw)
+        for record in parser.finish().records where entries[PathKey(record.output)] == nil {
+            entries[PathKey(record.output)] = Entry(record)
+        }
+        raw = []
+        rawCount = 0
     }
 
     /// Records a converted output.
     mutating func record(_ key: PathKey, _ entry: Entry) {
+        if rawCount > 0, wanted?.contains(key) != true { materialize() }
         entries[key] = entry
         touched.insert(key)
         removed.remove(key)
@@ -193,6 +263,7 @@ struct Manifest {
 
     /// Forgets an output (pruned, or gone).
     mutating func forget(_ key: PathKey) {
+        if rawCount > 0, wanted?.contains(key) != true { materialize() }
         entries[key] = nil
         removed.insert(key)
         touched.remove(key)
@@ -212,14 +283,39 @@ struct Manifest {
     static func seal(_ body: some Collection<UInt8>) -> String { ManifestFormat.seal(body) }
 
     /// The file's bytes: the header, one sorted line per entry and the `end` line.
+    /// One buffer, sized once; the entries sorted as pairs (no lookup per key), the lines kept as
+    /// bytes copied between them in runs; the hash in one pass.
     func encoded() -> [UInt8] {
-        var body = Array((Self.header + "\n").utf8)
-        body.reserveCapacity(entries.count * 160)
-        for key in entries.keys.sorted() {
-            guard let entry = entries[key] else { continue }
-            body += ManifestFormat.line(entry.record(output: key.text))
+        var body: [UInt8] = []
+        body.reserveCapacity(entries.count * 192 + raw.count + 64)
+        body.append(contentsOf: Self.header.utf8)
+        body.append(0x0A)
+        raw.withUnsafeBufferPointer { lines in
+            // `copied`: raw bytes already written; `next`: the first raw line not known to come first.
+            var copied = 0
+            var next = 0
+            for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                var text = key.text
+                text.withUTF8 { key in
+                    guard let base = lines.baseAddress else { return }
+                    while next < lines.count {
+                        let tab = ManifestFormat.find(0x09, in: base, from: next, to: lines.count)
+                        if ManifestFormat.compare(UnsafeBufferPointer(start: base + next, count: tab - next), key) > 0 {
+                            break
+                        }
+                        next = ManifestFormat.find(0x0A, in: base, from: tab, to: lines.count) + 1
+                    }
+                }
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: lines[copied..<next]))
+                copied = next
+                ManifestFormat.append(entry.record(output: key.text), to: &body)
+            }
+            body.append(contentsOf: UnsafeBufferPointer(rebasing: lines[copied...]))
         }
-        return body + Array(ManifestFormat.seal(body).utf8)
+        var hash = ManifestFormat.Hash()
+        body.withUnsafeBufferPointer { hash.add(buffer: $0) }
+        body.append(contentsOf: hash.endLine.utf8)
+        return body
     }
 
     /// Writes the manifest, merging what other runs saved meanwhile. It is a cache (losing it
@@ -256,7 +352,7 @@ struct Manifest {
 
     private mutating func saveFile() throws(ConversionError) {
         if let foreign { throw ConversionError(.manifest, "it \(foreign); it is left alone (move it away to record again)") }
-        if entries.isEmpty && removed.isEmpty && known == nil && !FileSystem.linkExists(path) { return }
+        if count == 0 && removed.isEmpty && known == nil && !FileSystem.linkExists(path) { return }
         try FileSystem.makeDirectories(folder)
         let directory = try FileSystem.Folder.open(folder)
         _ = directory.lock(waitingAtMost: 2)
@@ -268,20 +364,27 @@ struct Manifest {
                 throw ConversionError(.manifest, "it is not a regular file; it is left alone (move it away to record again)")
             }
             if kind == S_IFLNK || FileSystem.FileState(current) != known {
-                var theirs: [PathKey: Entry] = [:]
-                switch Self.read(path, each: { theirs[PathKey($0.output)] = Entry($0) }) {
-                case .missing: onDisk = nil
-                case .foreign(let why):
-                    throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
-                case .manifest(let seal, _):
+                if kind == S_IFREG && rawCount > 0, case .done(let seal) = try mergeLazily(in: directory) {
                     onDisk = seal
-                    if kind == S_IFREG && seal != .damaged { merge(theirs, in: directory) }
+                } else {
+                    var theirs: [PathKey: Entry] = [:]
+                    switch Self.read(path, each: { theirs[PathKey($0.output)] = Entry($0) }) {
+                    case .missing: onDisk = nil
+                    case .foreign(let why):
+                        throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
+                    case .manifest(let seal, _):
+                        onDisk = seal
+                        if kind == S_IFREG && seal != .damaged {
+                            materialize()
+                            merge(theirs, in: directory)
+                        }
+                    }
                 }
             }
         } else {
             onDisk = nil
         }
-        if entries.isEmpty {
+        if count == 0 {
             if directory.info(name) != nil {
                 _ = FileSystem.withPath(name) { unlinkat(directory.descriptor, $0, 0) }
             }
@@ -296,6 +399,106 @@ struct Manifest {
             return
         }
         known = try replace(in: directory, with: bytes)
+    }
+
+    /// What ``mergeLazily(in:)`` did.
+    private enum LazyMerge {
+        /// Merged (or nothing to merge): what the file on disk is (`nil`: gone).
+        case done(Seal?)
+        /// Not possible without decoding everything: the caller merges the usual way.
+        case notDone
+    }
+
+    /// ``merge(_:in:)`` for a manifest that keeps lines as bytes (a lazy load), when the file
+    /// changed since this run read it: the file is read lazily too (decoding only the keys this
+    /// run decoded, touched or removed), those records are merged as usual, and the two sorted
+    /// runs of lines kept as bytes are merged line by line: a line only one side has is kept,
+    /// and of two different lines for one output the one that matches the output file now wins
+    /// (ours when neither or both do), as ``merge(_:in:)`` decides. Not done (`notDone`) when the
+    /// file is out of order or decodes a record this run kept as bytes.
+    private mutating func mergeLazily(in directory: FileSystem.Folder) throws(ConversionError) -> LazyMerge {
+        let keys = Set(entries.keys).union(touched).union(removed)
+        guard keys.count <= 16 else { return .notDone }
+        var parser = ManifestFormat.Parser(wanted: keys.map { Array($0.text.utf8) })
+        var theirs: [PathKey: Entry] = [:]
+        var theirLines: [UInt8] = []
+        switch Self.read(
+            path, parser: &parser, expecting: { _ in }, each: { theirs[PathKey($0.output)] = Entry($0) },
+            keep: { theirLines = $0 })
+        {
+        case .missing: return .done(nil)
+        case .foreign(let why):
+            throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
+        case .manifest(let seal, _):
+            if seal == .damaged { return .done(seal) }
+            guard parser.ordered, theirs.keys.allSatisfy({ keys.contains($0) }) else { return .notDone }
+            merge(theirs, in: directory)
+            mergeLines(theirLines, in: directory)
+            return .done(seal)
+        }
+    }
+
+    /// Merges another run's lines kept as bytes into ``raw`` (both sorted by key, no key of
+    /// ``entries`` among them).
+    private mutating func mergeLines(_ theirLines: [UInt8], in directory: FileSystem.Folder) {
+        var merged: [UInt8] = []
+        merged.reserveCapacity(max(raw.count, theirLines.count) + 256)
+        var count = 0
+        let header = Array((Self.header + "\n").utf8)
+        func entry(_ line: UnsafeBufferPointer<UInt8>) -> (PathKey, Entry)? {
+            ManifestFormat.parse(header + Array(line)).records.first.map { (PathKey($0.output), Entry($0)) }
+        }
+        raw.withUnsafeBufferPointer { ours in
+            theirLines.withUnsafeBufferPointer { theirs in
+                var mine = Self.line(in: ours, from: 0)
+                var other = Self.line(in: theirs, from: 0)
+                while mine != nil || other != nil {
+                    let order: Int
+                    if let mine, let other {
+                        order = ManifestFormat.compare(mine.key, other.key)
+                    } else {
+                        order = mine == nil ? 1 : -1
+                    }
+                    if order < 0, let line = mine {
+                        merged.append(contentsOf: line.bytes)
+                        mine = Self.line(in: ours, from: line.end)
+                    } else if order > 0, let line = other {
+                        merged.append(contentsOf: line.bytes)
+                        other = Self.line(in: theirs, from: line.end)
+                    } else if let ourLine = mine, let theirLine = other {
+                        var kept = ourLine.bytes
+                        if !ManifestFormat.same(ourLine.bytes, theirLine.bytes), let (key, ourEntry) = entry(ourLine.bytes),
+                            let (_, theirEntry) = entry(theirLine.bytes)
+                        {
+                            let now = directory.info(key.text).flatMap {
+                                ($0.st_mode & S_IFMT) == S_IFREG ? FileSystem.Stamp($0) : nil
+                            }
+                            if ourEntry.outputStamp != now && theirEntry.outputStamp == now { kept = theirLine.bytes }
+                        }
+                        merged.append(contentsOf: kept)
+                        mine = Self.line(in: ours, from: ourLine.end)
+                        other = Self.line(in: theirs, from: theirLine.end)
+                    }
+                    count += 1
+                }
+            }
+        }
+        raw = merged
+        rawCount = count
+    }
+
+    /// The line of `lines` that starts at `start`: its key (up to the first tab), its bytes with
+    /// the newline, and where the next one starts.
+    private static func line(in lines: UnsafeBufferPointer<UInt8>, from start: Int)
+        -> (key: UnsafeBufferPointer<UInt8>, bytes: UnsafeBufferPointer<UInt8>, end: Int)?
+    {
+        guard start < lines.count, let base = lines.baseAddress else { return nil }
+        let tab = ManifestFormat.find(0x09, in: base, from: start, to: lines.count)
+        let end = min(ManifestFormat.find(0x0A, in: base, from: tab, to: lines.count) + 1, lines.count)
+        return (
+            UnsafeBufferPointer(start: base + start, count: tab - start),
+            UnsafeBufferPointer(start: base + start, count: end - start), end
+        )
     }
 
     /// Takes the records another run saved: those this run did not touch, and, for an output

@@ -52,6 +52,12 @@ public enum Planner {
         /// Every folder whose manifest this run reads, even when it has no job (all inputs gone:
         /// `--check` and `--prune` must still see the orphans).
         public var stateFolders: [String] = []
+        /// The output roots that folder inputs mirror (their state folders): every record of
+        /// their manifests is this run's business when looking for orphans.
+        public var mirroredFolders: [String] = []
+        /// Inputs that do not exist: records of sources at or below them are this run's business
+        /// when looking for orphans.
+        public var missingInputs: [String] = []
         /// Things worth telling that are not failures (an output folder inside the input tree).
         public var warnings: [String] = []
         /// Files of folder inputs that were not taken (status `ignored`, with the reason).
@@ -138,6 +144,8 @@ public enum Planner {
         let outputIdentity = output.flatMap { FileSystem.identity(of: $0) }
         var stateFolders: [String] = []
         var warnings: [String] = []
+        var mirroredFolders: [String] = []
+        var missingInputs: [String] = []
         func addState(_ folder: String) {
             if !stateFolders.contains(where: { $0.utf8.elementsEqual(folder.utf8) }) { stateFolders.append(folder) }
         }
@@ -147,6 +155,7 @@ public enum Planner {
             switch FileSystem.kind(of: input) {
             case .missing:
                 failures.append(.failed(input, code: .input, reason: "no such file or folder"))
+                missingInputs.append(input)
             case .other:
                 failures.append(.failed(input, code: .input, reason: "not a regular file or folder"))
             case .file:
@@ -166,6 +175,7 @@ public enum Planner {
             case .directory:
                 let found = (jobs.count, failures.count)
                 if output == nil { addState(input) }
+                mirroredFolders.append(output ?? input)
                 var walk = Walk(root: input, output: output, state: output ?? input, skip: outputIdentity, selection: selection)
                 walk.walk(folder: input, relative: "")
                 jobs += walk.jobs
@@ -184,6 +194,8 @@ public enum Planner {
         }
         var plan = refuseClashes(jobs: jobs, failures: failures, inputs: inputs)
         plan.stateFolders = stateFolders
+        plan.mirroredFolders = mirroredFolders
+        plan.missingInputs = missingInputs
         plan.warnings = warnings
         plan.ignored = ignored
         return plan

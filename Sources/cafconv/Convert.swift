@@ -37,7 +37,8 @@ struct Convert {
     static let check = Flag(
         "check", help: "Write nothing; list what is missing, out of date or orphaned, and exit 1 if anything is.")
     static let prune = Flag(
-        "prune", help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded).")
+        "prune",
+        help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded), anywhere in the output folder.")
     static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file (and the files ignored).")
     static let include = Option<Glob>(
         "include", valueName: "glob",
@@ -152,7 +153,10 @@ struct Convert {
                 writes nothing, lists on stdout each output that is missing, out of date or orphaned \
                 (also with -q) and exits 1 if there is any (or an input is unreadable). Outputs cafconv \
                 made whose source is gone are reported as orphaned; --prune deletes them, and the \
-                folders that held nothing else.
+                folders that held nothing else. A folder input answers for every output recorded in \
+                its output folder; a file given by name answers only for its own output (a run of one \
+                file into a shared folder looks at no other record); a missing input, for the outputs \
+                made from it. --prune looks at every record of the output folder, whatever the inputs.
 
                 Per-file settings come from a cafconv.toml at the root of a folder input, or from \
                 --rules FILE: [defaults] and ordered [[rule]] tables whose match patterns (sfx/**, \

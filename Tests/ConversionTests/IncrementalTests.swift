@@ -143,6 +143,53 @@ struct IncrementalTests {
         #expect(exists(folder.file("out/sub/f0.caf")))
     }
 
+    @Test(
+        "a run of files given by name looks only at its own records; a missing input at the records of its source; --prune at all")
+    func orphanScope() throws {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        let output = folder.file("out")
+        _ = Engine.convert(inputs: [folder.file("in")], output: output, options: options)
+        unlink(folder.file("in/f1.wav"))
+        unlink(folder.file("in/f2.wav"))
+        // One file into the shared folder (as a build rule runs it), by file name and into the folder.
+        for target in [folder.file("out/f4.caf"), output] {
+            let one = Engine.convert(
+                inputs: [folder.file("in/f4.wav")], output: target, options: ConversionOptions(jobs: 1, force: true))
+            #expect(one.totals.converted == 1 && one.totals.orphaned == 0, "\(one.files.map(\.status))")
+            #expect(one.files.count == 1)
+        }
+        let checked = Engine.convert(
+            inputs: [folder.file("in/f4.wav"), folder.file("in/f5.wav")], output: output,
+            options: ConversionOptions(jobs: 1, dryRun: true))
+        #expect(checked.totals.orphaned == 0 && checked.totals.upToDate == 2)
+        let kept = Manifest.load(folder: output).entries.keys.map(\.text)
+        #expect(kept.contains("f1.caf") && kept.contains("f2.caf"), "records of other files are kept: \(kept)")
+        // A missing input names the records made from it, and only those.
+        let missing = Engine.convert(inputs: [folder.file("in/f1.wav")], output: output, options: options)
+        #expect(missing.files.filter { $0.status == .orphaned }.map(\.output) == [folder.file("out/f1.caf")])
+        // The folder run still reports both.
+        #expect(Engine.convert(inputs: [folder.file("in")], output: output, options: options).totals.orphaned == 2)
+        // --prune with a file input prunes the whole output folder's orphans.
+        let pruned = Engine.convert(
+            inputs: [folder.file("in/f4.wav")], output: folder.file("out/f4.caf"),
+            options: ConversionOptions(jobs: 1, prune: true))
+        #expect(pruned.totals.pruned == 2 && !exists(folder.file("out/f1.caf")) && !exists(folder.file("out/f2.caf")))
+    }
+
+    @Test("a missing input's canonical path resolves its deepest existing folder")
+    func canonicalMissing() {
+        let folder = TempDirectory()
+        folder.write("real/x", [0])
+        symlink(folder.file("real"), folder.file("link"))
+        let real = FileSystem.canonical(folder.file("real")) ?? ""
+        #expect(Engine.canonicalMissing(folder.file("link/gone/a.wav")) == real + "/gone/a.wav")
+        #expect(Engine.canonicalMissing(folder.file("link/gone/../b.wav")) == real + "/b.wav")
+        #expect(Engine.isPath(real + "/gone/a.wav", at: real + "/gone"))
+        #expect(!Engine.isPath(real + "/gone2/a.wav", at: real + "/gone"))
+        #expect(Engine.isPath(real + "/gone", at: real + "/gone"))
+    }
+
     @Test("same inputs and options give byte-identical outputs with -j 1 and -j 4")
     func deterministic() throws {
         let folder = TempDirectory()
