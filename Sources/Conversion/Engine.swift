@@ -428,7 +428,11 @@ public enum Engine {
         -> (wholeFolders: Set<PathKey>, missingSources: [String])
     {
         if options.prune { return (Set(plan.stateFolders.map(PathKey.init)), []) }
-        return (Set(plan.mirroredFolders.map(PathKey.init)), plan.missingInputs.map(canonicalMissing))
+        // An empty input names no path (a build variable that expanded to nothing): as a root
+        // it would lie above every recorded source.
+        return (
+            Set(plan.mirroredFolders.map(PathKey.init)), plan.missingInputs.filter { !$0.isEmpty }.map(canonicalMissing)
+        )
     }
 
     /// The records of each state folder's manifest that a run decodes, by folder: only those of

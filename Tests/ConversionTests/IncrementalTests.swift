@@ -177,6 +177,22 @@ struct IncrementalTests {
         #expect(pruned.totals.pruned == 2 && !exists(folder.file("out/f1.caf")) && !exists(folder.file("out/f2.caf")))
     }
 
+    @Test("an empty input (a build variable that expanded to nothing) answers for no record")
+    func emptyMissingInput() throws {
+        let folder = TempDirectory()
+        sourceTree(folder)
+        let output = folder.file("out")
+        _ = Engine.convert(inputs: [folder.file("in")], output: output, options: options)
+        unlink(folder.file("in/f1.wav"))
+        unlink(folder.file("out/f2.caf"))
+        unlink(folder.file("in/f2.wav"))
+        let run = Engine.convert(inputs: ["", folder.file("in/f4.wav")], output: output, options: options)
+        #expect(run.totals.failed == 1 && run.totals.upToDate == 1)
+        #expect(run.totals.orphaned == 0, "\(run.files.filter { $0.status == .orphaned }.map(\.output))")
+        let kept = Manifest.load(folder: output).entries.keys.map(\.text)
+        #expect(kept.contains("f2.caf"), "another file's record is not dropped: \(kept)")
+    }
+
     @Test("a missing input's canonical path resolves its deepest existing folder")
     func canonicalMissing() {
         let folder = TempDirectory()
