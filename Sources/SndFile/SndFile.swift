@@ -506,8 +506,8 @@ public final class SoundFile {
     }
 
     /// Opens libsndfile (`dlopen`, once per process): cafconv does not link it, so that runs which
-    /// never open a sound file through it (up to date, `info`, `--version`) do not pay for mapping
-    /// it and its seven codec libraries. Throws, naming `path`, when it cannot be loaded.
+    /// never open a sound file through it (`info`, `--version`) do not pay for mapping it and its
+    /// seven codec libraries. Throws, naming `path`, when it cannot be loaded.
     static func loadLibrary(path: String) throws(SndFileError) {
         var reason = [CChar](repeating: 0, count: 512)
         guard cafconv_sndfile_load(&reason, reason.count) != 0 else { return }

@@ -64,6 +64,14 @@ enum CAFConv {
             Program.Example("cafconv info --brief Build/Sounds", "Describe every audio file under a folder, one line each:"),
         ])
 
+    /// Whether `argument` is an option with which `convert` converts nothing (see `main`).
+    static func convertsNothing(_ argument: String) -> Bool {
+        switch argument {
+        case "-h", "--help", "--version", "--dry-run", "--check": true
+        default: false
+        }
+    }
+
     static func main() {
         // Arguments are bytes: a path that is not UTF-8 is kept as it is (PathBytes), not repaired.
         let arguments = (1..<Int(CommandLine.argc)).map { index in
@@ -71,7 +79,9 @@ enum CAFConv {
         }
         // A conversion opens its sources with libsndfile: it starts loading now, on another thread,
         // so that its dynamic linking overlaps the parsing and the planning (see Engine.run).
-        if arguments.first == "convert" { Engine.preloadLibraries() }
+        // Only a hint: a run it misses loads libsndfile at its first file, one it wrongly starts for
+        // spends CPU time on another thread, so it looks for the options that convert nothing.
+        if arguments.first == "convert", !arguments.contains(where: convertsNothing) { Engine.preloadLibraries() }
         let status = program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
             case Convert.name: return try Convert(invocation).run()

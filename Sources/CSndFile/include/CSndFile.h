@@ -1,6 +1,7 @@
 // libsndfile's declarations (<sndfile.h>, Debian libsndfile1-dev) and the functions cafconv calls,
-// reached through dlopen(3): cafconv does not link libsndfile, so a run that needs no libsndfile
-// (up to date, info, IMA4 and AAC sources...) never maps it and its seven codec libraries.
+// reached through dlopen(3): cafconv does not link libsndfile, so `info`, `verify` of files CAFKit
+// decodes and `--version` never map it and its seven codec libraries, and `convert` loads it on a
+// thread of its own while it parses and plans (cafconv_sndfile_preload).
 #ifndef CAFCONV_CSNDFILE_H
 #define CAFCONV_CSNDFILE_H
 
