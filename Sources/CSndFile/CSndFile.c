@@ -2,7 +2,6 @@
 #include "CSndFile.h"
 
 #include <LazyLibrary.h>
-#include <stdio.h>
 
 static struct {
     SNDFILE *(*open_fd)(int, int, SF_INFO *, int);
@@ -37,11 +36,7 @@ static cafconv_lazy_library library = CAFCONV_LAZY_LIBRARY_INIT(names, symbols, 
 
 static int ready(void) { return cafconv_lazy_load(&library) == 0; }
 
-int cafconv_sndfile_load(char *error, size_t size) {
-    if (ready()) return 0;
-    if (error && size) snprintf(error, size, "%s", library.error);
-    return -1;
-}
+const char *cafconv_sndfile_load(void) { return ready() ? NULL : library.error; }
 
 void cafconv_sndfile_preload(void) { cafconv_lazy_preload(&library); }
 

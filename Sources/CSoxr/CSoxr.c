@@ -2,7 +2,6 @@
 #include "CSoxr.h"
 
 #include <LazyLibrary.h>
-#include <stdio.h>
 
 static struct {
     soxr_t (*create)(double, double, unsigned, soxr_error_t *, const soxr_io_spec_t *, const soxr_quality_spec_t *,
@@ -28,11 +27,7 @@ _Static_assert(sizeof soxr / sizeof(void *) == sizeof symbols / sizeof symbols[0
 
 static cafconv_lazy_library library = CAFCONV_LAZY_LIBRARY_INIT(names, symbols, &soxr);
 
-int cafconv_soxr_load(char *error, size_t size) {
-    if (cafconv_lazy_load(&library) == 0) return 0;
-    if (error && size) snprintf(error, size, "%s", library.error);
-    return -1;
-}
+const char *cafconv_soxr_load(void) { return cafconv_lazy_load(&library) == 0 ? NULL : library.error; }
 
 // Only reached after cafconv_soxr_load succeeded (Resampler's initialiser loads it first).
 soxr_t cafconv_soxr_create(double input_rate, double output_rate, unsigned channels, soxr_error_t *error,

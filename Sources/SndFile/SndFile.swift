@@ -509,10 +509,7 @@ public final class SoundFile {
     /// never open a sound file through it (`info`, `--version`) do not pay for mapping it and its
     /// seven codec libraries. Throws, naming `path`, when it cannot be loaded.
     static func loadLibrary(path: String) throws(SndFileError) {
-        var reason = [CChar](repeating: 0, count: 512)
-        guard cafconv_sndfile_load(&reason, reason.count) != 0 else { return }
-        throw SndFileError(
-            path: path, message: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        if let reason = cafconv_sndfile_load() { throw SndFileError(path: path, message: String(cString: reason)) }
     }
 
     /// Starts loading libsndfile on a background thread, so that its dynamic linking overlaps the

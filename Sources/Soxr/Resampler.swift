@@ -54,10 +54,7 @@ public final class Resampler {
             throw ResamplerError("cannot resample \(channels) channels from \(inputRate) to \(outputRate) Hz")
         }
         // libsoxr is opened here, at the first resampler: a run that does not resample never maps it.
-        var reason = [CChar](repeating: 0, count: 512)
-        if cafconv_soxr_load(&reason, reason.count) != 0 {
-            throw ResamplerError(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+        if let reason = cafconv_soxr_load() { throw ResamplerError(String(cString: reason)) }
         var io = cafconv_soxr_io_spec(SOXR_FLOAT64_I, SOXR_FLOAT64_I)
         var spec = cafconv_soxr_quality_spec(quality.recipe, 0)
         var runtime = cafconv_soxr_runtime_spec(1)

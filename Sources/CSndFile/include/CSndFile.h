@@ -8,8 +8,9 @@
 #include <sndfile.h>
 #include <stddef.h>
 
-// Loads libsndfile once; 0 when it is usable, else -1 and `error` (of `size` bytes) says why.
-int cafconv_sndfile_load(char *error, size_t size);
+// Loads libsndfile once: NULL when it is usable, else why not (a sentence that lives as long as
+// the process).
+const char *cafconv_sndfile_load(void);
 // Starts loading libsndfile on a background thread (a conversion is coming).
 void cafconv_sndfile_preload(void);
 

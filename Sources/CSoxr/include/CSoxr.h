@@ -7,8 +7,9 @@
 #include <soxr.h>
 #include <stddef.h>
 
-// Loads libsoxr once; 0 when it is usable, else -1 and `error` (of `size` bytes) says why.
-int cafconv_soxr_load(char *error, size_t size);
+// Loads libsoxr once: NULL when it is usable, else why not (a sentence that lives as long as the
+// process).
+const char *cafconv_soxr_load(void);
 
 // libsoxr's functions of the same names (without the prefix); call cafconv_soxr_load first.
 soxr_t cafconv_soxr_create(double input_rate, double output_rate, unsigned channels, soxr_error_t *error,

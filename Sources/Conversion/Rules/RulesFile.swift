@@ -277,10 +277,8 @@ public enum RulesFile {
                 return .string(try string())
             case "[":
                 advance(1)
-                var items: [String] = []
-                while true {
-                    skipSpace()
-                    // An array may span lines; comments may end each of them.
+                // An array may span lines; comments may end each of them.
+                func nextLineInArray() throws(RuleError) {
                     while atEnd || peek == "#" {
                         guard let next = lines.popFirst() else { throw error("the array is not closed") }
                         lineNumber += 1
@@ -288,19 +286,18 @@ public enum RulesFile {
                         scalars = next[...]
                         skipSpace()
                     }
+                }
+                var items: [String] = []
+                while true {
+                    skipSpace()
+                    try nextLineInArray()
                     if consume("]") { return .strings(items) }
                     guard peek == "\"" || peek == "'" else {
                         throw error("an array in a rules file holds strings (patterns), as in [\"sfx/**\", \"ui/**\"]")
                     }
                     items.append(try string())
                     skipSpace()
-                    while atEnd || peek == "#" {
-                        guard let next = lines.popFirst() else { throw error("the array is not closed") }
-                        lineNumber += 1
-                        line = lineNumber
-                        scalars = next[...]
-                        skipSpace()
-                    }
+                    try nextLineInArray()
                     if consume(",") { continue }
                     if consume("]") { return .strings(items) }
                     throw error("expected ',' or ']' in the array")
