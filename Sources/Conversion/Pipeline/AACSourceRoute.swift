@@ -156,14 +156,7 @@ enum AACSourceRoute {
     /// it, is the decoder's sample after the rule.
     private static func prove(_ path: String, source: String, layout: PCMLayout, blockFrames: Int) throws(ConversionError) {
         let again = try openDecoder(source)
-        let bytes: FileByteSource
-        let file: CAFFile
-        do {
-            bytes = try FileByteSource(path: path)
-            file = try CAFFile(reading: bytes)
-        } catch {
-            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
-        }
+        let (bytes, file) = try ContainerStage.readBackFile(path)
         if let first = CAFValidator.validate(file).first {
             throw ConversionError(.proof, "the written CAF failed verification: \(first)")
         }

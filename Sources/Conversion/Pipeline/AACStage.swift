@@ -241,14 +241,7 @@ extension AACStage {
     static func prove(
         _ path: String, source: any FrameSource, written: Written, blockSamples: Int, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof? {
-        let bytes: FileByteSource
-        let file: CAFFile
-        do {
-            bytes = try FileByteSource(path: path)
-            file = try CAFFile(reading: bytes)
-        } catch {
-            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
-        }
+        let (bytes, file) = try ContainerStage.readBackFile(path)
         var expected = CAFExpectations(channels: UInt32(source.channels), sampleRate: Double(source.sampleRate))
         expected.formatID = .aac
         expected.validFrames = UInt64(written.frames)

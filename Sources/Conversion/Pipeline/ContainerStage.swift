@@ -131,6 +131,17 @@ enum ContainerStage {
         }
     }
 
+    /// The written file's bytes and its chunk table (the audio stays in the file), for proofs that
+    /// decode the packets themselves (AAC).
+    static func readBackFile(_ path: String) throws(ConversionError) -> (bytes: FileByteSource, file: CAFFile) {
+        do {
+            let bytes = try FileByteSource(path: path)
+            return (bytes, try CAFFile(reading: bytes))
+        } catch {
+            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
+        }
+    }
+
     /// What the written file must say, derived from the target (not from libsndfile).
     static func expectations(for target: TargetFormat, channels: Int, sampleRate: Int, frames: UInt64) -> CAFExpectations {
         var expected = CAFExpectations(channels: UInt32(channels), sampleRate: Double(sampleRate))
