@@ -27,6 +27,17 @@ ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, in
 #endif
 }
 
+int cafconv_rename_noreplace_at(int folder, const char *from, const char *to) {
+#if defined(__linux__) && defined(RENAME_NOREPLACE)
+    int renamed = renameat2(folder, from, folder, to, RENAME_NOREPLACE);
+    if (renamed == 0 || (errno != EINVAL && errno != ENOSYS)) return renamed;
+#endif
+    // No renameat2 here: a hard link never replaces, then the old name goes.
+    if (linkat(folder, from, folder, to, 0) != 0) return -1;
+    unlinkat(folder, from, 0);
+    return 0;
+}
+
 int cafconv_exchange_at(int folder, const char *first, const char *second) {
 #if defined(__linux__) && defined(RENAME_EXCHANGE)
     return renameat2(folder, first, folder, second, RENAME_EXCHANGE);

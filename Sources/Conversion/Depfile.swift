@@ -36,24 +36,18 @@ public enum Depfile {
     }
 
     /// Writes `text` to `path` through a temporary file and a rename, so a build system never
-    /// reads half a depfile.
+    /// reads half a depfile. The temporary file is made as an output's is (an unguessable name,
+    /// `O_EXCL | O_NOFOLLOW` in the opened folder), and only a regular file is ever replaced.
     public static func write(_ text: String, to path: String) throws(ConversionError) {
-        let temporary = path + ".cafconv-\(FileSystem.processID).tmp"
-        let fd = FileSystem.withPath(temporary) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644) }
-        guard fd >= 0 else { throw ConversionError.io(errno: errno, doing: "cannot write the depfile", path: path) }
-        do {
+        do throws(ConversionError) {
+            let folder = try FileSystem.Folder.open(FileSystem.directoryName(path))
+            let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(path))
+            let fd = try temporary.descriptor()
+            defer { FileSystem.closeFile(fd) }
             try FileSystem.writeAll(fd, Array(text.utf8), at: 0)
+            try temporary.commit()
         } catch {
-            FileSystem.closeFile(fd)
-            FileSystem.remove(temporary)
-            throw error
-        }
-        FileSystem.closeFile(fd)
-        let renamed = FileSystem.withPath(temporary) { from in FileSystem.withPath(path) { to in rename(from, to) } }
-        guard renamed == 0 else {
-            let code = errno
-            FileSystem.remove(temporary)
-            throw ConversionError.io(errno: code, doing: "cannot write the depfile", path: path)
+            throw ConversionError(error.code, "cannot write the depfile: \(error.message)")
         }
     }
 }

@@ -69,6 +69,8 @@ public enum Engine {
     ) -> ConversionReport {
         let started = FileSystem.now()
         if !options.dryRun { preloadLibraries() }
+        FileSystem.OpenedRoots.beginRun()
+        defer { FileSystem.OpenedRoots.endRun() }
         var plan = Planner.plan(inputs: inputs, output: output, selection: selection)
         if let shard = options.shard {
             plan.jobs = plan.jobs.filter { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }

@@ -257,6 +257,9 @@ enum FileSystem {
 
     static var processID: Int32 { getpid() }
 
+    /// Whether `/proc/self/fd` names this process's open files (Linux with /proc mounted).
+    static let hasProcessFolder: Bool = withPath("/proc/self/fd") { access($0, F_OK) } == 0
+
     /// Monotonic time in nanoseconds.
     static func now() -> UInt64 {
         var time = timespec()

@@ -1,4 +1,5 @@
 import BinaryIO
+import Synchronization
 import SystemLayer
 
 /// Writes and deletes inside an output folder that someone else may write too.
@@ -12,14 +13,20 @@ import SystemLayer
 /// never sends it elsewhere.
 extension FileSystem {
     /// An open folder; closed when freed.
-    final class Folder {
+    final class Folder: Sendable {
         let descriptor: Int32
-        /// The folder's path, for messages and for calls that need a path.
+        /// The folder's path, for messages.
         let path: String
+        /// The path the user named for the output root this folder lies in, and what that root
+        /// was when it was opened: ``isRootInPlace`` tells whether the path still names it.
+        let rootPath: String
+        let rootIdentity: Identity
 
-        init(descriptor: Int32, path: String) {
+        init(descriptor: Int32, path: String, rootPath: String, rootIdentity: Identity) {
             self.descriptor = descriptor
             self.path = path
+            self.rootPath = rootPath
+            self.rootIdentity = rootIdentity
         }
 
         deinit { close(descriptor) }
@@ -30,7 +37,32 @@ extension FileSystem {
             guard fd >= 0 else {
                 throw ConversionError(.output, "cannot open folder \(PathBytes.display(path)): \(errorText())")
             }
-            return Folder(descriptor: fd, path: path)
+            var info = FileStatus()
+            _ = fstat(fd, &info)
+            let identity = Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            return Folder(descriptor: fd, path: path, rootPath: path.isEmpty ? "." : path, rootIdentity: identity)
+        }
+
+        /// A path that names this very folder whatever becomes of ``path`` (`/proc/self/fd/N` where
+        /// /proc is mounted), for the readers that take a path: a read-back goes where the write went.
+        var openedPath: String { FileSystem.hasProcessFolder ? "/proc/self/fd/\(descriptor)" : path }
+
+        /// Whether the root's path still names the folder that was opened for it (not moved away,
+        /// not swapped for a symlink to somewhere else).
+        var isRootInPlace: Bool {
+            var info = FileStatus()
+            guard FileSystem.status(rootPath, &info) == 0 else { return false }
+            return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) == rootIdentity
+        }
+
+        /// A second descriptor of the same folder, for a lock that must end with the caller's
+        /// work (an `flock` belongs to the open file, and this one may be shared by the run).
+        func reopened() throws(ConversionError) -> Folder {
+            let fd = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw ConversionError(.output, "cannot open folder \(PathBytes.display(path)): \(errorText())")
+            }
+            return Folder(descriptor: fd, path: path, rootPath: rootPath, rootIdentity: rootIdentity)
         }
 
         /// The sub-folder `name`, never through a symlink; created when `create` and missing.
@@ -63,7 +95,7 @@ extension FileSystem {
                 }
                 throw ConversionError(.output, "cannot open folder \(PathBytes.display(childPath)): \(errorText(code))")
             }
-            return Folder(descriptor: fd, path: childPath)
+            return Folder(descriptor: fd, path: childPath, rootPath: rootPath, rootIdentity: rootIdentity)
         }
 
         /// The folder `components` below this one, each opened without following symlinks.
@@ -96,7 +128,8 @@ extension FileSystem {
     }
 
     /// The folder an output goes into, opened below its root without following any symlink
-    /// (missing folders are created): `root` itself is opened as the user named it.
+    /// (missing folders are created): `root` itself is opened as the user named it, once per run
+    /// (``OpenedRoots``).
     static func outputFolder(for output: String, root: String) throws(ConversionError) -> Folder {
         let parent = directoryName(output)
         let rootPath = root.isEmpty ? "." : root
@@ -109,12 +142,74 @@ extension FileSystem {
                 below = Substring(parent)
             } else {
                 // Not below the root (a caller that named no root): the output's own folder is the root.
-                try makeDirectories(parent)
-                return try Folder.open(parent)
+                return try OpenedRoots.folder(parent, create: true)
             }
         }
-        try makeDirectories(rootPath)
-        return try Folder.open(rootPath).descendant(below.split(separator: "/"), create: true)
+        return try OpenedRoots.folder(rootPath, create: true).descendant(below.split(separator: "/"), create: true)
+    }
+
+    /// The output roots of the runs in progress, each resolved from its path once and then used by
+    /// descriptor: a root moved or swapped for a symlink while a run goes on cannot send later
+    /// outputs, read-backs or the manifest elsewhere. Outside a run (``beginRun()`` ...
+    /// ``endRun()``) every call opens the folder afresh.
+    enum OpenedRoots {
+        private struct State {
+            var runs = 0
+            var folders: [String: Folder] = [:]
+        }
+        private static let state = Mutex(State())
+
+        static func beginRun() { state.withLock { $0.runs += 1 } }
+
+        /// Ends a run; the roots are closed once no run is in progress.
+        static func endRun() {
+            let closing = state.withLock { state -> [String: Folder] in
+                state.runs -= 1
+                guard state.runs <= 0 else { return [:] }
+                state.runs = 0
+                defer { state.folders = [:] }
+                return state.folders
+            }
+            _ = closing
+        }
+
+        /// The root at `path` (created with its parents when `create` and missing).
+        static func folder(_ path: String, create: Bool) throws(ConversionError) -> Folder {
+            let key = path.isEmpty ? "." : path
+            if let known = state.withLock({ $0.runs > 0 ? $0.folders[key] : nil }) { return known }
+            if create { try makeDirectories(key) }
+            let opened = try Folder.open(key)
+            return state.withLock { state in
+                guard state.runs > 0 else { return opened }
+                if let known = state.folders[key] { return known }
+                state.folders[key] = opened
+                return opened
+            }
+        }
+    }
+
+    /// What a file of mode `mode` is, for a message (`a FIFO`, `a character device`...).
+    static func kindName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: "a regular file"
+        case S_IFDIR: "a folder"
+        case S_IFLNK: "a symbolic link"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    /// Fails when something other than a regular file stands at `target` in `folder`: cafconv
+    /// replaces only regular files, never a device, FIFO, socket, symlink or folder, whoever runs it.
+    static func checkReplaceable(_ target: String, in folder: Folder) throws(ConversionError) {
+        guard let info = folder.info(target), (info.st_mode & S_IFMT) != S_IFREG else { return }
+        throw ConversionError(
+            .output,
+            "\(PathBytes.display(joined(folder.path, target))) is \(kindName(info.st_mode)); cafconv replaces only regular files"
+        )
     }
 
     /// Identity, size and times of a file as it was seen, to notice another writer.
@@ -173,11 +268,14 @@ extension FileSystem {
         private let identity: Identity
         private var committed = false
 
-        /// The temporary file's path (for readers that take a path).
-        var path: String { joined(folder.path, name) }
+        /// The temporary file's path for readers that take a path, through the opened folder.
+        var path: String { joined(folder.openedPath, name) }
+        /// The temporary file's path as the user would spell it, for messages.
+        var displayPath: String { joined(folder.path, name) }
 
         /// Creates the temporary file for `target` (a name) in `folder`.
         init(in folder: Folder, for target: String) throws(ConversionError) {
+            try checkReplaceable(target, in: folder)
             var fd: Int32 = -1
             var name = ""
             for _ in 0..<8 {
@@ -219,32 +317,62 @@ extension FileSystem {
         /// Moves the file to its target in one step: readers see the old file or the new one.
         /// An existing target is swapped out (renameat2 with RENAME_EXCHANGE) and deleted,
         /// because ext4 writes the new file's data out at once, about 1.4 ms per file, when
-        /// rename(2) replaces a file; elsewhere it is a plain rename. A folder at the target is
-        /// an error; a symlink at the target is replaced, never followed.
+        /// rename(2) replaces a file; elsewhere it is a plain rename. Only a regular file is ever
+        /// replaced: anything else at the target (a folder, symlink, device, FIFO, socket) is an
+        /// error, also when it appears between the check and the swap (it is swapped back). A root
+        /// that no longer stands at the path the user named is an error too: the report must not
+        /// name a place the file is not.
         func commit() throws(ConversionError) {
             guard isStillOurs else {
-                throw ConversionError(.output, "the temporary file \(PathBytes.display(path)) was replaced by someone else")
+                throw ConversionError(.output, "the temporary file \(PathBytes.display(displayPath)) was replaced by someone else")
             }
-            let existing = folder.info(target)
-            if let existing, (existing.st_mode & S_IFMT) == S_IFDIR {
-                throw ConversionError(.output, "cannot move the finished file into place: a folder is in the way")
+            guard folder.isRootInPlace else {
+                throw ConversionError(
+                    .output,
+                    "the output folder \(PathBytes.display(folder.rootPath)) was moved or replaced during the run; nothing written there")
             }
-            let exchanged =
-                existing != nil
-                && withPath(name, { from in withPath(target) { to in cafconv_exchange_at(folder.descriptor, from, to) } })
-                    == 0
-            if exchanged {
-                committed = true
-                _ = withPath(name) { unlinkat(folder.descriptor, $0, 0) }
-                return
-            }
-            let moved = withPath(name) { from in
-                withPath(target) { to in renameat(folder.descriptor, from, folder.descriptor, to) }
-            }
-            guard moved == 0 else {
-                throw ConversionError(.output, "cannot move the finished file into place: \(errorText())")
+            try checkReplaceable(target, in: folder)
+            if folder.info(target) != nil {
+                try replaceExisting()
+            } else {
+                // Nothing at the target: a rename that never replaces, so a device planted
+                // meanwhile stays where it is.
+                let moved = withPath(name) { from in
+                    withPath(target) { to in cafconv_rename_noreplace_at(folder.descriptor, from, to) }
+                }
+                if moved != 0 && errno == EEXIST {
+                    try checkReplaceable(target, in: folder)
+                    try replaceExisting()
+                } else if moved != 0 {
+                    throw ConversionError(.output, "cannot move the finished file into place: \(errorText())")
+                }
             }
             committed = true
+        }
+
+        /// Puts the file in place of the regular file at the target.
+        private func replaceExisting() throws(ConversionError) {
+            let exchanged =
+                withPath(name, { from in withPath(target) { to in cafconv_exchange_at(folder.descriptor, from, to) } }) == 0
+            guard exchanged else {
+                // No exchange on this system or file system: a plain rename (it never follows a symlink).
+                let moved = withPath(name) { from in
+                    withPath(target) { to in renameat(folder.descriptor, from, folder.descriptor, to) }
+                }
+                guard moved == 0 else {
+                    throw ConversionError(.output, "cannot move the finished file into place: \(errorText())")
+                }
+                return
+            }
+            if let old = folder.info(name), (old.st_mode & S_IFMT) != S_IFREG {
+                // Someone put something else at the target after the check: put it back untouched.
+                _ = withPath(name) { from in withPath(target) { to in cafconv_exchange_at(folder.descriptor, from, to) } }
+                throw ConversionError(
+                    .output,
+                    "\(PathBytes.display(joined(folder.path, target))) is \(kindName(old.st_mode)); cafconv replaces only regular files"
+                )
+            }
+            _ = withPath(name) { unlinkat(folder.descriptor, $0, 0) }
         }
 
         /// Deletes the file (only if the name still holds it).
@@ -260,7 +388,7 @@ extension FileSystem {
     /// cafconv's temporary names are touched.
     static func removeStaleTemporaries(in folder: Folder) {
         // Unsorted, and only the hidden names: this runs at every start, in folders of many outputs.
-        guard let names = try? entries(of: folder.path, sorted: false, hiddenOnly: true) else { return }
+        guard let names = try? entries(of: folder.openedPath, sorted: false, hiddenOnly: true) else { return }
         for name in names where isTemporaryName(name) {
             let fd = withPath(name) {
                 openat(folder.descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)

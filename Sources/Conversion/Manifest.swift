@@ -336,14 +336,14 @@ struct Manifest {
     /// now wins, so the manifest agrees with the files whichever run saves last.
     mutating func save() throws(ConversionError) {
         try saveFile()
-        if name != Self.fileName, let directory = try? FileSystem.Folder.open(folder) {
+        if name != Self.fileName, let directory = try? FileSystem.OpenedRoots.folder(folder, create: false) {
             // The marker that tells runs without --shard to look for shard manifests here.
             let fd = FileSystem.withPath(Shard.markerName) {
                 openat(directory.descriptor, $0, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
             }
             if fd >= 0 { close(fd) }
         }
-        guard !absorbed.isEmpty, let directory = try? FileSystem.Folder.open(folder) else { return }
+        guard !absorbed.isEmpty, let directory = try? FileSystem.OpenedRoots.folder(folder, create: false) else { return }
         for shard in absorbed + [Shard.markerName] {
             _ = FileSystem.withPath(shard) { unlinkat(directory.descriptor, $0, 0) }
         }
@@ -353,8 +353,9 @@ struct Manifest {
     private mutating func saveFile() throws(ConversionError) {
         if let foreign { throw ConversionError(.manifest, "it \(foreign); it is left alone (move it away to record again)") }
         if count == 0 && removed.isEmpty && known == nil && !FileSystem.linkExists(path) { return }
-        try FileSystem.makeDirectories(folder)
-        let directory = try FileSystem.Folder.open(folder)
+        // The run's own descriptor of the folder (never the path again), reopened for a lock that
+        // ends with this call.
+        let directory = try FileSystem.OpenedRoots.folder(folder, create: true).reopened()
         _ = directory.lock(waitingAtMost: 2)
         // The lock is released when `directory` is closed, at the end of this call.
         var onDisk = origin
@@ -368,7 +369,7 @@ struct Manifest {
                     onDisk = seal
                 } else {
                     var theirs: [PathKey: Entry] = [:]
-                    switch Self.read(path, each: { theirs[PathKey($0.output)] = Entry($0) }) {
+                    switch Self.read(FileSystem.joined(directory.openedPath, name), each: { theirs[PathKey($0.output)] = Entry($0) }) {
                     case .missing: onDisk = nil
                     case .foreign(let why):
                         throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
@@ -423,7 +424,7 @@ struct Manifest {
         var theirs: [PathKey: Entry] = [:]
         var theirLines: [UInt8] = []
         switch Self.read(
-            path, parser: &parser, expecting: { _ in }, each: { theirs[PathKey($0.output)] = Entry($0) },
+            FileSystem.joined(directory.openedPath, name), parser: &parser, expecting: { _ in }, each: { theirs[PathKey($0.output)] = Entry($0) },
             keep: { theirLines = $0 })
         {
         case .missing: return .done(nil)

@@ -14,6 +14,11 @@ ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, in
 /// Returns 0, or -1 with errno set (EINVAL or ENOSYS where the file system or system cannot).
 int cafconv_exchange_at(int folder, const char *first, const char *second);
 
+/// Gives the file `from` in the open folder `folder` the name `to`, failing with EEXIST when
+/// anything is at `to` (renameat2(2) with RENAME_NOREPLACE; where the system or file system
+/// cannot, linkat(2) then unlinkat(2)). Returns 0, or -1 with errno set.
+int cafconv_rename_noreplace_at(int folder, const char *from, const char *to);
+
 /// Creates the new file `name` in the open folder `folder` (never through a symlink, never an
 /// existing file: EEXIST) and returns it open for reading and writing, holding its flock(2).
 /// Where the system can (O_TMPFILE, then linkat(2) through /proc/self/fd), the file only gets

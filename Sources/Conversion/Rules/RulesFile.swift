@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemLayer
 
 /// Reads a rules file (`cafconv.toml`). The file is TOML, of which a rules file needs a small,
 /// strict part; this reader takes exactly that part and says so, naming the line, for anything
@@ -21,11 +22,13 @@ public enum RulesFile {
     /// Files larger than this are refused (a rules file is a few KiB).
     public static let maximumBytes = 1 << 20
 
-    /// The `cafconv.toml` at the root of `input` when `input` is a folder and holds one.
+    /// The `cafconv.toml` at the root of `input` when `input` is a folder and holds one (or
+    /// anything by that name, a dangling symlink included: ``load(_:)`` then says what is wrong,
+    /// rather than the folder silently getting the defaults).
     public static func path(atRoot input: String) -> String? {
         guard FileSystem.kind(of: input) == .directory else { return nil }
         let path = FileSystem.joined(input, fileName)
-        return FileSystem.kind(of: path) == .missing ? nil : path
+        return FileSystem.linkExists(path) ? path : nil
     }
 
     /// Reads and checks the rules file at `path`: syntax, keys, value types and ranges, and that
@@ -39,8 +42,22 @@ public enum RulesFile {
             throw RuleError("larger than \(maximumBytes) bytes; not a rules file", file: path)
         }
         let bytes: [UInt8]
-        do throws(ByteError) { bytes = try source.readExactly(at: 0, count: Int(source.length)) } catch {
+        let more: [UInt8]
+        do throws(ByteError) {
+            bytes = try source.readExactly(at: 0, count: Int(source.length))
+            // `read` stops at the length the file reported; ask the descriptor itself.
+            var byte: UInt8 = 0
+            let got = Syscall.retryOnInterrupt { pread(source.fileDescriptor, &byte, 1, off_t(clamping: source.length)) }
+            more = got > 0 ? [byte] : []
+        } catch {
             throw RuleError("cannot read it: \(error)", file: path)
+        }
+        // A file that holds more than its size says is no file on a disk (a /proc or /sys
+        // pseudo-file reports 0 bytes): reading it as empty would silently drop every rule.
+        guard more.isEmpty else {
+            throw RuleError(
+                "it holds more than its size says (\(source.length) bytes): a /proc or /sys pseudo-file is not a rules file",
+                file: path)
         }
         return try parse(String(decoding: bytes, as: UTF8.self), file: path)
     }
