@@ -74,13 +74,10 @@ let package = Package(
         // An `Encoder` to a JSON tree and its text, laid out like JSONEncoder (standard library only).
         .target(name: "JSONKit", swiftSettings: strict),
         // The command-line front end.
-        // `CommandLine`'s arguments captured from glibc at start-up instead of by the runtime's
-        // scan of /proc/self/maps (start-up time; see the file). Only the executable links it.
-        .target(name: "ProcessArguments"),
         .executableTarget(
             name: "cafconv",
             dependencies: [
-                "Conversion", "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer", "ProcessArguments",
+                "Conversion", "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer",
             ],
             swiftSettings: strict
         ),

@@ -105,6 +105,11 @@ def main():
                 f"| {r['command']} | {r['median']:.3f} ({r['min']:.3f}-{r['max']:.3f}) | {r['median'] / 300 * 1e3:.2f} "
                 f"| {ratio} | {len(r['times'])} |"
             )
+        mine = next((r["median"] for r in perfile if r["command"] == "cafconv"), None)
+        if mine and peer:
+            verdict = "met" if mine <= 2 * peer else "NOT met"
+            print()
+            print(f"Goal (issue 28): one process per file at most 2x sndfile-convert's time: {mine / peer:.2f}x, {verdict}.")
 
     print()
     print("Targets of issue 6 (cafconv, default -j 2):")

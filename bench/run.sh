@@ -96,8 +96,14 @@ echo "== start-up: 300 files, one process each" >&2
 many=$W/corpus/tiny300
 rm -rf "$many" && mkdir -p "$many"
 for i in $(seq -w 1 300); do cp "$tiny" "$many/t$i.wav"; done
+# BENCH_BASELINE_BIN=/path/to/an/older/cafconv adds its row to the same run (a before/after).
+baseline=()
+if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
+    baseline=(-n "cafconv (baseline)" "bash bench/per-file.sh cafconv $BENCH_BASELINE_BIN $many $t/many-baseline")
+fi
 hyperfine --warmup 1 --runs "${BENCH_PERFILE_RUNS:-5}" --export-json "$R/perfile.json" \
     -n "cafconv" "bash bench/per-file.sh cafconv $BIN $many $t/many-cafconv" \
+    "${baseline[@]}" \
     -n "sndfile-convert" "bash bench/per-file.sh sndfile-convert - $many $t/many-sndfile" \
     -n "cp" "bash bench/per-file.sh cp - $many $t/many-cp"
 

@@ -18,6 +18,8 @@ if command -v readelf >/dev/null; then
     needed=$(readelf -d "$release" | grep NEEDED || true)
     if grep -qE "libsndfile|libsoxr|libstdc\+\+|libavcodec" <<<"$needed"; then fail "links $(grep -oE 'lib(sndfile|soxr|stdc\+\+|avcodec)[^]]*' <<<"$needed" | tr '\n' ' ')"; fi
     if readelf -d "$release" | grep -qE "RPATH|RUNPATH"; then fail "has a run path"; fi
+    # Position-independent (ASLR for a program that parses untrusted files): type DYN, not EXEC.
+    readelf -h "$release" | grep -qE "Type:[[:space:]]+DYN" || fail "is not position-independent"
 fi
 # Without libsndfile and libsoxr on the library path, it still starts and inspects files.
 work=$(mktemp -d)

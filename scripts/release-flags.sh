@@ -13,28 +13,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 flags="-c release --static-swift-stdlib"
-# Start-up (issue 21; see ARCHITECTURE.md, "Command line and start-up"), Linux only:
-# - a position-dependent executable (`-no-pie`): the dynamic linker then applies none of the
-#   ~28,000 relative relocations of the static Swift runtime and standard library at every start,
-#   and their pages are not copied on write (about 80 fewer page faults per process);
-# - `-prespecialize-generic-metadata`: generic types' metadata the compiler can build ahead of
-#   time is not instantiated at run time (the runtime's mangled-name lookups were a third of a
-#   one-file conversion's instructions);
-# - `-disable-concrete-type-metadata-mangled-name-accessors`: the metadata of a concrete generic
-#   type (`Set<String>`, `[PathKey: Manifest.Entry]`) is made by calling its accessor with the
-#   conformances the compiler knows, instead of from its mangled name, which made the runtime
-#   check each requirement by searching every conformance record of the executable (about
-#   130,000 instructions at the first use of each key type; 0.56 M of a one-file conversion's
-#   3.14 M). The executable grows by about 17 KB;
+# Linux only:
 # - no run path (`--disable-local-rpath`): SwiftPM's `$ORIGIN` made the dynamic linker look for
-#   libc, libm and libgcc_s in 11 folders under the binary's own before the system's (33 failed
-#   `openat`/`stat` calls at every start); cafconv ships no shared library of its own;
+#   libc, libm and libgcc_s in 11 folders under the binary's own before the system's at every
+#   start; cafconv ships no shared library of its own;
 # - no exported symbols (`scripts/exports.map`): the static Swift runtime's link flags export
-#   every public symbol of cafconv's modules (4,700), which nothing uses, and which made the
-#   runtime's start-up `dladdr` walk them all (0.17 M instructions).
+#   every public symbol of cafconv's modules, which nothing uses and which the runtime's start-up
+#   `dladdr` walks.
+# The binary stays position-independent (ASLR: it parses untrusted files), and no frontend flag
+# the compiler does not document is passed.
 if [[ $(uname -s) == Linux ]]; then
-    flags="$flags -Xswiftc -Xclang-linker -Xswiftc -no-pie -Xswiftc -Xfrontend -Xswiftc -prespecialize-generic-metadata"
-    flags="$flags -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors"
     if [[ $PWD != *[[:space:]]* ]]; then
         flags="$flags --disable-local-rpath -Xlinker --version-script=$PWD/scripts/exports.map"
     fi
