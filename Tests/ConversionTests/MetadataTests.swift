@@ -430,12 +430,11 @@ struct MetadataTests {
         #expect(scaled.markers?.markers.first?.framePosition == 8)
     }
 
-    @Test("the real WAVs with smpl, cue or LIST keep them")
+    @Test(
+        "the real WAVs with smpl, cue or LIST keep them",
+        .enabled(if: RepositoryPaths.realCorpus != nil, "../shared/corpus/real is absent"))
     func realCorpus() throws {
-        guard let corpus = RepositoryPaths.realCorpus else {
-            Issue.record("the real corpus is missing")
-            return
-        }
+        let corpus = try #require(RepositoryPaths.realCorpus)
         let expected: [(String, Set<String>, [String])] = [
             ("go-audio_wav__flloop.wav", ["info", "inst", "regn", "mark"], ["encoding application"]),
             ("ryanfrancesconi_spfk-testing__tabla.wav", ["info", "inst", "regn", "mark"], ["title", "artist", "album"]),

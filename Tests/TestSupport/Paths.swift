@@ -9,8 +9,12 @@ public enum RepositoryPaths {
     }
 
     /// `../shared/corpus/real` beside the repository, or `nil` when it is absent.
+    /// `CAFCONV_TEST_CORPUS` names another folder (an empty or missing one plays a clone without
+    /// `../shared`, to check that those tests skip).
     public static var realCorpus: String? {
-        let path = URL(fileURLWithPath: root).deletingLastPathComponent()
+        let path =
+            ProcessInfo.processInfo.environment["CAFCONV_TEST_CORPUS"]
+            ?? URL(fileURLWithPath: root).deletingLastPathComponent()
             .appendingPathComponent("shared/corpus/real").standardizedFileURL.path
         return FileManager.default.fileExists(atPath: path + "/ORACLE.json") ? path : nil
     }

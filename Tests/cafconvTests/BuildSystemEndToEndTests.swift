@@ -57,12 +57,11 @@ struct BuildSystemEndToEndTests {
         try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: path)
     }
 
-    @Test("Make pattern rule: touching one WAV rebuilds one CAF; editing a rule reconverts only the files it governs")
+    @Test(
+        "Make pattern rule: touching one WAV rebuilds one CAF; editing a rule reconverts only the files it governs",
+        .enabled(if: tool("make") != nil, "make is not installed (apt-get install make)"))
     func make() throws {
-        guard let make = Self.tool("make") else {
-            print("skipped: make is not installed (apt-get install make)")
-            return
-        }
+        let make = try #require(Self.tool("make"))
         let folder = TempDirectory()
         project(folder)
         let makefile = """
@@ -88,12 +87,11 @@ struct BuildSystemEndToEndTests {
         #expect(try build(folder, make, ["-s"]) == ["sfx/hit.caf", "sfx/boom.caf"])
     }
 
-    @Test("Ninja with depfile: touching one WAV rebuilds one CAF; editing a rule reconverts only the files it governs")
+    @Test(
+        "Ninja with depfile: touching one WAV rebuilds one CAF; editing a rule reconverts only the files it governs",
+        .enabled(if: tool("ninja") != nil, "ninja is not installed (apt-get install ninja-build)"))
     func ninja() throws {
-        guard let ninja = Self.tool("ninja") else {
-            print("skipped: ninja is not installed (apt-get install ninja-build)")
-            return
-        }
+        let ninja = try #require(Self.tool("ninja"))
         let folder = TempDirectory()
         project(folder)
         var manifest = """
