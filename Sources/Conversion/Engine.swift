@@ -279,20 +279,23 @@ public enum Engine {
             }
             decision.manifests[folder] = manifest
         }
-        var unmatched = rules.patternsToCheck(plan.jobs)
+        let matchers = rules.matchers()
+        var coverage = PatternCoverage(rules.booksToCheck(plan.jobs), matchers: matchers)
         for (index, job) in plan.jobs.enumerated() {
             var fingerprint = runFingerprint
             if let (book, relative) = rules.rules(for: job) {
-                unmatched.removeAll { $0.rules == book.file && $0.glob.matches(relative) }
+                coverage.record(relative, in: book.file)
+                let rule = (matchers[book.file] ?? RuleMatcher(book)).governing(relative)
                 do throws(RuleError) {
-                    let resolved = try book.resolve(relative, base: options, commandLine: rules.commandLine)
+                    let resolved = try book.resolve(
+                        relative, governedBy: rule, base: options, commandLine: rules.commandLine)
                     fingerprint = resolved.options.fingerprint
                     decision.jobs[index].options = resolved.options
                     decision.jobs[index].rule = book.label(of: resolved.rule)
                     decision.jobs[index].rulesFile = book.file
                 } catch {
                     var failure = FileResult.failed(job.input, output: job.output, code: .unsupported, reason: error.description)
-                    failure.rule = book.label(of: book.governing(relative))
+                    failure.rule = book.label(of: rule)
                     decision.jobs[index].record = failure
                     continue
                 }
@@ -339,7 +342,7 @@ public enum Engine {
                 decision.work.append(index)
             }
         }
-        for pattern in unmatched {
+        for pattern in coverage.unmatched {
             decision.ruleWarnings.append("\(pattern.rules):\(pattern.line): match '\(pattern.glob.text)' matches no file")
         }
         return decision

@@ -743,7 +743,7 @@ struct MetadataSummary {
 
     init(_ metadata: CAFMetadata) {
         for entry in metadata.info?.entries ?? [] where text[entry.key] == nil { text[entry.key] = entry.value }
-        let strings = metadata.strings
+        let strings = metadata.strings?.lookup()
         func name(_ id: UInt32) -> String { strings?.string(for: id) ?? "" }
         func marker(_ marker: Marker) -> String { "'\(marker.type)' at \(marker.framePosition)" }
         for item in metadata.markers?.markers ?? [] {

@@ -419,7 +419,7 @@ public enum Inspector {
 
     /// Markers named from `strg`, regions, loops (regions with loop enable set) and `inst`.
     static func describeCAFMetadata(_ contents: CAFContents, into info: inout AudioFileInfo) {
-        let strings = contents.strings
+        let strings = contents.strings?.lookup()
         func name(_ id: UInt32) -> String { strings?.string(for: id) ?? "" }
         info.markers = contents.markers.map {
             AudioFileInfo.Marker(

@@ -106,13 +106,15 @@ public enum JSONValue: Equatable, Sendable {
                 }
             }
             if let escape {
-                output.unicodeScalars.append(contentsOf: scalars[pending..<index])
+                // Through a String: `output.unicodeScalars.append` copied the whole output on
+                // each call (the view is got and set back), which made writing quadratic.
+                output += String(scalars[pending..<index])
                 output += escape
                 pending = scalars.index(after: index)
             }
             index = scalars.index(after: index)
         }
-        output.unicodeScalars.append(contentsOf: scalars[pending..<scalars.endIndex])
+        output += String(scalars[pending..<scalars.endIndex])
         output += "\""
     }
 }

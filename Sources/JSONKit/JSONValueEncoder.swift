@@ -23,65 +23,75 @@ public struct JSONValueEncoder: Sendable {
 
 /// One value being built. Containers hand out child nodes and read them back when the whole
 /// value is done, so nested containers may be filled in any order.
+///
+/// The members and elements are stored properties of the node, appended to in place: an array
+/// held inside an enum payload would be copied whole on every append (the payload and the
+/// mutated copy share its storage), which made encoding quadratic in the number of elements.
 final class Node {
-    enum Content {
+    enum Kind {
         case empty
-        case value(JSONValue)
-        case object([String: Node])
-        case array([Node])
+        case value
+        case object
+        case array
     }
 
-    var content = Content.empty
+    private(set) var kind = Kind.empty
+    private var scalar = JSONValue.null
+    private var members: [String: Node] = [:]
+    private var elements: [Node] = []
 
     /// The finished tree; an unfilled node is an empty object, as in `JSONEncoder`.
     var value: JSONValue {
-        switch content {
+        switch kind {
         case .empty: return .object([:])
-        case .value(let value): return value
-        case .object(let members): return .object(members.mapValues { $0.value })
-        case .array(let elements): return .array(elements.map { $0.value })
+        case .value: return scalar
+        case .object: return .object(members.mapValues { $0.value })
+        case .array: return .array(elements.map { $0.value })
         }
     }
 
     /// Makes this node an object (keeping members already there) and adds a member node.
     func member(_ key: String) -> Node {
+        becomeObject()
         let child = Node()
-        if case .object(var members) = content {
-            members[key] = child
-            content = .object(members)
-        } else {
-            content = .object([key: child])
-        }
+        members[key] = child
         return child
     }
 
     /// Makes this node an object if it is not one yet.
     func becomeObject() {
-        if case .object = content { return }
-        content = .object([:])
+        if kind == .object { return }
+        become(.object)
     }
 
     /// Makes this node an array if it is not one yet.
     func becomeArray() {
-        if case .array = content { return }
-        content = .array([])
+        if kind == .array { return }
+        become(.array)
     }
 
     /// Appends an element node to this array node.
     func append() -> Node {
+        becomeArray()
         let child = Node()
-        if case .array(var elements) = content {
-            elements.append(child)
-            content = .array(elements)
-        } else {
-            content = .array([child])
-        }
+        elements.append(child)
         return child
     }
 
-    var count: Int {
-        if case .array(let elements) = content { return elements.count }
-        return 0
+    var count: Int { kind == .array ? elements.count : 0 }
+
+    /// Sets a finished value, replacing whatever the node held.
+    func set(_ value: JSONValue) {
+        become(.value)
+        scalar = value
+    }
+
+    /// Switches to `kind` with no members, elements or value.
+    private func become(_ kind: Kind) {
+        self.kind = kind
+        scalar = .null
+        members = [:]
+        elements = []
     }
 }
 
@@ -122,8 +132,6 @@ struct TreeEncoder: Encoder {
 
 /// What all three containers share: turning one value into a node.
 extension Node {
-    func set(_ value: JSONValue) { content = .value(value) }
-
     func set(_ value: some Encodable, codingPath: [any CodingKey]) throws {
         try value.encode(to: TreeEncoder(node: self, codingPath: codingPath))
     }

@@ -257,4 +257,81 @@ struct RulesTests {
             rules: book)
         #expect(click.files.first?.formatOut == "LEI16")
     }
+
+    /// Rules and paths for the index tests: literal prefixes, extensions, sets, escapes, `**`,
+    /// and scalars that a Character would combine (`.` followed by a combining accent).
+    static let indexPatterns = [
+        "sfx/**", "sfx/ui/*.wav", "*.wav", "**/*.wav", "a/**/b.wav", "ui/?.wav", "ui/[ab]*.aif", "ui/\\*.wav",
+        "music/theme.wav", "*.tar.gz", "x/*.", "**", "e\u{301}/*.w\u{301}av", "*.\u{301}wav", "sfx/*", "ui/[.]wav",
+        "deep/x/y/**/z.caf",
+    ]
+    static let indexPaths = [
+        "sfx/a.wav", "sfx/ui/b.wav", "sfx/ui/b.aif", "a.wav", "ui/a.wav", "ui/ab.wav", "ui/b1.aif", "ui/*.wav", "ui/.wav",
+        "music/theme.wav", "music/theme.wavx", "x.tar.gz", "x/y.", "x/y", "a/b.wav", "a/q/r/b.wav", "e\u{301}/k.w\u{301}av",
+        "\u{e9}/k.w\u{301}av", "k.\u{301}wav", "k.wav", "deep/x/y/z.caf", "deep/x/y/1/2/z.caf", "deep/x/z.caf", "", "/",
+        "sfx//ui/b.wav", "noext", "a.b.c.wav",
+    ]
+
+    @Test("the indexed matcher finds the same governing rule as trying every rule in order")
+    func indexedGoverningIsTheSame() throws {
+        // Every pattern as the first rule, then all of them in order, then in reverse.
+        var orders = Self.indexPatterns.map { [$0] }
+        orders.append(Self.indexPatterns)
+        orders.append(Self.indexPatterns.reversed())
+        orders.append(Self.indexPatterns.filter { $0 != "**" })
+        for patterns in orders {
+            let rules = ConversionRules(
+                file: "r.toml",
+                rules: try patterns.enumerated().map { index, text in
+                    ConversionRule(patterns: [try Glob(text), try Glob("never/\(index)")], settings: [], line: index + 1, number: index + 1)
+                })
+            let matcher = RuleMatcher(rules)
+            for path in Self.indexPaths {
+                #expect(matcher.governing(path)?.number == rules.governing(path)?.number, "\(patterns) \(path)")
+            }
+            var coverage = PatternCoverage([rules], matchers: ["r.toml": matcher])
+            for path in Self.indexPaths { coverage.record(path, in: "r.toml") }
+            let unmatched = rules.rules.flatMap { rule in
+                rule.patterns.filter { glob in !Self.indexPaths.contains { glob.matches($0) } }.map { "\(rule.line) \($0.text)" }
+            }
+            #expect(coverage.unmatched.map { "\($0.line) \($0.glob.text)" } == unmatched, "\(patterns)")
+        }
+    }
+
+    /// The issue's case: 4,000 rules over 5,000 files, the first rule matching every file. Each
+    /// file was matched against every pattern not matched yet (20 million globs); with the index
+    /// a file examines only the patterns its folder and extension could match.
+    @Test("4,000 rules over 5,000 files: the patterns examined grow with the files, not rules x files")
+    func rulesTimesFiles() throws {
+        let folders = 1_000
+        var rules = [ConversionRule(patterns: [try Glob("**")], settings: [], line: 1, number: 1)]
+        for index in 0..<3_999 {
+            // Folders with no file, folders with files, extensions no file has.
+            let text = index % 3 == 0 ? "gone\(index)/**" : index % 3 == 1 ? "d\(index % folders)/x\(index)/*.wav" : "*.ext\(index)"
+            rules.append(ConversionRule(patterns: [try Glob(text)], settings: [], line: index + 2, number: index + 2))
+        }
+        let book = ConversionRules(file: "r.toml", rules: rules)
+        let matcher = RuleMatcher(book)
+        var coverage = PatternCoverage([book], matchers: ["r.toml": matcher])
+        var governed = 0
+        var examined = 0
+        for file in 0..<5_000 {
+            let path = "d\(file % folders)/x\(file % 7)/f\(file).wav"
+            coverage.record(path, in: "r.toml")
+            if matcher.governing(path, examined: &examined)?.number == 1 { governed += 1 }
+        }
+        #expect(governed == 5_000)
+        #expect(examined == 5_000)
+        // At most a few candidates per file; trying every unmatched pattern examines millions.
+        #expect(coverage.examined < 5 * 5_000, "\(coverage.examined) patterns examined")
+        #expect(coverage.unmatched.count == 4_000 - 3)
+
+        // The last rule governs: the rules before it are not tried one by one.
+        var last = Array(rules.dropFirst())
+        last.append(ConversionRule(patterns: [try Glob("z/only.caf")], settings: [], line: 9_999, number: 4_000))
+        let lastMatcher = RuleMatcher(ConversionRules(file: "r.toml", rules: last))
+        examined = 0
+        #expect(lastMatcher.governing("z/only.caf", examined: &examined)?.number == 4_000)
+        #expect(examined < 10, "\(examined) patterns examined")
+    }
 }

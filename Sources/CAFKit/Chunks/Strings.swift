@@ -60,13 +60,44 @@ public struct StringsChunk: Equatable, Hashable, Sendable {
     }
 
     /// The string of the first entry with `id`, or `nil` when there is none or it is not
-    /// a NUL-terminated UTF-8 string inside the table.
-    public func string(for id: UInt32) -> String? {
-        guard let entry = ids.first(where: { $0.stringID == id }), entry.startByteOffset >= 0,
-            entry.startByteOffset < Int64(stringData.count)
-        else { return nil }
-        let start = Int(entry.startByteOffset)
-        guard let end = stringData[start...].firstIndex(of: 0) else { return nil }
-        return String(validating: stringData[start..<end], as: UTF8.self)
+    /// a NUL-terminated UTF-8 string inside the table. One look-up; for many (a name per marker),
+    /// ``lookup()`` once and ask it.
+    public func string(for id: UInt32) -> String? { lookup().string(for: id) }
+
+    /// A table for looking up many strings: each in time logarithmic in the chunk's size plus
+    /// the string's length (a linear search of the IDs, or a scan for the NUL from the string's
+    /// start, made naming every marker of a large file quadratic).
+    public func lookup() -> Lookup { Lookup(self) }
+
+    /// ``StringsChunk/string(for:)`` for many IDs.
+    public struct Lookup: Sendable {
+        private let data: [UInt8]
+        /// The offset of the first entry of each ID.
+        private let offsets: [UInt32: Int64]
+        /// Where the NUL bytes of the table are, in order.
+        private let nuls: [Int]
+
+        init(_ chunk: StringsChunk) {
+            data = chunk.stringData
+            var offsets: [UInt32: Int64] = [:]
+            for entry in chunk.ids where offsets[entry.stringID] == nil { offsets[entry.stringID] = entry.startByteOffset }
+            self.offsets = offsets
+            nuls = chunk.stringData.indices.filter { chunk.stringData[$0] == 0 }
+        }
+
+        /// The string of the first entry with `id`, as ``StringsChunk/string(for:)``.
+        public func string(for id: UInt32) -> String? {
+            guard let offset = offsets[id], offset >= 0, offset < Int64(data.count) else { return nil }
+            let start = Int(offset)
+            // The first NUL at or after `start`.
+            var low = 0
+            var high = nuls.count
+            while low < high {
+                let middle = low + (high - low) / 2
+                if nuls[middle] < start { low = middle + 1 } else { high = middle }
+            }
+            guard low < nuls.count else { return nil }
+            return String(validating: data[start..<nuls[low]], as: UTF8.self)
+        }
     }
 }

@@ -143,7 +143,14 @@ public struct ConversionRules: Sendable, Equatable {
     public func resolve(_ relative: String, base: ConversionOptions, commandLine: Set<RuleKey>)
         throws(RuleError) -> (options: ConversionOptions, rule: ConversionRule?)
     {
-        let rule = governing(relative)
+        try resolve(relative, governedBy: governing(relative), base: base, commandLine: commandLine)
+    }
+
+    /// ``resolve(_:base:commandLine:)`` with the governing rule already found (by a
+    /// ``RuleMatcher``).
+    public func resolve(
+        _ relative: String, governedBy rule: ConversionRule?, base: ConversionOptions, commandLine: Set<RuleKey>
+    ) throws(RuleError) -> (options: ConversionOptions, rule: ConversionRule?) {
         var options = base
         var seen = commandLine
         for setting in (rule?.settings ?? []) + defaults where seen.insert(setting.key).inserted {
@@ -222,5 +229,39 @@ public struct ConversionRules: Sendable, Equatable {
         case .dither: "a string or a boolean"
         case .mix, .stripMetadata: "a boolean"
         }
+    }
+}
+
+/// A rules file's patterns indexed (``PatternIndex``) for a run over many files: the governing
+/// rule of a file is found by examining only the patterns its path could match, in rule order,
+/// instead of trying every rule until one matches.
+public struct RuleMatcher: Sendable {
+    /// The rules file.
+    public let rules: ConversionRules
+    /// Every pattern, rule after rule, each with the index of its rule.
+    let patterns: [(glob: Glob, rule: Int)]
+    let index: PatternIndex
+
+    /// Indexes the patterns of `rules`.
+    public init(_ rules: ConversionRules) {
+        self.rules = rules
+        patterns = rules.rules.indices.flatMap { rule in rules.rules[rule].patterns.map { (glob: $0, rule: rule) } }
+        index = PatternIndex(patterns.map(\.glob))
+    }
+
+    /// The rule that governs `relative`, as ``ConversionRules/governing(_:)`` finds it.
+    public func governing(_ relative: String) -> ConversionRule? {
+        var examined = 0
+        return governing(relative, examined: &examined)
+    }
+
+    /// ``governing(_:)``, counting the patterns it matches the path against.
+    func governing(_ relative: String, examined: inout Int) -> ConversionRule? {
+        // The candidates are in rule order: the first that matches is the first rule that does.
+        for id in index.candidates(relative) {
+            examined += 1
+            if patterns[id].glob.matches(relative) { return rules.rules[patterns[id].rule] }
+        }
+        return nil
     }
 }

@@ -58,17 +58,69 @@ public struct RuleBook: Sendable {
         var glob: Glob
     }
 
-    /// Every pattern of the rules files that apply to a folder input of the run (a run over
-    /// single files, as a build system's, matches most patterns nowhere, and says nothing).
-    func patternsToCheck(_ jobs: [Job]) -> [Pattern] {
+    /// The rules files whose patterns a run checks for matching no file: those that apply to a
+    /// folder input of the run (a run over single files, as a build system's, matches most
+    /// patterns nowhere, and says nothing).
+    func booksToCheck(_ jobs: [Job]) -> [ConversionRules] {
         var books: [ConversionRules] = []
         if let global, jobs.contains(where: { $0.inputRoot != nil }) { books.append(global) }
         if global == nil {
             let roots = Set(jobs.compactMap(\.inputRoot))
             books += byRoot.filter { roots.contains($0.key) }.values.sorted { $0.file < $1.file }
         }
-        return books.flatMap { book in
-            book.rules.flatMap { rule in rule.patterns.map { Pattern(rules: book.file, line: rule.line, glob: $0) } }
+        return books
+    }
+
+    /// A ``RuleMatcher`` for every rules file of the run, by the file's name.
+    func matchers() -> [String: RuleMatcher] {
+        var matchers: [String: RuleMatcher] = [:]
+        for book in [global].compactMap({ $0 }) + byRoot.values where matchers[book.file] == nil {
+            matchers[book.file] = RuleMatcher(book)
+        }
+        return matchers
+    }
+}
+
+/// Which patterns of the checked rules files (``RuleBook/booksToCheck(_:)``) match a file of the
+/// run. Each file is matched only against the patterns it could match (``PatternIndex``) that
+/// have matched nothing yet, so a run does not try every pattern on every file.
+struct PatternCoverage {
+    private struct Book {
+        var rules: ConversionRules
+        var matcher: RuleMatcher
+        var matched: [Bool]
+    }
+
+    private var books: [Book]
+    private var byFile: [String: Int] = [:]
+    /// How many (pattern, path) pairs were matched, for tests.
+    private(set) var examined = 0
+
+    init(_ books: [ConversionRules], matchers: [String: RuleMatcher]) {
+        self.books = books.map { book in
+            let matcher = matchers[book.file] ?? RuleMatcher(book)
+            return Book(rules: book, matcher: matcher, matched: Array(repeating: false, count: matcher.patterns.count))
+        }
+        for (index, book) in books.enumerated() where byFile[book.file] == nil { byFile[book.file] = index }
+    }
+
+    /// Notes the patterns of the rules file `file` that `relative` matches.
+    mutating func record(_ relative: String, in file: String) {
+        guard let index = byFile[file] else { return }
+        let matcher = books[index].matcher
+        for id in matcher.index.candidates(relative) where !books[index].matched[id] {
+            examined += 1
+            if matcher.patterns[id].glob.matches(relative) { books[index].matched[id] = true }
+        }
+    }
+
+    /// The patterns that matched nothing, rules file by rules file, in file order.
+    var unmatched: [RuleBook.Pattern] {
+        books.flatMap { book in
+            book.matcher.patterns.indices.filter { !book.matched[$0] }.map { id in
+                let rule = book.rules.rules[book.matcher.patterns[id].rule]
+                return RuleBook.Pattern(rules: book.rules.file, line: rule.line, glob: book.matcher.patterns[id].glob)
+            }
         }
     }
 }
