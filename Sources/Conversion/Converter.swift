@@ -214,6 +214,9 @@ enum Converter {
             let plan = try TransformPlan.make(source: source, target: target, options: options, warnings: &result.warnings)
             let channels = plan?.outputChannels ?? source.info.channels
             let sampleRate = plan?.outputRate ?? source.info.sampleRate
+            // What the output's `desc` says: the asked rate after a resampling, else the source's
+            // rate exactly as its container stores it (libsndfile's is an integer).
+            let exactRate = plan?.rate == nil ? source.exactRate : Double(sampleRate)
             result.channels = channels
             result.sampleRate = sampleRate
 
@@ -253,15 +256,16 @@ enum Converter {
                     options.stripMetadata
                     ? []
                     : ContainerStage.metadata(
-                        of: source.input, sourceRate: Double(source.info.sampleRate),
-                        outputRate: Double(sampleRate), outputFrames: UInt64(max(0, announced)),
+                        of: source.input, sourceRate: source.exactRate,
+                        outputRate: exactRate, outputFrames: UInt64(max(0, announced)),
                         warnings: &result.warnings)
                 guard
                     let done = try IMA4Stage.run(
                         audio: audio, announcedFrames: UInt64(max(0, announced)), proofAudio: proofAudio,
-                        metadata: metadata, temporary: temporaryOutput, options: options, isCancelled: isCancelled)
+                        metadata: metadata, temporary: temporaryOutput, options: options, sampleRate: exactRate,
+                        isCancelled: isCancelled)
                 else { throw ConversionError(.interrupted, Cancellation.reason) }
-                try? source.reader.close()
+                try? source.reader?.close()
                 try result.finishIMA4(
                     done, headerFrames: plan?.rate == nil ? source.headerFrames : nil, cancellation: cancellation)
                 if let plan, var proof = result.proof {
@@ -289,11 +293,11 @@ enum Converter {
                 options.stripMetadata
                 ? []
                 : ContainerStage.metadata(
-                    of: source.input, sourceRate: Double(source.info.sampleRate),
-                    outputRate: Double(sampleRate), outputFrames: UInt64(frames),
+                    of: source.input, sourceRate: source.exactRate,
+                    outputRate: exactRate, outputFrames: UInt64(frames),
                     warnings: &result.warnings)
             let document = try ContainerStage.finish(
-                temporary, target: target, channels: channels, sampleRate: sampleRate,
+                temporary, target: target, channels: channels, sampleRate: exactRate,
                 frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)
             result.proof = try ProofStage.run(
                 temporary, document: document, encoder: encoder, source: source, target: target,

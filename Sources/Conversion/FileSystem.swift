@@ -120,6 +120,15 @@ enum FileSystem {
     /// Opens an existing temporary file of this run for reading and writing. Never through a
     /// symlink, and never a file with other hard links: someone who can write the output folder
     /// must not be able to turn this write onto another file.
+    /// Bytes an unprivileged writer can still put on the file system holding `path`, `nil` when
+    /// `statvfs` cannot tell.
+    static func availableBytes(at path: String) -> UInt64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let (bytes, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        return overflow ? UInt64.max : bytes
+    }
+
     static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
         let fd = withPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw ConversionError.io(errno: errno, doing: "cannot open \(PathBytes.display(path))", path: path) }

@@ -35,10 +35,35 @@ public enum MetadataMapping {
             return from(aiff: aiff)
         case .caf?:
             guard let document = try? CAFDocument(reading: source) else { return (CAFMetadata(), []) }
-            return (CAFMetadata(contents: document.contents), [])
+            return corrected(CAFMetadata(contents: document.contents))
         case nil:
             return (CAFMetadata(), [])
         }
+    }
+
+    /// A CAF source's `info` and `edct` chunks as they must be written: a count that says more
+    /// (or fewer) pairs than the chunk holds, or stray bytes after the last pair, would make the
+    /// output break the `info-count` rule; the pairs present are kept under their true count,
+    /// with a warning naming what the source said.
+    static func corrected(_ metadata: CAFMetadata) -> (CAFMetadata, [String]) {
+        var metadata = metadata
+        var warnings: [String] = []
+        func fix(_ strings: InfoStrings, _ name: String) -> InfoStrings {
+            guard UInt64(strings.declaredCount) != UInt64(strings.entries.count) || !strings.trailing.isEmpty else {
+                return strings
+            }
+            let stray = strings.trailing.isEmpty ? "" : " and \(strings.trailing.count) stray bytes after them"
+            warnings.append(
+                "the source's '\(name)' chunk declares \(strings.declaredCount) key/value pairs but holds \(strings.entries.count)\(stray); the output's says \(strings.entries.count)"
+            )
+            return InfoStrings(strings.entries)
+        }
+        if let info = metadata.info { metadata.info = fix(info, "info") }
+        metadata.others = metadata.others.map { chunk in
+            if case .editComments(let comments) = chunk { return .editComments(fix(comments, "edct")) }
+            return chunk
+        }
+        return (metadata, warnings)
     }
 
     /// The sample rate of the WAV, AIFF or CAF file `source` holds, `nil` when no reader can tell.

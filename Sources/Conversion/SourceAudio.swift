@@ -311,6 +311,9 @@ final class SourceAudio {
     let decoder: Decoder
     let channels: Int
     let sampleRate: Int
+    /// The rate exactly as the container stores it (``SourceContent/storedRate``), set by `open`;
+    /// `Double(sampleRate)` otherwise.
+    var exactSampleRate: Double
     /// Whether samples come as `Double`s (float sources) rather than left-justified integers.
     let isFloat: Bool
     /// Frames to read at most; `nil` reads until the decoder stops.
@@ -351,6 +354,7 @@ final class SourceAudio {
         decoder = .ima4(reader)
         channels = reader.stream.channels
         self.sampleRate = sampleRate
+        exactSampleRate = Double(sampleRate)
         isFloat = false
         limit = Int64(clamping: reader.stream.validFrames)
         bits = 16
@@ -360,6 +364,7 @@ final class SourceAudio {
         decoder = .cafconv(samples, source)
         channels = samples.channels
         self.sampleRate = sampleRate
+        exactSampleRate = Double(sampleRate)
         isFloat = samples.isFloat
         limit = samples.frames
         bits = samples.bits
@@ -369,6 +374,7 @@ final class SourceAudio {
         decoder = .libsndfile(reader)
         channels = max(reader.info.channels, 1)
         sampleRate = reader.info.sampleRate
+        exactSampleRate = Double(reader.info.sampleRate)
         // Lossy decoders' floats are read as floats (the reader's normalisation is on for them).
         isFloat = reader.info.encoding.isFloat || reader.info.encoding.isLossy
         self.limit = limit
@@ -403,13 +409,17 @@ final class SourceAudio {
             case .caf(let caf): rate = Int(caf.audioDescription.sampleRate.rounded())
             case .other: rate = 0
             }
-            return SourceAudio(samples: samples, source: byteSource, sampleRate: rate)
+            let audio = SourceAudio(samples: samples, source: byteSource, sampleRate: rate)
+            audio.exactSampleRate = content.exactRate(integerRate: rate)
+            return audio
         }
         do {
             let reader = try SoundFile.open(readingFrom: path)
             try reader.setNormalisation(reader.info.encoding.isLossy)
             let limit: Int64? = content.audioBytes == 0 ? 0 : content.declaredFrames ?? reader.info.frames
-            return SourceAudio(reader: reader, limit: limit)
+            let audio = SourceAudio(reader: reader, limit: limit)
+            audio.exactSampleRate = content.exactRate(integerRate: reader.info.sampleRate)
+            return audio
         } catch {
             throw SourceError("\(path): \(error.message)")
         }

@@ -416,6 +416,23 @@ public enum Verifier {
 
     static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
+    /// The bit depth of an ALAC file's source data, from its `desc` format flags (Apple's
+    /// kAppleLosslessFormatFlag_16/20/24/32BitSourceData: 1, 2, 3, 4); `nil` when they say none.
+    static func alacBits(_ desc: AudioDescription) -> Int? {
+        switch desc.formatFlags {
+        case 1: return 16
+        case 2: return 20
+        case 3: return 24
+        case 4: return 32
+        default: return nil
+        }
+    }
+
+    /// A rate for messages: `44100`, `22254.545454545456` (every digit a `Double` needs).
+    static func rateText(_ rate: Double) -> String {
+        rate == rate.rounded() && abs(rate) < 1e15 ? String(Int64(rate)) : String(rate)
+    }
+
     /// Checks that the loops, markers, regions, instrument and text `convert` would carry from
     /// `source` are in `document`, positions scaled from the source's rate to the file's (what
     /// ``MetadataMapping`` and ``CAFMetadata/rescaled(sourceRate:outputRate:outputFrames:)``
@@ -447,7 +464,14 @@ public enum Verifier {
         case .ulaw: encoding = .ulaw
         case .alaw: encoding = .alaw
         case .ima4: encoding = .imaADPCM
-        case .alac: encoding = .pcm24
+        case .alac:
+            // The depth the file was encoded from (desc's format flags), as convert rounded to it.
+            switch alacBits(desc) {
+            case 16?: encoding = .alac16
+            case 20?: encoding = .alac20
+            case 32?: encoding = .alac32
+            default: encoding = .alac24
+            }
         default:
             // AAC and others: floats, as the AAC road hands them to its encoder.
             encoding = .float32
@@ -457,7 +481,7 @@ public enum Verifier {
         let rate = Int(desc.sampleRate)
         let channels = Int(desc.channelsPerFrame)
         let options = ConversionOptions(
-            jobs: 1, sampleRate: rate == stage.info.sampleRate ? nil : rate,
+            jobs: 1, sampleRate: Double(rate) == stage.exactRate ? nil : rate,
             channels: channels == stage.info.channels ? nil : channels)
         let target = TargetFormat(encoding: encoding, byteOrder: .little)
         guard let made = try? TransformPlan.make(source: stage, target: target, options: options, warnings: &warnings),
@@ -549,7 +573,7 @@ public enum Verifier {
         // no dither): the same plan applied to the same independent decoding, so a file convert
         // made that way matches exactly. Otherwise (other settings, or a header that lies) the
         // plain comparison reports the rate or channel difference.
-        if desc.sampleRate != Double(opened.sampleRate) || Int(desc.channelsPerFrame) != opened.channels,
+        if desc.sampleRate != opened.exactSampleRate || Int(desc.channelsPerFrame) != opened.channels,
             let transformed = transformedReference(source, like: desc)
         {
             let attempt = compare(with: transformed.audio, transformRule: transformed.rule)
@@ -569,12 +593,12 @@ public enum Verifier {
 
         func compare(with audio: any FrameSource, transformRule: String?) -> ([VerifyFailure], Proof?) {
             var failures: [VerifyFailure] = []
-            if desc.sampleRate != Double(audio.sampleRate) {
+            // Bit for bit: 22254.545454545456 Hz is not 22254 Hz.
+            if desc.sampleRate.bitPattern != audio.exactSampleRate.bitPattern {
                 failures.append(
                     VerifyFailure(
-                        rule: .againstRate, expected: "\(audio.sampleRate) Hz as in \(source)",
-                        found:
-                            "\(desc.sampleRate == desc.sampleRate.rounded() && abs(desc.sampleRate) < 1e15 ? String(Int64(desc.sampleRate)) : String(desc.sampleRate)) Hz",
+                        rule: .againstRate, expected: "\(rateText(audio.exactSampleRate)) Hz as in \(source)",
+                        found: "\(rateText(desc.sampleRate)) Hz",
                         chunk: "desc"))
             }
             if Int(desc.channelsPerFrame) != audio.channels {
@@ -636,7 +660,7 @@ public enum Verifier {
                     failures.append(VerifyFailure(rule: .against, expected: "ALAC that libsndfile decodes", found: error.message))
                     return (failures, nil)
                 }
-                let outputBits = reader.info.encoding.bits ?? 16
+                let outputBits = alacBits(desc) ?? reader.info.encoding.bits ?? 16
                 decoder = .libsndfile(reader, bits: outputBits)
                 rule = Proof.rule(
                     sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: false, outputBits: outputBits)

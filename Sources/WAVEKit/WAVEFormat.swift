@@ -35,6 +35,9 @@ public struct WAVEFormat: Equatable, Sendable {
     /// file's byte order: a RIFX file stores the GUID's first three fields big-endian, and they
     /// are put back in little-endian order when read (WAVE_FORMAT_EXTENSIBLE).
     public var subFormat: [UInt8]?
+    /// Whether a RIFX file stored the sub-format GUID in the RIFF layout (its first three fields
+    /// little-endian, as most writers other than libsndfile do), which libsndfile cannot read.
+    public var subFormatInRIFFLayout = false
     /// Frames per block of a block-based codec (IMA and Microsoft ADPCM, GSM 6.10), from the
     /// `fmt ` extension, when it says.
     public var samplesPerBlock: UInt16?
@@ -50,6 +53,13 @@ public struct WAVEFormat: Equatable, Sendable {
             }
         }
         return formatTag
+    }
+
+    /// Whether `guid` (16 bytes, canonical layout) is a sub-format GUID made from a format tag.
+    static func isKnownGUID(_ guid: [UInt8]) -> Bool {
+        guard guid.count == 16 else { return false }
+        let tail = guid[2...]
+        return tail.elementsEqual(tagGUIDTail) || tail.elementsEqual(ambisonicGUIDTail)
     }
 
     /// Bytes 2...15 (canonical layout) of KSDATAFORMAT_SUBTYPE GUIDs made from a format tag:
@@ -84,14 +94,22 @@ public struct WAVEFormat: Equatable, Sendable {
             if formatTag == Self.extensible, size >= 22, cursor.remaining >= 22 {
                 validBitsPerSample = try cursor.readUInt16(order)
                 channelMask = try cursor.readUInt32(order)
-                // A GUID is a 32-bit, two 16-bit fields and 8 bytes; the three numbers are stored
-                // in the file's byte order.
+                // A GUID is a 32-bit, two 16-bit fields and 8 bytes. libsndfile's RIFX stores the
+                // three numbers in the file's byte order; other RIFX writers copy the 16 bytes of
+                // the RIFF layout (the numbers little-endian). Both are read: the file's order
+                // first, the RIFF layout when only it gives a known sub-format.
+                let raw = try cursor.readBytes(16)
                 var guid = ByteWriter()
-                guid.write(try cursor.readUInt32(order), .little)
-                guid.write(try cursor.readUInt16(order), .little)
-                guid.write(try cursor.readUInt16(order), .little)
-                guid.write(bytes: try cursor.readBytes(8))
+                var fields = ByteCursor(raw)
+                guid.write(try fields.readUInt32(order), .little)
+                guid.write(try fields.readUInt16(order), .little)
+                guid.write(try fields.readUInt16(order), .little)
+                guid.write(bytes: raw[8...])
                 subFormat = guid.bytes
+                if order == .big, !Self.isKnownGUID(guid.bytes), Self.isKnownGUID(raw) {
+                    subFormat = raw
+                    subFormatInRIFFLayout = true
+                }
             } else if Self.blockCodecs.contains(formatTag), size >= 2, cursor.remaining >= 2 {
                 samplesPerBlock = try cursor.readUInt16(order)
             }

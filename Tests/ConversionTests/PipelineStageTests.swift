@@ -47,7 +47,7 @@ struct PipelineStageTests {
         // The writer owns the descriptor and closed it (closing it again could close another
         // test's file that got the same number).
         let document = try ContainerStage.finish(
-            path, target: target, channels: source.info.channels, sampleRate: source.info.sampleRate,
+            path, target: target, channels: source.info.channels, sampleRate: source.exactRate,
             frames: UInt64(frames))
         return (path, encoder, document)
     }

@@ -101,6 +101,43 @@ struct RulesTests {
         #expect(error.description.contains(fragment), "\(error)")
     }
 
+    @Test("CRLF line ends read as LF ones (Swift's \"\\r\\n\" is one Character); a lone CR is refused with its line")
+    func lineEnds() throws {
+        let lf = """
+            # defaults first
+            [defaults]
+            endian = "little"   # a comment
+
+            [[rule]]
+            match = [
+                "music/**",  # multi-line arrays
+            ]
+            format = "F32"
+
+            """
+        let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(crlf.unicodeScalars.filter { $0 == "\r" }.count == 9)
+        let expected = try RulesFile.parse(lf, file: "r.toml")
+        let read = try RulesFile.parse(crlf, file: "r.toml")
+        #expect(read.defaults == expected.defaults && read.defaults.count == 1)
+        #expect(read.rules == expected.rules && read.rules.count == 1)
+        #expect(read.rules.first?.settings == [RuleSetting(key: .format, value: .string("F32"), line: 9)])
+        // Mixed line ends are TOML too.
+        let mixed = "[defaults]\r\nendian = \"big\"\n[[rule]]\r\nmatch = \"a/**\"\r\nformat = \"LEI24\"\r\n"
+        let mixedRules = try RulesFile.parse(mixed, file: "r.toml")
+        #expect(mixedRules.defaults == [RuleSetting(key: .endian, value: .string("big"), line: 2)])
+        #expect(mixedRules.rules.first?.line == 3)
+        // Old Mac line ends (CR alone) are not TOML.
+        let error = try #require(throws: RuleError.self) {
+            try RulesFile.parse("# rules\r[defaults]\rendian = \"big\"\r", file: "r.toml")
+        }
+        #expect(error.line == 1 && error.message.contains("carriage return"), "\(error)")
+        let later = try #require(throws: RuleError.self) {
+            try RulesFile.parse("[defaults]\nendian = \"big\"\r# x\n", file: "r.toml")
+        }
+        #expect(later.line == 2, "\(later)")
+    }
+
     @Test("precedence: command line over the first matching rule over [defaults]; later rules do not add keys")
     func precedence() throws {
         let rules = try RulesFile.parse(

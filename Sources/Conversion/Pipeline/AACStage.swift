@@ -308,6 +308,14 @@ extension AACStage {
         let sampleRate = plan?.outputRate ?? source.info.sampleRate
         result.channels = channels
         result.sampleRate = sampleRate
+        if plan?.rate == nil, source.exactRate != Double(sampleRate) {
+            // 22050.5 Hz is not 22050 Hz: AAC's rates are whole; resampling makes it one.
+            let nearest = sampleRates.min { abs($0 - sampleRate) < abs($1 - sampleRate) } ?? 44100
+            throw ConversionError(
+                .unsupported,
+                "AAC cannot hold \(source.exactRate) Hz (it takes \(sampleRates.map(String.init).joined(separator: ", ")) Hz); resample with -d aac@\(nearest)"
+            )
+        }
         let bitRate = try bitRate(asked: options.bitRate, channels: channels, sampleRate: sampleRate)
         try checkLayout(of: source, channels: channels)
         do { try LibAVCodec.load() } catch { throw ConversionError(.unsupported, error.message) }

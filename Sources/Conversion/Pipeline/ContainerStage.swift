@@ -1,6 +1,7 @@
 import BinaryIO
 import CAFKit
 import SndFile
+import SystemLayer
 
 /// Stage 3 of a conversion, the **Container**: how the CAF is laid out. Today libsndfile's CAF
 /// writer makes the header and chunks on the temporary file's descriptor (the direct payload then
@@ -26,7 +27,7 @@ enum ContainerStage {
             try writer.setNormalisation(false)
             if let plan {
                 if let map = plan.channelMap { try? writer.setChannelMap(map) }
-            } else if let map = try source.reader.channelMap() {
+            } else if let map = try source.reader?.channelMap() {
                 try? writer.setChannelMap(map)
             }
             return writer
@@ -38,10 +39,13 @@ enum ContainerStage {
     /// Trims libsndfile's stray pad byte, places the `metadata` chunks before the audio
     /// (``placeMetadata(_:in:document:blockSize:)``), checks the file with CAFKit, and returns it.
     static func finish(
-        _ path: String, target: TargetFormat, channels: Int, sampleRate: Int,
+        _ path: String, target: TargetFormat, channels: Int, sampleRate: Double,
         frames: UInt64, metadata: [CAFChunk] = [], blockSize: Int = 1 << 20
     ) throws(ConversionError) -> CAFDocument {
         var document = try readBack(path)
+        // libsndfile's rate is an integer (SF_INFO.samplerate); CAF's is a Double.
+        if try setRate(sampleRate, in: path, document: document) { document = try readBack(path) }
+        if try emptyPacketTable(in: path, document: document) { document = try readBack(path) }
         // libsndfile pads an odd-length last 'data' chunk with one byte; CAF has no pad bytes.
         if let data = document.file.dataChunk, data == document.file.chunks.last,
             document.file.fileLength == data.end + 1
@@ -59,9 +63,49 @@ enum ContainerStage {
                 for: target, channels: channels,
                 sampleRate: sampleRate, frames: frames))
         if let first = problems.first {
+            // libsndfile's ALAC writer does not report writes that failed: a file system with no
+            // room left is the cause, not the layout it left behind.
+            if let free = FileSystem.availableBytes(at: path), free < diskFullMargin {
+                throw ConversionError.io(
+                    errno: ENOSPC,
+                    doing: "writing failed (\(free) bytes free; libsndfile's writer did not report it, the file it left fails \(first.rule.rawValue))",
+                    path: nil)
+            }
             throw ConversionError(.proof, "the written CAF failed verification: \(first)")
         }
         return document
+    }
+
+    /// Writes `rate` into the `desc` of the CAF at `path` when it says another (libsndfile
+    /// writes the integer part of a rate such as 22254.545 Hz or 22050.5 Hz, since its
+    /// `SF_INFO.samplerate` is an `Int`); returns whether it wrote.
+    static func setRate(_ rate: Double, in path: String, document: CAFDocument) throws(ConversionError) -> Bool {
+        guard rate.isFinite, rate > 0, document.file.audioDescription.sampleRate.bitPattern != rate.bitPattern,
+            let desc = document.file.chunks.first(where: { $0.type == .desc }), desc.size >= 8
+        else { return false }
+        let fd = try FileSystem.openForUpdate(path)
+        defer { FileSystem.closeFile(fd) }
+        var writer = ByteWriter()
+        writer.write(rate, .big)
+        try FileSystem.writeAll(fd, writer.bytes, at: desc.bodyOffset)
+        return true
+    }
+
+    /// Free bytes below which a written file that fails verification is blamed on a full disk.
+    static let diskFullMargin: UInt64 = 1 << 20
+
+    /// libsndfile 1.2 closes an ALAC CAF of no frames with a `pakt` of 0 packets and 4096
+    /// remainder frames (-4096 valid frames by the spec's sum); the remainder is set to 0, the
+    /// only count 0 packets allow. Returns whether it wrote.
+    static func emptyPacketTable(in path: String, document: CAFDocument) throws(ConversionError) -> Bool {
+        guard let table = document.file.packetTableHeader, table.numberPackets == 0, table.numberValidFrames == 0,
+            table.primingFrames == 0, table.remainderFrames != 0,
+            let pakt = document.file.packetTableChunk, pakt.size >= UInt64(PacketTableHeader.size)
+        else { return false }
+        let fd = try FileSystem.openForUpdate(path)
+        defer { FileSystem.closeFile(fd) }
+        try FileSystem.writeAll(fd, [0, 0, 0, 0], at: pakt.bodyOffset + 20)
+        return true
     }
 
     /// The loops, markers and text of the source as CAF chunks for an output of `outputFrames`
@@ -143,8 +187,8 @@ enum ContainerStage {
     }
 
     /// What the written file must say, derived from the target (not from libsndfile).
-    static func expectations(for target: TargetFormat, channels: Int, sampleRate: Int, frames: UInt64) -> CAFExpectations {
-        var expected = CAFExpectations(channels: UInt32(channels), sampleRate: Double(sampleRate))
+    static func expectations(for target: TargetFormat, channels: Int, sampleRate: Double, frames: UInt64) -> CAFExpectations {
+        var expected = CAFExpectations(channels: UInt32(channels), sampleRate: sampleRate)
         switch target.encoding {
         case .pcmS8, .pcm16, .pcm24, .pcm32, .float32, .float64:
             expected.formatID = .lpcm

@@ -8,6 +8,9 @@ protocol FrameSource: AnyObject {
     var channels: Int { get }
     /// Frames per second.
     var sampleRate: Int { get }
+    /// Frames per second exactly as the source stores them (22254.545 Hz in an AIFF), where
+    /// `sampleRate` is libsndfile's integer; the rate an output of it says.
+    var exactSampleRate: Double { get }
     /// Whether samples come as `Double`s (full scale ±1.0) rather than left-justified `Int32`s.
     var isFloat: Bool { get }
     /// Bits of a sample, for naming rules.
@@ -23,3 +26,8 @@ protocol FrameSource: AnyObject {
 }
 
 extension SourceAudio: FrameSource {}
+
+extension TransformedAudio {
+    /// The plan's output rate, a whole number of Hz.
+    var exactSampleRate: Double { Double(sampleRate) }
+}

@@ -169,7 +169,7 @@ struct IMA4Source {
         guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
         if frames == 0 { result.warnings.append("no audio frames: the output holds an empty 'data' chunk") }
         let document = try ContainerStage.finish(
-            temporary.path, target: target, channels: stream.channels, sampleRate: Int(stream.sampleRate),
+            temporary.path, target: target, channels: stream.channels, sampleRate: stream.sampleRate,
             frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)
         var proof = try ProofStage.prove(
             temporary.path, document: document, target: target, source: try audio(), blockSamples: options.blockSamples,

@@ -22,7 +22,8 @@ enum IMA4Stage {
     /// (asked before every block).
     static func write(
         from audio: any FrameSource, announcedFrames: UInt64, to descriptor: Int32, search: IMA4Encoder.Options,
-        channelLayout: ChannelLayout? = nil, metadata: [CAFChunk] = [], blockSamples: Int, isCancelled: () -> Bool
+        channelLayout: ChannelLayout? = nil, metadata: [CAFChunk] = [], blockSamples: Int, sampleRate: Double? = nil,
+        isCancelled: () -> Bool
     ) throws(ConversionError) -> Int64? {
         let channels = audio.channels
         guard (1...1024).contains(channels) else {
@@ -31,7 +32,8 @@ enum IMA4Stage {
         guard audio.sampleRate > 0 else {
             throw ConversionError(.unsupported, "IMA4 needs a positive sample rate; the audio has \(audio.sampleRate) Hz")
         }
-        let rate = Double(audio.sampleRate)
+        // The exact rate the caller names (a source's 22254.545 Hz), else the audio's.
+        let rate = sampleRate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? Double(audio.sampleRate)
         let announced = announcedFrames
         let header = CAFWriter.ima4Header(
             sampleRate: rate, channels: channels, frames: announced, channelLayout: channelLayout, metadata: metadata)
@@ -87,16 +89,17 @@ enum IMA4Stage {
     static func run(
         audio: any FrameSource, announcedFrames: UInt64, proofAudio: () throws(ConversionError) -> any FrameSource,
         sourceDecoder: String? = nil, metadata: [CAFChunk] = [], temporary: FileSystem.TemporaryFile,
-        options: ConversionOptions, isCancelled: () -> Bool
+        options: ConversionOptions, sampleRate: Double? = nil, isCancelled: () -> Bool
     ) throws(ConversionError) -> (frames: Int64, document: CAFDocument, proof: Proof)? {
         guard
             let frames = try write(
                 from: audio, announcedFrames: announcedFrames, to: try temporary.descriptor(), search: options.ima4Search,
-                metadata: metadata, blockSamples: options.blockSamples, isCancelled: isCancelled)
+                metadata: metadata, blockSamples: options.blockSamples, sampleRate: sampleRate, isCancelled: isCancelled)
         else { return nil }
         let document = try ContainerStage.readBack(temporary.path)
         let problems = CAFValidator.validate(
-            document, expecting: expectations(channels: audio.channels, sampleRate: audio.sampleRate, frames: UInt64(frames)))
+            document, expecting: expectations(
+                channels: audio.channels, sampleRate: sampleRate ?? Double(audio.sampleRate), frames: UInt64(frames)))
         if let first = problems.first {
             throw ConversionError(.proof, "the written CAF failed verification: \(first)")
         }
@@ -129,8 +132,8 @@ enum IMA4Stage {
 
     /// What the written file must say (`CAFValidator` checks it, as for every other format):
     /// `ima4`, the channels and rate, and `frames` valid frames in the `pakt`.
-    static func expectations(channels: Int, sampleRate: Int, frames: UInt64) -> CAFExpectations {
-        var expected = CAFExpectations(channels: UInt32(channels), sampleRate: Double(sampleRate))
+    static func expectations(channels: Int, sampleRate: Double, frames: UInt64) -> CAFExpectations {
+        var expected = CAFExpectations(channels: UInt32(channels), sampleRate: sampleRate)
         expected.formatID = .ima4
         expected.validFrames = frames
         return expected

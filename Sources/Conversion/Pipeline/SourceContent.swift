@@ -117,6 +117,28 @@ enum SourceContent {
         }
     }
 
+    /// The sample rate exactly as the container stores it (WAV's integer, AIFF's 80-bit float
+    /// rounded to the nearest `Double`, CAF's `Double`), which libsndfile's integer
+    /// `SF_INFO.samplerate` cannot hold (22254.545 Hz, 22050.5 Hz); `nil` for libsndfile's formats.
+    var storedRate: Double? {
+        switch self {
+        case .wave(let wave): return Double(wave.format.sampleRate)
+        case .aiff(let aiff): return aiff.sampleRate
+        case .caf(let caf): return caf.audioDescription.sampleRate
+        case .other: return nil
+        }
+    }
+
+    /// The rate an output that keeps the source's rate says: the stored rate when it is a usable
+    /// one within a hertz of `integerRate` (libsndfile's reading, which the audio is pumped at),
+    /// else `integerRate`.
+    func exactRate(integerRate: Int) -> Double {
+        guard let stored = storedRate, stored.isFinite, stored > 0, abs(stored - Double(integerRate)) < 1 else {
+            return Double(integerRate)
+        }
+        return stored
+    }
+
     /// The byte order of the source's samples, for `--endian source`: the container's, else
     /// big-endian for `.au` (as libsndfile reports it), else little-endian.
     func sampleByteOrder(_ info: SoundInfo) -> ByteOrder {

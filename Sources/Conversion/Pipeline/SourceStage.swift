@@ -14,9 +14,11 @@ struct SourceStage {
     let input: FileByteSource
     /// What the input is, told by its content: WAV, AIFF, CAF, or something only libsndfile reads.
     let content: SourceContent
-    /// The input as libsndfile opened it (normalisation off).
-    let reader: SoundFile
-    /// What libsndfile says the input is.
+    /// The input as libsndfile opened it (normalisation off); `nil` for the one source cafconv
+    /// converts that libsndfile cannot open, a RIFX WAVE_FORMAT_EXTENSIBLE file whose GUID is in
+    /// the RIFF layout (`WAVEFormat.subFormatInRIFFLayout`), which cafconv's reader decodes alone.
+    let reader: SoundFile?
+    /// What libsndfile says the input is (for a source it cannot open, what cafconv's reader says).
     let info: SoundInfo
     /// cafconv's own decoding of the input's samples (linear PCM, µ-law, A-law in WAV, AIFF or
     /// CAF), if it has one (``DecodeRoute/route(for:)`` decides).
@@ -61,8 +63,22 @@ struct SourceStage {
         warnings = content.warnings
         let route = try DecodeRoute.route(for: content)
 
-        let reader: SoundFile
-        do { reader = try SoundFile.open(readingFrom: path) } catch {
+        let opened: SoundFile
+        do { opened = try SoundFile.open(readingFrom: path) } catch {
+            if case .wave(let wave) = content, wave.format.subFormatInRIFFLayout, case .cafconv(var own) = route {
+                // libsndfile reads RIFX's GUID in the file's byte order only; cafconv's reader
+                // decodes the samples, with no second reading to cross-check.
+                do { try own.settleSlots(in: input) } catch { throw ConversionError(.io, error.message) }
+                warnings.append(
+                    "libsndfile cannot read this RIFX WAVE_FORMAT_EXTENSIBLE file (its sub-format GUID is laid out as in RIFF): cafconv's own WAV reader decoded it alone (\(error.message))"
+                )
+                let info = SoundInfo(
+                    frames: own.frames, sampleRate: Int(wave.format.sampleRate), channels: own.channels, major: .wav,
+                    encoding: own.encoding, endianness: .big)
+                return SourceStage(
+                    path: path, input: input, content: content, reader: nil, info: info, samples: own, probe: nil,
+                    encoding: own.encoding, headerFrames: content.audioBytes == 0 ? 0 : own.frames)
+            }
             if case .other(let prefix) = content {
                 throw ConversionError(
                     .notAudio,
@@ -77,6 +93,7 @@ struct SourceStage {
             }
             throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
         }
+        let reader = opened
         // Lossy decoders make floats: cafconv reads them as floats in [-1, 1], which needs
         // libsndfile's normalisation on (with it off, libsndfile 1.2's MP3 decoder scales its
         // doubles by 32768 while Vorbis and Opus do not). Every other source: off.
@@ -118,6 +135,10 @@ struct SourceStage {
             encoding: samples.map(\.encoding) ?? source.encoding, headerFrames: headerFrames)
     }
 
+    /// The source's rate as its container stores it (``SourceContent/exactRate(integerRate:)``):
+    /// what an output at the source's rate says in its `desc`.
+    var exactRate: Double { content.exactRate(integerRate: info.sampleRate) }
+
     /// The report's `formatIn`: the afconvert-style code, the WAV format tag's name, or the
     /// codec's (`flac16`, `vorbis`, `opus`, `mp3`).
     var formatCode: String { content.formatCode(encoding, info) }
@@ -128,6 +149,7 @@ struct SourceStage {
         if probe == nil, let samples {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
         }
+        guard let reader else { throw ConversionError(.unsupported, "libsndfile cannot read the source") }
         if probe != nil { try reader.seek(toFrame: 0) }
         return SourceAudio(reader: reader, limit: headerFrames)
     }

@@ -63,8 +63,11 @@ public enum RateQuality: String, Sendable, CaseIterable, Codable {
 /// output's length (`frames(n)`) and that libsoxr's latency-free output follows. Markers, loops
 /// and regions scale by it.
 public struct SampleRateMapping: Equatable, Sendable {
-    /// The source's rate in Hz.
+    /// The source's rate in Hz, as libsndfile reads it (an integer).
     public let sourceRate: Int
+    /// The source's rate exactly as its container stores it (22254.545 Hz in an AIFF, 22050.5 Hz
+    /// in a CAF); `Double(sourceRate)` for whole rates.
+    public let exactSourceRate: Double
     /// The output's rate in Hz.
     public let targetRate: Int
     private let numerator: Int64
@@ -74,6 +77,7 @@ public struct SampleRateMapping: Equatable, Sendable {
     public init(from sourceRate: Int, to targetRate: Int) {
         precondition(sourceRate > 0 && targetRate > 0)
         self.sourceRate = sourceRate
+        self.exactSourceRate = Double(sourceRate)
         self.targetRate = targetRate
         var a = sourceRate
         var b = targetRate
@@ -82,8 +86,48 @@ public struct SampleRateMapping: Equatable, Sendable {
         denominator = Int64(sourceRate / a)
     }
 
-    /// `targetRate / sourceRate`.
-    public var ratio: Double { Double(targetRate) / Double(sourceRate) }
+    /// A mapping from a rate that need not be whole (`exactSourceRate`, a `Double` and so a
+    /// fraction p / 2^k) to `targetRate`, in exact integers: `nil` when the fraction does not fit
+    /// 64 bits (a rate below about 2 Hz with many fraction bits).
+    public init?(fromExact exactSourceRate: Double, integerRate: Int, to targetRate: Int) {
+        guard exactSourceRate.isFinite, exactSourceRate >= 1, integerRate > 0, targetRate > 0 else { return nil }
+        if exactSourceRate == exactSourceRate.rounded(), let whole = Int(exactly: exactSourceRate) {
+            self.init(from: whole, to: targetRate)
+            return
+        }
+        // exactSourceRate = p / 2^k with p odd.
+        var p = exactSourceRate
+        var k = 0
+        while p != p.rounded() && k < 62 {
+            p *= 2
+            k += 1
+        }
+        guard let odd = Int64(exactly: p), odd > 0, k < 62 else { return nil }
+        let (scaled, overflow) = Int64(targetRate).multipliedReportingOverflow(by: Int64(1) << k)
+        guard !overflow else { return nil }
+        var a = scaled
+        var b = odd
+        while b != 0 { (a, b) = (b, a % b) }
+        self.init(
+            sourceRate: integerRate, exactSourceRate: exactSourceRate, targetRate: targetRate, numerator: scaled / a,
+            denominator: odd / a)
+    }
+
+    private init(sourceRate: Int, exactSourceRate: Double, targetRate: Int, numerator: Int64, denominator: Int64) {
+        self.sourceRate = sourceRate
+        self.exactSourceRate = exactSourceRate
+        self.targetRate = targetRate
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+
+    /// `targetRate / exactSourceRate`.
+    public var ratio: Double { Double(targetRate) / exactSourceRate }
+
+    /// The source's rate for messages: `48000`, `22254.545454545456`.
+    public var sourceRateText: String {
+        exactSourceRate == Double(sourceRate) ? String(sourceRate) : String(exactSourceRate)
+    }
 
     /// The output frame of source frame `frame` (≥ 0): `round(frame × targetRate / sourceRate)`,
     /// exact in integers.
@@ -132,7 +176,7 @@ struct TransformPlan: Equatable {
     var rule: String {
         var parts: [String] = []
         if let matrix { parts.append(matrix.name) }
-        if let rate { parts.append("resampled \(rate.sourceRate)→\(rate.targetRate) with soxr \(quality.rawValue.uppercased())") }
+        if let rate { parts.append("resampled \(rate.sourceRateText)→\(rate.targetRate) with soxr \(quality.rawValue.uppercased())") }
         if let integerBits, requantizes {
             parts.append(dither == .tpdf ? "tpdf-dithered to \(integerBits) bits" : "rounded to \(integerBits) bits")
         }
@@ -148,11 +192,15 @@ struct TransformPlan: Equatable {
         let outputs = options.channels ?? inputs
         let inputRate = source.info.sampleRate
         let outputRate = options.sampleRate ?? inputRate
+        // A rate asked for is compared with the source's exact rate (22050.5 Hz asked as 22050
+        // is resampled); without one the rate stays whatever it is.
+        let exactInput = source.exactRate
+        let resamples = options.sampleRate.map { Double($0) != exactInput } ?? false
         let sourceBits = source.samples?.bits ?? (source.encoding.bits ?? 16)
         let sourceIsFloat = source.encoding.isFloat
         let targetIsFloat = target.encoding.isFloat
         let targetBits: Int? = targetIsFloat || G711Law(target.encoding) != nil ? nil : (target.encoding.bits ?? 16)
-        let changes = inputs != outputs || inputRate != outputRate
+        let changes = inputs != outputs || resamples
         // Dither matters where precision goes down: floats, or wider integers, into fewer bits.
         let narrows = targetBits.map { sourceIsFloat || sourceBits > $0 } ?? false
         guard changes || (options.dither == .tpdf && narrows) else { return nil }
@@ -161,7 +209,7 @@ struct TransformPlan: Equatable {
         }
         var matrix: ChannelMatrix?
         var map: [Int32]?
-        let sourceMap = (try? source.reader.channelMap()) ?? nil
+        let sourceMap = (try? source.reader?.channelMap()) ?? nil
         if inputs != outputs {
             let (layout, assumed) = source.speakerLayout()
             if assumed && options.mix && inputs > 2 {
@@ -184,12 +232,18 @@ struct TransformPlan: Equatable {
         } else if let sourceMap {
             map = sourceMap
         }
-        if inputRate != outputRate {
-            let ratio = Double(outputRate) / Double(inputRate)
+        var mapping: SampleRateMapping?
+        if resamples {
+            let ratio = Double(outputRate) / exactInput
             guard ratio <= 256, ratio >= 1.0 / 256 else {
                 throw ConversionError(
                     .unsupported,
                     "cannot resample \(inputRate) Hz to \(outputRate) Hz: cafconv resamples by factors up to 256 either way")
+            }
+            mapping = SampleRateMapping(fromExact: exactInput, integerRate: inputRate, to: outputRate)
+            if mapping == nil {
+                throw ConversionError(
+                    .unsupported, "cannot resample \(exactInput) Hz to \(outputRate) Hz: the source's rate has too many fraction bits")
             }
             guard max(inputs, outputs) <= 256 else {
                 throw ConversionError(
@@ -200,9 +254,9 @@ struct TransformPlan: Equatable {
         let selects =
             matrix?.gains.allSatisfy { row in row.allSatisfy { $0 == 0 || $0 == 1 } && row.filter { $0 != 0 }.count <= 1 }
             ?? true
-        let requantizes = inputRate != outputRate || !selects || narrows
+        let requantizes = resamples || !selects || narrows
         return TransformPlan(
-            matrix: matrix, rate: inputRate == outputRate ? nil : SampleRateMapping(from: inputRate, to: outputRate),
+            matrix: matrix, rate: mapping,
             quality: options.srcQuality, dither: requantizes ? options.dither : .none, integerBits: targetBits,
             requantizes: requantizes,
             inputChannels: inputs, outputChannels: outputs, inputRate: inputRate, outputRate: outputRate,
@@ -297,7 +351,7 @@ final class TransformedAudio: FrameSource {
         if let rate = plan.rate {
             do {
                 resampler = try Resampler(
-                    inputRate: Double(rate.sourceRate), outputRate: Double(rate.targetRate),
+                    inputRate: rate.exactSourceRate, outputRate: Double(rate.targetRate),
                     channels: plan.outputChannels, quality: plan.quality.resampler)
             } catch {
                 throw SourceError(error.message)

@@ -62,6 +62,25 @@ public enum RulesFile {
         return try parse(String(decoding: bytes, as: UTF8.self), file: path)
     }
 
+    /// The lines of `text` as Unicode scalars, split at TOML's newlines, LF and CRLF (the CR
+    /// dropped). Split by scalars, not `Character`s: Swift reads "\r\n" as one `Character`, so
+    /// splitting a CRLF file on "\n" would give one line. A carriage return without a line feed is
+    /// not a TOML newline (nor a character TOML allows elsewhere) and is refused with its line.
+    static func logicalLines(_ text: String, file: String) throws(RuleError) -> [[Unicode.Scalar]] {
+        var lines: [[Unicode.Scalar]] = []
+        for piece in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = Array(piece)
+            if line.last == "\r" { line.removeLast() }
+            if line.contains("\r") {
+                throw RuleError(
+                    "a carriage return without a line feed; TOML's line ends are LF or CRLF", file: file,
+                    line: lines.count + 1)
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
     /// Parses the text of a rules file named `file` (for messages).
     public static func parse(_ text: String, file: String) throws(RuleError) -> ConversionRules {
         var rules = ConversionRules(file: file)
@@ -81,7 +100,7 @@ public enum RulesFile {
                 ConversionRule(patterns: patterns, settings: rule.settings, line: rule.line, number: rules.rules.count + 1))
             current = nil
         }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0.unicodeScalars) }[...]
+        var lines = try logicalLines(text, file: file)[...]
         var number = 0
         while let raw = lines.popFirst() {
             number += 1
