@@ -261,7 +261,7 @@ enum Converter {
                         audio: audio, announcedFrames: UInt64(max(0, announced)), proofAudio: proofAudio,
                         metadata: metadata, temporary: temporaryOutput, options: options, isCancelled: isCancelled)
                 else { throw ConversionError(.interrupted, Cancellation.reason) }
-                try? source.reader.close()
+                try? source.reader?.close()
                 try result.finishIMA4(
                     done, headerFrames: plan?.rate == nil ? source.headerFrames : nil, cancellation: cancellation)
                 if let plan, var proof = result.proof {

@@ -1,3 +1,4 @@
+import AACCodec
 import BinaryIO
 import CAFKit
 import SndFile
@@ -306,6 +307,8 @@ final class SourceAudio {
         case libsndfile(SoundFile)
         /// CAFKit's IMA4 decoder (an IMA4 CAF source, see `IMA4Source`).
         case ima4(IMA4PullReader)
+        /// libavformat + libavcodec: a lossless source libsndfile refuses (12-bit FLAC...).
+        case libavcodec(AVFileDecoder)
     }
 
     let decoder: Decoder
@@ -344,6 +347,7 @@ final class SourceAudio {
         case .cafconv: return "cafconv"
         case .libsndfile: return "libsndfile"
         case .ima4: return "cafkit-ima4"
+        case .libavcodec: return "libavcodec"
         }
     }
 
@@ -354,6 +358,15 @@ final class SourceAudio {
         isFloat = false
         limit = Int64(clamping: reader.stream.validFrames)
         bits = 16
+    }
+
+    init(avcodec decoder: AVFileDecoder, limit: Int64?) {
+        self.decoder = .libavcodec(decoder)
+        channels = decoder.channels
+        sampleRate = decoder.sampleRate
+        isFloat = decoder.isFloat
+        self.limit = limit
+        bits = decoder.containerBits
     }
 
     init(samples: WAVESamples, source: FileByteSource, sampleRate: Int) {
@@ -405,14 +418,34 @@ final class SourceAudio {
             }
             return SourceAudio(samples: samples, source: byteSource, sampleRate: rate)
         }
+        let reader: SoundFile
         do {
-            let reader = try SoundFile.open(readingFrom: path)
+            reader = try SoundFile.open(readingFrom: path)
             try reader.setNormalisation(reader.info.encoding.isLossy)
-            let limit: Int64? = content.audioBytes == 0 ? 0 : content.declaredFrames ?? reader.info.frames
-            return SourceAudio(reader: reader, limit: limit)
         } catch {
+            // A lossless stream libsndfile refuses: libavcodec reads it, as `convert` does.
+            if case .other = content {
+                do {
+                    if let stage = try SourceStage.openWithAVCodec(
+                        path, input: byteSource, content: content, refusal: error.message)
+                    {
+                        return try AVCodecSource.audio(path, limit: stage.headerFrames)
+                    }
+                } catch let refusal {
+                    throw SourceError("\(path): \(refusal.message)")
+                }
+            }
             throw SourceError("\(path): \(error.message)")
         }
+        var limit: Int64? = content.audioBytes == 0 ? 0 : content.declaredFrames ?? reader.info.frames
+        // Lossy streams and FLAC: the frames both decoders read to the end (`SecondDecoder`), so
+        // that an output cut short is never compared with a source cut short the same way.
+        if SecondDecoder.applies(to: reader.info, content: content) {
+            do { limit = try SecondDecoder.crossCheck(path).frames } catch {
+                throw SourceError("\(path): \(error.message)")
+            }
+        }
+        return SourceAudio(reader: reader, limit: limit)
     }
 
     /// Reads up to `frames` frames into `ints` or `doubles` (by `isFloat`); 0 at the end.
@@ -427,6 +460,10 @@ final class SourceAudio {
             got = wanted
         case .ima4(let reader):
             got = try reader.read(into: &ints, frames: wanted)
+        case .libavcodec(let reader):
+            do { got = try reader.read(ints: &ints, doubles: &doubles, frames: wanted) } catch {
+                throw SourceError("libavcodec cannot decode it: \(error.message)")
+            }
         case .libsndfile(let reader):
             do {
                 got = isFloat ? try reader.read(into: &doubles, frames: wanted) : try reader.read(into: &ints, frames: wanted)

@@ -26,7 +26,7 @@ enum ContainerStage {
             try writer.setNormalisation(false)
             if let plan {
                 if let map = plan.channelMap { try? writer.setChannelMap(map) }
-            } else if let map = try source.reader.channelMap() {
+            } else if let map = try source.reader?.channelMap() {
                 try? writer.setChannelMap(map)
             }
             return writer

@@ -56,21 +56,21 @@ enum EncoderStage {
             case .directPayload(let payload, _):
                 // libsndfile writes the header of an empty CAF; the payload follows it.
                 try writer.close()
-                try source.reader.close()
+                try source.reader?.close()
                 let done = try Self.appendPayload(payload, from: source.input, to: temporary, isCancelled: isCancelled)
                 return done ? payload.frames : nil
             case .g711Copy(let copy):
                 let pumped = try copy.write(
                     from: source.input, to: writer, blockSamples: blockSamples, isCancelled: isCancelled)
                 try writer.close()
-                try source.reader.close()
+                try source.reader?.close()
                 return pumped
             case .samples(let route):
                 let audio = try source.pumpAudio()
                 let pumped = try Self.pump(
                     from: audio, to: writer, route: route, blockSamples: blockSamples, isCancelled: isCancelled)
                 try writer.close()
-                try source.reader.close()
+                try source.reader?.close()
                 return pumped
             case .transformed(let plan, let route):
                 let audio: TransformedAudio
@@ -80,7 +80,7 @@ enum EncoderStage {
                 let pumped = try Self.pump(
                     from: audio, to: writer, route: route, blockSamples: blockSamples, isCancelled: isCancelled)
                 try writer.close()
-                try source.reader.close()
+                try source.reader?.close()
                 return pumped
             }
         } catch let error as SndFileError {

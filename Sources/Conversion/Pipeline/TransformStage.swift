@@ -161,7 +161,7 @@ struct TransformPlan: Equatable {
         }
         var matrix: ChannelMatrix?
         var map: [Int32]?
-        let sourceMap = (try? source.reader.channelMap()) ?? nil
+        let sourceMap = (try? source.reader?.channelMap()) ?? nil
         if inputs != outputs {
             let (layout, assumed) = source.speakerLayout()
             if assumed && options.mix && inputs > 2 {
