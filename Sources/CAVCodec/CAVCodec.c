@@ -441,6 +441,8 @@ static struct {
     int (*parameters_to_context)(AVCodecContext *, const AVCodecParameters *);
     const char *(*codec_name)(enum AVCodecID);
     void (*frame_unref)(AVFrame *);
+    int (*dict_set)(AVDictionary **, const char *, const char *, int);
+    void (*dict_free)(AVDictionary **);
 } avf;
 
 static pthread_once_t format_once = PTHREAD_ONCE_INIT;
@@ -470,6 +472,8 @@ static void load_format(void) {
     RESOLVE(parameters_to_context, codec, "avcodec_parameters_to_context", AVCODEC_NAME);
     RESOLVE(codec_name, codec, "avcodec_get_name", AVCODEC_NAME);
     RESOLVE(frame_unref, util, "av_frame_unref", AVUTIL_NAME);
+    RESOLVE(dict_set, util, "av_dict_set", AVUTIL_NAME);
+    RESOLVE(dict_free, util, "av_dict_free", AVUTIL_NAME);
 #undef RESOLVE
     if (load_error[0]) {
         snprintf(format_error, sizeof format_error, "%s", load_error);
@@ -539,7 +543,26 @@ cafconv_av_reader *cafconv_av_reader_open(const char *path, char *error, size_t 
         say(error, size, "out of memory");
         return NULL;
     }
-    int status = avf.open_input(&reader->format, path, NULL, NULL);
+    // Local files only, and only containers of audio: a playlist (HLS, concat...) would make
+    // libavformat open other files or URLs a hostile input names.
+    AVDictionary *options = NULL;
+    avf.dict_set(&options, "protocol_whitelist", "file", 0);
+    avf.dict_set(&options, "format_whitelist",
+                 "flac,mp3,ogg,wv,ape,tta,w64,au,mov,matroska,aiff,wav,caf,shn,tak,dsf,mpc,mpc8,wsd,voc,sd2", 0);
+    // "file:" first, so that a name with a colon is never taken for another protocol.
+    size_t length = strlen(path);
+    char *url = malloc(length + 6);
+    if (!url) {
+        avf.dict_free(&options);
+        say(error, size, "out of memory");
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    memcpy(url, "file:", 5);
+    memcpy(url + 5, path, length + 1);
+    int status = avf.open_input(&reader->format, url, NULL, &options);
+    free(url);
+    avf.dict_free(&options);
     if (status < 0) {
         describe(status, "(libavformat) cannot open it", error, size);
         cafconv_av_reader_close(reader);

@@ -127,6 +127,18 @@ struct SecondDecoderTests {
     }
 }
 
+extension SecondDecoderTests {
+    @Test("libavcodec's reader opens no file or URL a hostile input names (a concat list of a FLAC)")
+    func playlistsAreNotFollowed() throws {
+        let folder = TempDirectory()
+        try Self.ffmpeg(["-f", "lavfi", "-i", "sine=f=440:d=0.2:r=44100", "-c:a", "flac", folder.file("secret.flac")])
+        let list = folder.write("list.txt", Array("ffconcat version 1.0\nfile secret.flac\n".utf8))
+        let result = try #require(Self.convert(list, folder.file("list.caf")))
+        #expect(result.status == .failed, "converted \(result.frames ?? -1) frames of the file the list names")
+        #expect(!exists(folder.file("list.caf")))
+    }
+}
+
 /// FLAC streams written bit by bit (STREAMINFO, then frames of VERBATIM subframes, each frame with
 /// its CRC-8 header and CRC-16 footer), for depths libsndfile and ffmpeg's encoder do not write.
 enum FLACFixture {
