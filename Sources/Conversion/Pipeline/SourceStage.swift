@@ -229,6 +229,15 @@ struct SourceStage {
         // libsndfile reads them. The first frames must still agree.
         var aiffTail = false
         if case .aiff(let aiff) = content, info.frames > samples.frames, aiff.frames == UInt64(samples.frames) { aiffTail = true }
+        // A WAV 'data' chunk whose 32-bit size wrapped (over 4 GiB, as sox writes it): libsndfile
+        // reads the wrapped size; cafconv's reader reads the chunk to the end of the file.
+        if case .wave(let wave) = content, wave.declaredAudioBytes < wave.audioBytes,
+            info.frames == Int64(clamping: wave.declaredAudioBytes / UInt64(max(1, samples.bytesPerFrame)))
+        {
+            return .ownReader(
+                "libsndfile reads only the \(info.frames) frames of the wrapped 32-bit 'data' size; cafconv's own WAV reader decoded all \(samples.frames) frames to the end of the file"
+            )
+        }
         if info.frames != samples.frames && !aiffTail {
             let bytes = content.audioBytes ?? 0
             let extent =
