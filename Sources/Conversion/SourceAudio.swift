@@ -490,8 +490,9 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
     /// `float-to-16-bit`, `float64-to-float32`..., or `g711-ulaw` / `g711-alaw` (every code is
     /// the nearest µ-law or A-law level of the same sign to the source's exact sample).
     public var rule: String?
-    /// Who decoded the source: `cafconv` (its own WAV reader) or `libsndfile` (compressed
-    /// formats only libsndfile decodes; limited to the header's frame count).
+    /// Who decoded the source: `cafconv` (its own WAV reader), `libsndfile` (compressed
+    /// formats; limited to the header's frame count, or for lossy streams and FLAC to the count
+    /// libavcodec's decoding agreed on) or `libavcodec` (lossless streams libsndfile refuses).
     public var sourceDecoder: String
     /// Who decoded the output: `cafkit` (linear PCM, µ-law and A-law) or `libsndfile` (ALAC,
     /// which CAFKit does not decode).
