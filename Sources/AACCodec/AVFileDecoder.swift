@@ -22,6 +22,13 @@ public final class AVFileDecoder {
     /// Bits the stream says it codes (12 for a 12-bit FLAC), or `nil` when it does not say.
     public let rawBits: Int?
 
+    /// The stream's length in frames as the container states it (an Ogg stream's last granule
+    /// position), or `nil` when it does not say.
+    public var statedFrames: Int64? {
+        let frames = cafconv_av_reader_stated_frames(handle)
+        return frames >= 0 ? frames : nil
+    }
+
     /// Opens `path`'s first audio stream; throws a sentence when libavformat cannot be loaded or
     /// cannot read the file.
     public init(path: String) throws(AACCodecError) {

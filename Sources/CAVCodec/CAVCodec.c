@@ -630,6 +630,14 @@ int cafconv_av_reader_channels(const cafconv_av_reader *reader) { return reader-
 int cafconv_av_reader_rate(const cafconv_av_reader *reader) { return reader->context->sample_rate; }
 const char *cafconv_av_reader_codec(const cafconv_av_reader *reader) { return avf.codec_name(reader->context->codec_id); }
 int cafconv_av_reader_is_float(const cafconv_av_reader *reader) { return reader->is_float; }
+int64_t cafconv_av_reader_stated_frames(const cafconv_av_reader *reader) {
+    const AVStream *stream = reader->format->streams[reader->stream];
+    if (stream->duration == AV_NOPTS_VALUE || stream->duration < 0 || stream->time_base.den <= 0) return -1;
+    // duration x time_base in frames at the decoder's rate, without overflow for sane values.
+    long double frames = (long double)stream->duration * stream->time_base.num * reader->context->sample_rate / stream->time_base.den;
+    if (frames < 0 || frames > 9.0e18L) return -1;
+    return (int64_t)(frames + 0.5L);
+}
 int cafconv_av_reader_container_bits(const cafconv_av_reader *reader) { return reader->container_bits; }
 int cafconv_av_reader_raw_bits(const cafconv_av_reader *reader) { return reader->raw_bits; }
 int64_t cafconv_av_reader_damaged(const cafconv_av_reader *reader) { return reader->damaged; }
@@ -756,6 +764,7 @@ int cafconv_av_reader_channels(const cafconv_av_reader *reader) { (void)reader; 
 int cafconv_av_reader_rate(const cafconv_av_reader *reader) { (void)reader; return 0; }
 const char *cafconv_av_reader_codec(const cafconv_av_reader *reader) { (void)reader; return ""; }
 int cafconv_av_reader_is_float(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int64_t cafconv_av_reader_stated_frames(const cafconv_av_reader *reader) { (void)reader; return -1; }
 int cafconv_av_reader_container_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
 int cafconv_av_reader_raw_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
 int cafconv_av_reader_read(cafconv_av_reader *reader, int32_t *ints, double *doubles, int frames, char *error, size_t size) {
@@ -832,6 +841,7 @@ int cafconv_av_reader_channels(const cafconv_av_reader *reader) { (void)reader; 
 int cafconv_av_reader_rate(const cafconv_av_reader *reader) { (void)reader; return 0; }
 const char *cafconv_av_reader_codec(const cafconv_av_reader *reader) { (void)reader; return ""; }
 int cafconv_av_reader_is_float(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int64_t cafconv_av_reader_stated_frames(const cafconv_av_reader *reader) { (void)reader; return -1; }
 int cafconv_av_reader_container_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
 int cafconv_av_reader_raw_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
 int cafconv_av_reader_read(cafconv_av_reader *reader, int32_t *ints, double *doubles, int frames, char *error, size_t size) {

@@ -128,6 +128,16 @@ struct SecondDecoderTests {
 }
 
 extension SecondDecoderTests {
+    @Test("an Ogg Vorbis stream converts with every frame its last granule position states, libavcodec's shorter decoding notwithstanding")
+    func vorbisKeepsItsLength() throws {
+        let folder = TempDirectory()
+        let ogg = folder.file("short.ogg")
+        try Self.ffmpeg(["-f", "lavfi", "-i", "sine=f=440:d=0.3:r=44100", "-ac", "2", "-c:a", "libvorbis", ogg])
+        let result = try #require(Self.convert(ogg, folder.file("short.caf")))
+        #expect(result.status == .converted, "\(result.reason ?? "")")
+        #expect(result.frames == 13230)
+    }
+
     @Test("libavcodec's reader opens no file or URL a hostile input names (a concat list of a FLAC)")
     func playlistsAreNotFollowed() throws {
         let folder = TempDirectory()

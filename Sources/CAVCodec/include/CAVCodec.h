@@ -85,6 +85,9 @@ cafconv_av_reader *cafconv_av_reader_open(const char *path, char *error, size_t 
 int cafconv_av_reader_channels(const cafconv_av_reader *reader);
 int cafconv_av_reader_rate(const cafconv_av_reader *reader);
 const char *cafconv_av_reader_codec(const cafconv_av_reader *reader);
+/// The stream's length in frames as the container states it (an Ogg stream's last granule
+/// position, less the pre-skip), or -1 when it does not say.
+int64_t cafconv_av_reader_stated_frames(const cafconv_av_reader *reader);
 /// Whether samples come as floats (`read` fills `doubles`) rather than integers (`ints`).
 int cafconv_av_reader_is_float(const cafconv_av_reader *reader);
 /// Bits of the decoded integer container (8, 16 or 32), or 32/64 for floats.
