@@ -5,12 +5,15 @@
 # AIFF sources the way other tools do, for the end-to-end tests of convert's sources (the tests
 # skip those checks, saying so, when they are absent). libavcodec-dev: the headers cafconv's AAC
 # codec is built with (the library itself is loaded with dlopen at the first AAC job; the AAC tests
-# skip, saying so, without it).
+# skip, saying so, without it). libavformat-dev: the headers of the second decoder (libavformat +
+# libavcodec, loaded with dlopen at the first MP3, Ogg or FLAC source) that checks libsndfile's
+# decoding of lossy sources and FLAC, and reads lossless sources libsndfile refuses.
 set -euo pipefail
 need=()
 pkg-config --exists sndfile 2>/dev/null || need+=(libsndfile1-dev pkg-config)
 pkg-config --exists soxr 2>/dev/null || need+=(libsoxr-dev pkg-config)
 pkg-config --exists libavcodec 2>/dev/null || need+=(libavcodec-dev)
+pkg-config --exists libavformat 2>/dev/null || need+=(libavformat-dev)
 command -v ffmpeg >/dev/null || need+=(ffmpeg)
 command -v sndfile-info >/dev/null || need+=(sndfile-programs)
 command -v file >/dev/null || need+=(file)

@@ -10,7 +10,7 @@ public struct AACCodecError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 /// Calls `body` with a zeroed error buffer and returns the C text it left there.
-private func withErrorBuffer<Result>(_ body: (UnsafeMutablePointer<CChar>, Int) -> Result) -> (Result, String) {
+func withErrorBuffer<Result>(_ body: (UnsafeMutablePointer<CChar>, Int) -> Result) -> (Result, String) {
     var buffer = [CChar](repeating: 0, count: 512)
     let result = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
     let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

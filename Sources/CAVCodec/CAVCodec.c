@@ -15,6 +15,11 @@
 #include <libavutil/frame.h>
 #include <libavutil/log.h>
 #include <libavutil/mem.h>
+#include <libavutil/samplefmt.h>
+#if __has_include(<libavformat/avformat.h>)
+#define CAFCONV_HAVE_AVFORMAT 1
+#include <libavformat/avformat.h>
+#endif
 #endif
 
 #define CAFCONV_STRINGIFY2(x) #x
@@ -419,7 +424,367 @@ void cafconv_aac_decoder_close(cafconv_aac_decoder *decoder) {
     free(decoder);
 }
 
+
+#if CAFCONV_HAVE_AVFORMAT
+
+#define AVFORMAT_NAME "libavformat.so." CAFCONV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR)
+#define AVFORMAT_PACKAGE "libavformat" CAFCONV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR)
+
+// What the whole-file reader calls besides the codec functions above.
+static struct {
+    unsigned (*version)(void);
+    int (*open_input)(AVFormatContext **, const char *, const AVInputFormat *, AVDictionary **);
+    int (*find_stream_info)(AVFormatContext *, AVDictionary **);
+    int (*find_best_stream)(AVFormatContext *, enum AVMediaType, int, int, const AVCodec **, int);
+    int (*read_frame)(AVFormatContext *, AVPacket *);
+    void (*close_input)(AVFormatContext **);
+    int (*parameters_to_context)(AVCodecContext *, const AVCodecParameters *);
+    const char *(*codec_name)(enum AVCodecID);
+    void (*frame_unref)(AVFrame *);
+    int (*dict_set)(AVDictionary **, const char *, const char *, int);
+    void (*dict_free)(AVDictionary **);
+} avf;
+
+static pthread_once_t format_once = PTHREAD_ONCE_INIT;
+static int format_status = -1;
+static char format_error[512];
+
+static void load_format(void) {
+    if (cafconv_av_load(format_error, sizeof format_error) != 0) return;
+    void *format = dlopen(AVFORMAT_NAME, RTLD_NOW | RTLD_LOCAL);
+    void *codec = dlopen(AVCODEC_NAME, RTLD_NOW | RTLD_LOCAL);
+    void *util = dlopen(AVUTIL_NAME, RTLD_NOW | RTLD_LOCAL);
+    if (!format || !codec || !util) {
+        const char *why = dlerror();
+        snprintf(format_error, sizeof format_error,
+                 "the second decoder needs libavformat %d (%s), which cannot be loaded (%s); install the Debian package %s (apt-get install %s)",
+                 LIBAVFORMAT_VERSION_MAJOR, AVFORMAT_NAME, why ? why : "not found", AVFORMAT_PACKAGE, AVFORMAT_PACKAGE);
+        return;
+    }
+    load_error[0] = 0;
+#define RESOLVE(field, library, name, file) *(void **)&avf.field = need(library, name, file)
+    RESOLVE(version, format, "avformat_version", AVFORMAT_NAME);
+    RESOLVE(open_input, format, "avformat_open_input", AVFORMAT_NAME);
+    RESOLVE(find_stream_info, format, "avformat_find_stream_info", AVFORMAT_NAME);
+    RESOLVE(find_best_stream, format, "av_find_best_stream", AVFORMAT_NAME);
+    RESOLVE(read_frame, format, "av_read_frame", AVFORMAT_NAME);
+    RESOLVE(close_input, format, "avformat_close_input", AVFORMAT_NAME);
+    RESOLVE(parameters_to_context, codec, "avcodec_parameters_to_context", AVCODEC_NAME);
+    RESOLVE(codec_name, codec, "avcodec_get_name", AVCODEC_NAME);
+    RESOLVE(frame_unref, util, "av_frame_unref", AVUTIL_NAME);
+    RESOLVE(dict_set, util, "av_dict_set", AVUTIL_NAME);
+    RESOLVE(dict_free, util, "av_dict_free", AVUTIL_NAME);
+#undef RESOLVE
+    if (load_error[0]) {
+        snprintf(format_error, sizeof format_error, "%s", load_error);
+        return;
+    }
+    unsigned version = avf.version();
+    if (AV_VERSION_MAJOR(version) != LIBAVFORMAT_VERSION_MAJOR) {
+        snprintf(format_error, sizeof format_error,
+                 "the loaded libavformat is version %u, but cafconv was built with the headers of libavformat %d; rebuild cafconv",
+                 AV_VERSION_MAJOR(version), LIBAVFORMAT_VERSION_MAJOR);
+        return;
+    }
+    format_status = 0;
+}
+
+#define CAFCONV_DAMAGE_KEPT 8
+
+// The interleaved form of a planar sample format (libavutil's own function is not linked).
+static enum AVSampleFormat packed_format(int format) {
+    switch (format) {
+    case AV_SAMPLE_FMT_U8P: return AV_SAMPLE_FMT_U8;
+    case AV_SAMPLE_FMT_S16P: return AV_SAMPLE_FMT_S16;
+    case AV_SAMPLE_FMT_S32P: return AV_SAMPLE_FMT_S32;
+    case AV_SAMPLE_FMT_FLTP: return AV_SAMPLE_FMT_FLT;
+    case AV_SAMPLE_FMT_DBLP: return AV_SAMPLE_FMT_DBL;
+    case AV_SAMPLE_FMT_S64P: return AV_SAMPLE_FMT_S64;
+    default: return (enum AVSampleFormat)format;
+    }
+}
+
+struct cafconv_av_reader {
+    AVFormatContext *format;
+    AVCodecContext *context;
+    AVFrame *frame;
+    AVPacket *packet;
+    int stream;
+    int channels;
+    int is_float;
+    int container_bits;
+    int raw_bits;
+    int held;         // frames of `frame` not yet copied out
+    int used;         // frames of `frame` copied out
+    int input_done;   // the demuxer reached the end (the decoder was flushed)
+    int output_done;  // the decoder gave its last frame
+    int64_t frames;   // frames decoded so far
+    int64_t damaged;
+    int64_t damage_frame[CAFCONV_DAMAGE_KEPT];
+    int64_t damage_byte[CAFCONV_DAMAGE_KEPT];
+};
+
+static void note_damage(cafconv_av_reader *reader, int64_t byte) {
+    if (reader->damaged < CAFCONV_DAMAGE_KEPT) {
+        reader->damage_frame[reader->damaged] = reader->frames;
+        reader->damage_byte[reader->damaged] = byte;
+    }
+    reader->damaged++;
+}
+
+cafconv_av_reader *cafconv_av_reader_open(const char *path, char *error, size_t size) {
+    pthread_once(&format_once, load_format);
+    if (format_status != 0) {
+        say(error, size, format_error);
+        return NULL;
+    }
+    cafconv_av_reader *reader = calloc(1, sizeof *reader);
+    if (!reader) {
+        say(error, size, "out of memory");
+        return NULL;
+    }
+    // Local files only, and only containers of audio: a playlist (HLS, concat...) would make
+    // libavformat open other files or URLs a hostile input names.
+    AVDictionary *options = NULL;
+    avf.dict_set(&options, "protocol_whitelist", "file", 0);
+    avf.dict_set(&options, "format_whitelist",
+                 "flac,mp3,ogg,wv,ape,tta,w64,au,mov,matroska,aiff,wav,caf,shn,tak,dsf,mpc,mpc8,wsd,voc,sd2", 0);
+    // "file:" first, so that a name with a colon is never taken for another protocol.
+    size_t length = strlen(path);
+    char *url = malloc(length + 6);
+    if (!url) {
+        avf.dict_free(&options);
+        say(error, size, "out of memory");
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    memcpy(url, "file:", 5);
+    memcpy(url + 5, path, length + 1);
+    int status = avf.open_input(&reader->format, url, NULL, &options);
+    free(url);
+    avf.dict_free(&options);
+    if (status < 0) {
+        describe(status, "(libavformat) cannot open it", error, size);
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    status = avf.find_stream_info(reader->format, NULL);
+    if (status < 0) {
+        describe(status, "(libavformat) cannot read its streams", error, size);
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    const AVCodec *codec = NULL;
+    status = avf.find_best_stream(reader->format, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0);
+    if (status < 0 || !codec) {
+        describe(status, "(libavformat) finds no audio stream it can decode", error, size);
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    reader->stream = status;
+    reader->context = av.alloc_context3(codec);
+    reader->frame = av.frame_alloc();
+    reader->packet = av.packet_alloc();
+    if (!reader->context || !reader->frame || !reader->packet) {
+        say(error, size, "out of memory");
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    AVStream *stream = reader->format->streams[reader->stream];
+    status = avf.parameters_to_context(reader->context, stream->codecpar);
+    if (status < 0) {
+        describe(status, "cannot take the stream's parameters", error, size);
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    // Frame checksums are checked where the codec has them (FLAC's CRC-16, MP3's optional CRC).
+    reader->context->err_recognition |= AV_EF_CRCCHECK;
+    status = av.open2(reader->context, codec, NULL);
+    if (status < 0) {
+        describe(status, "cannot open its decoder", error, size);
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    reader->channels = reader->context->ch_layout.nb_channels;
+    reader->raw_bits = reader->context->bits_per_raw_sample;
+    switch (packed_format(reader->context->sample_fmt)) {
+    case AV_SAMPLE_FMT_U8: reader->container_bits = 8; break;
+    case AV_SAMPLE_FMT_S16: reader->container_bits = 16; break;
+    case AV_SAMPLE_FMT_S32: reader->container_bits = 32; break;
+    case AV_SAMPLE_FMT_FLT: reader->container_bits = 32; reader->is_float = 1; break;
+    case AV_SAMPLE_FMT_DBL: reader->container_bits = 64; reader->is_float = 1; break;
+    default:
+        say(error, size, "libavcodec decodes it to a sample format cafconv does not read (64-bit integers)");
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    if (reader->channels <= 0 || reader->context->sample_rate <= 0) {
+        say(error, size, "libavcodec gives no channel count or sample rate for it");
+        cafconv_av_reader_close(reader);
+        return NULL;
+    }
+    return reader;
+}
+
+int cafconv_av_reader_channels(const cafconv_av_reader *reader) { return reader->channels; }
+int cafconv_av_reader_rate(const cafconv_av_reader *reader) { return reader->context->sample_rate; }
+const char *cafconv_av_reader_codec(const cafconv_av_reader *reader) { return avf.codec_name(reader->context->codec_id); }
+int cafconv_av_reader_is_float(const cafconv_av_reader *reader) { return reader->is_float; }
+int64_t cafconv_av_reader_stated_frames(const cafconv_av_reader *reader) {
+    const AVStream *stream = reader->format->streams[reader->stream];
+    if (stream->duration == AV_NOPTS_VALUE || stream->duration < 0 || stream->time_base.den <= 0) return -1;
+    // duration x time_base in frames at the decoder's rate, without overflow for sane values.
+    long double frames = (long double)stream->duration * stream->time_base.num * reader->context->sample_rate / stream->time_base.den;
+    if (frames < 0 || frames > 9.0e18L) return -1;
+    return (int64_t)(frames + 0.5L);
+}
+int cafconv_av_reader_container_bits(const cafconv_av_reader *reader) { return reader->container_bits; }
+int cafconv_av_reader_raw_bits(const cafconv_av_reader *reader) { return reader->raw_bits; }
+int64_t cafconv_av_reader_damaged(const cafconv_av_reader *reader) { return reader->damaged; }
+
+int cafconv_av_reader_damage_at(const cafconv_av_reader *reader, int index, int64_t *frame, int64_t *byte) {
+    if (index < 0 || index >= CAFCONV_DAMAGE_KEPT || index >= reader->damaged) return -1;
+    *frame = reader->damage_frame[index];
+    *byte = reader->damage_byte[index];
+    return 0;
+}
+
+// Decodes the next frame into reader->frame: 1, 0 at the end, -1 with `error` set.
+static int next_frame(cafconv_av_reader *reader, char *error, size_t size) {
+    while (!reader->output_done) {
+        avf.frame_unref(reader->frame);
+        int status = av.receive_frame(reader->context, reader->frame);
+        if (status >= 0) {
+            if (reader->frame->ch_layout.nb_channels != reader->channels || reader->frame->format != reader->context->sample_fmt) {
+                if (error && size)
+                    snprintf(error, size, "libavcodec's decoding changes from %d channels to %d within the stream",
+                             reader->channels, reader->frame->ch_layout.nb_channels);
+                return -1;
+            }
+            return 1;
+        }
+        if (status == AVERROR_EOF) {
+            reader->output_done = 1;
+            break;
+        }
+        if (status != AVERROR(EAGAIN)) {
+            // A frame that cannot be decoded: skipped, as ffmpeg does, and recorded.
+            note_damage(reader, -1);
+            continue;
+        }
+        if (reader->input_done) {
+            reader->output_done = 1;
+            break;
+        }
+        av.packet_unref(reader->packet);
+        status = avf.read_frame(reader->format, reader->packet);
+        if (status == AVERROR_EOF) {
+            reader->input_done = 1;
+            av.send_packet(reader->context, NULL);
+            continue;
+        }
+        if (status < 0) {
+            describe(status, "(libavformat) cannot read the file", error, size);
+            return -1;
+        }
+        if (reader->packet->stream_index != reader->stream) continue;
+        status = av.send_packet(reader->context, reader->packet);
+        if (status < 0 && status != AVERROR(EAGAIN)) note_damage(reader, reader->packet->pos);
+    }
+    return 0;
+}
+
+int cafconv_av_reader_read(cafconv_av_reader *reader, int32_t *ints, double *doubles, int frames, char *error, size_t size) {
+    int done = 0, channels = reader->channels;
+    int bytes = reader->container_bits / 8;
+    while (done < frames) {
+        if (reader->held == 0) {
+            int status = next_frame(reader, error, size);
+            if (status < 0) return -1;
+            if (status == 0) break;
+            reader->held = reader->frame->nb_samples;
+            reader->used = 0;
+            reader->frames += reader->held;
+            continue;
+        }
+        int take = reader->held < frames - done ? reader->held : frames - done;
+        int planar = packed_format(reader->frame->format) != reader->frame->format;
+        for (int index = 0; index < take; index++) {
+            int at = reader->used + index;
+            for (int channel = 0; channel < channels; channel++) {
+                const uint8_t *plane = reader->frame->extended_data[planar ? channel : 0];
+                size_t offset = ((size_t)(planar ? at : at * channels + channel)) * (size_t)bytes;
+                size_t out = (size_t)(done + index) * (size_t)channels + (size_t)channel;
+                const uint8_t *sample = plane + offset;
+                if (reader->is_float) {
+                    if (bytes == 4) {
+                        float value;
+                        memcpy(&value, sample, 4);
+                        doubles[out] = value;
+                    } else {
+                        memcpy(&doubles[out], sample, 8);
+                    }
+                } else if (bytes == 1) {
+                    ints[out] = (int32_t)((uint32_t)((int)sample[0] - 128) << 24);
+                } else if (bytes == 2) {
+                    int16_t value;
+                    memcpy(&value, sample, 2);
+                    ints[out] = (int32_t)((uint32_t)(int32_t)value << 16);
+                } else {
+                    memcpy(&ints[out], sample, 4);
+                }
+            }
+        }
+        reader->used += take;
+        reader->held -= take;
+        done += take;
+    }
+    return done;
+}
+
+void cafconv_av_reader_close(cafconv_av_reader *reader) {
+    if (!reader) return;
+    if (reader->packet) av.packet_free(&reader->packet);
+    if (reader->frame) av.frame_free(&reader->frame);
+    if (reader->context) av.free_context(&reader->context);
+    if (reader->format) avf.close_input(&reader->format);
+    free(reader);
+}
+
+#else  // libavcodec headers without libavformat's
+
+static const char *no_format = "cafconv was built without the libavformat headers, so it has no second decoder; install the Debian package libavformat-dev and rebuild";
+
+cafconv_av_reader *cafconv_av_reader_open(const char *path, char *error, size_t size) {
+    (void)path;
+    say(error, size, no_format);
+    return NULL;
+}
+int cafconv_av_reader_channels(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int cafconv_av_reader_rate(const cafconv_av_reader *reader) { (void)reader; return 0; }
+const char *cafconv_av_reader_codec(const cafconv_av_reader *reader) { (void)reader; return ""; }
+int cafconv_av_reader_is_float(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int64_t cafconv_av_reader_stated_frames(const cafconv_av_reader *reader) { (void)reader; return -1; }
+int cafconv_av_reader_container_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int cafconv_av_reader_raw_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int cafconv_av_reader_read(cafconv_av_reader *reader, int32_t *ints, double *doubles, int frames, char *error, size_t size) {
+    (void)reader; (void)ints; (void)doubles; (void)frames;
+    say(error, size, no_format);
+    return -1;
+}
+int64_t cafconv_av_reader_damaged(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int cafconv_av_reader_damage_at(const cafconv_av_reader *reader, int index, int64_t *frame, int64_t *byte) {
+    (void)reader; (void)index; (void)frame; (void)byte;
+    return -1;
+}
+void cafconv_av_reader_close(cafconv_av_reader *reader) { (void)reader; }
+
+#endif
+
 #else  // built without the libavcodec headers
+
+static const char *no_format = "cafconv was built without the libavcodec headers, so it has no second decoder; install the Debian package libavcodec-dev and libavformat-dev and rebuild";
+
 
 static const char *missing = "cafconv was built without the libavcodec headers, so it cannot encode or decode AAC; install the Debian package libavcodec-dev and rebuild";
 
@@ -465,5 +830,30 @@ int cafconv_aac_decoder_receive(cafconv_aac_decoder *decoder, char *error, size_
 }
 void cafconv_aac_decoder_take(cafconv_aac_decoder *decoder, float *out) { (void)decoder; (void)out; }
 void cafconv_aac_decoder_close(cafconv_aac_decoder *decoder) { (void)decoder; }
+
+
+cafconv_av_reader *cafconv_av_reader_open(const char *path, char *error, size_t size) {
+    (void)path;
+    say(error, size, no_format);
+    return NULL;
+}
+int cafconv_av_reader_channels(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int cafconv_av_reader_rate(const cafconv_av_reader *reader) { (void)reader; return 0; }
+const char *cafconv_av_reader_codec(const cafconv_av_reader *reader) { (void)reader; return ""; }
+int cafconv_av_reader_is_float(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int64_t cafconv_av_reader_stated_frames(const cafconv_av_reader *reader) { (void)reader; return -1; }
+int cafconv_av_reader_container_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int cafconv_av_reader_raw_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int cafconv_av_reader_read(cafconv_av_reader *reader, int32_t *ints, double *doubles, int frames, char *error, size_t size) {
+    (void)reader; (void)ints; (void)doubles; (void)frames;
+    say(error, size, no_format);
+    return -1;
+}
+int64_t cafconv_av_reader_damaged(const cafconv_av_reader *reader) { (void)reader; return 0; }
+int cafconv_av_reader_damage_at(const cafconv_av_reader *reader, int index, int64_t *frame, int64_t *byte) {
+    (void)reader; (void)index; (void)frame; (void)byte;
+    return -1;
+}
+void cafconv_av_reader_close(cafconv_av_reader *reader) { (void)reader; }
 
 #endif

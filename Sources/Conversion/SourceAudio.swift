@@ -1,3 +1,4 @@
+import AACCodec
 import BinaryIO
 import CAFKit
 import SndFile
@@ -306,6 +307,8 @@ final class SourceAudio {
         case libsndfile(SoundFile)
         /// CAFKit's IMA4 decoder (an IMA4 CAF source, see `IMA4Source`).
         case ima4(IMA4PullReader)
+        /// libavformat + libavcodec: a lossless source libsndfile refuses (12-bit FLAC...).
+        case libavcodec(AVFileDecoder)
     }
 
     let decoder: Decoder
@@ -347,6 +350,7 @@ final class SourceAudio {
         case .cafconv: return "cafconv"
         case .libsndfile: return "libsndfile"
         case .ima4: return "cafkit-ima4"
+        case .libavcodec: return "libavcodec"
         }
     }
 
@@ -358,6 +362,15 @@ final class SourceAudio {
         isFloat = false
         limit = Int64(clamping: reader.stream.validFrames)
         bits = 16
+    }
+
+    init(avcodec decoder: AVFileDecoder, limit: Int64?) {
+        self.decoder = .libavcodec(decoder)
+        channels = decoder.channels
+        sampleRate = decoder.sampleRate
+        isFloat = decoder.isFloat
+        self.limit = limit
+        bits = decoder.containerBits
     }
 
     init(samples: WAVESamples, source: FileByteSource, sampleRate: Int) {
@@ -413,16 +426,36 @@ final class SourceAudio {
             audio.exactSampleRate = content.exactRate(integerRate: rate)
             return audio
         }
+        let reader: SoundFile
         do {
-            let reader = try SoundFile.open(readingFrom: path)
+            reader = try SoundFile.open(readingFrom: path)
             try reader.setNormalisation(reader.info.encoding.isLossy)
-            let limit: Int64? = content.audioBytes == 0 ? 0 : content.declaredFrames ?? reader.info.frames
-            let audio = SourceAudio(reader: reader, limit: limit)
-            audio.exactSampleRate = content.exactRate(integerRate: reader.info.sampleRate)
-            return audio
         } catch {
+            // A lossless stream libsndfile refuses: libavcodec reads it, as `convert` does.
+            if case .other = content {
+                do {
+                    if let stage = try SourceStage.openWithAVCodec(
+                        path, input: byteSource, content: content, refusal: error.message)
+                    {
+                        return try AVCodecSource.audio(path, limit: stage.headerFrames)
+                    }
+                } catch let refusal {
+                    throw SourceError("\(path): \(refusal.message)")
+                }
+            }
             throw SourceError("\(path): \(error.message)")
         }
+        var limit: Int64? = content.audioBytes == 0 ? 0 : content.declaredFrames ?? reader.info.frames
+        // Lossy streams and FLAC: the frames both decoders read to the end (`SecondDecoder`), so
+        // that an output cut short is never compared with a source cut short the same way.
+        if SecondDecoder.applies(to: reader.info, content: content) {
+            do { limit = try SecondDecoder.crossCheck(path).frames } catch {
+                throw SourceError("\(path): \(error.message)")
+            }
+        }
+        let audio = SourceAudio(reader: reader, limit: limit)
+        audio.exactSampleRate = content.exactRate(integerRate: reader.info.sampleRate)
+        return audio
     }
 
     /// Reads up to `frames` frames into `ints` or `doubles` (by `isFloat`); 0 at the end.
@@ -437,6 +470,10 @@ final class SourceAudio {
             got = wanted
         case .ima4(let reader):
             got = try reader.read(into: &ints, frames: wanted)
+        case .libavcodec(let reader):
+            do { got = try reader.read(ints: &ints, doubles: &doubles, frames: wanted) } catch {
+                throw SourceError("libavcodec cannot decode it: \(error.message)")
+            }
         case .libsndfile(let reader):
             do {
                 got = isFloat ? try reader.read(into: &doubles, frames: wanted) : try reader.read(into: &ints, frames: wanted)
@@ -463,8 +500,9 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
     /// `float-to-16-bit`, `float64-to-float32`..., or `g711-ulaw` / `g711-alaw` (every code is
     /// the nearest µ-law or A-law level of the same sign to the source's exact sample).
     public var rule: String?
-    /// Who decoded the source: `cafconv` (its own WAV reader) or `libsndfile` (compressed
-    /// formats only libsndfile decodes; limited to the header's frame count).
+    /// Who decoded the source: `cafconv` (its own WAV reader), `libsndfile` (compressed
+    /// formats; limited to the header's frame count, or for lossy streams and FLAC to the count
+    /// libavcodec's decoding agreed on) or `libavcodec` (lossless streams libsndfile refuses).
     public var sourceDecoder: String
     /// Who decoded the output: `cafkit` (linear PCM, µ-law and A-law) or `libsndfile` (ALAC,
     /// which CAFKit does not decode).

@@ -71,4 +71,42 @@ void cafconv_aac_decoder_take(cafconv_aac_decoder *decoder, float *out);
 /// Frees the decoder (NULL is fine).
 void cafconv_aac_decoder_close(cafconv_aac_decoder *decoder);
 
+/// A whole-file decoder: libavformat finds the file's first audio stream, libavcodec decodes it to
+/// the end. The second decoder of sources libsndfile reads (MP3, Ogg Vorbis and Opus, FLAC), and
+/// the only one of lossless sources libsndfile refuses (12-bit FLAC...). libavformat is loaded
+/// with dlopen at the first call of cafconv_av_reader_open, like libavcodec.
+typedef struct cafconv_av_reader cafconv_av_reader;
+
+/// Opens `path` and its first audio stream's decoder (frame CRCs checked where the codec has
+/// them). NULL with a sentence in `error` when libavformat cannot load, open or decode it.
+cafconv_av_reader *cafconv_av_reader_open(const char *path, char *error, size_t size);
+
+/// Channels, sample rate, libavcodec's codec name (`mp3`, `flac`, `vorbis`, `opus`...).
+int cafconv_av_reader_channels(const cafconv_av_reader *reader);
+int cafconv_av_reader_rate(const cafconv_av_reader *reader);
+const char *cafconv_av_reader_codec(const cafconv_av_reader *reader);
+/// The stream's length in frames as the container states it (an Ogg stream's last granule
+/// position, less the pre-skip), or -1 when it does not say.
+int64_t cafconv_av_reader_stated_frames(const cafconv_av_reader *reader);
+/// Whether samples come as floats (`read` fills `doubles`) rather than integers (`ints`).
+int cafconv_av_reader_is_float(const cafconv_av_reader *reader);
+/// Bits of the decoded integer container (8, 16 or 32), or 32/64 for floats.
+int cafconv_av_reader_container_bits(const cafconv_av_reader *reader);
+/// Bits the stream says it codes (12 for a 12-bit FLAC; 0 when it does not say).
+int cafconv_av_reader_raw_bits(const cafconv_av_reader *reader);
+
+/// Reads up to `frames` interleaved frames into `ints` (integers left-justified in 32 bits, as
+/// libsndfile's sf_read_int gives them) or `doubles` (floats, full scale 1.0). Returns the count,
+/// 0 at the end, -1 with `error` set when the file cannot be read. A packet that fails to decode
+/// (a CRC error, a damaged frame) is skipped, as ffmpeg does, and recorded (see below).
+int cafconv_av_reader_read(cafconv_av_reader *reader, int32_t *ints, double *doubles, int frames, char *error, size_t size);
+
+/// Packets that failed to decode so far, and where the first few were: the frame the decoding
+/// had reached and the packet's byte offset in the file (-1 when unknown).
+int64_t cafconv_av_reader_damaged(const cafconv_av_reader *reader);
+int cafconv_av_reader_damage_at(const cafconv_av_reader *reader, int index, int64_t *frame, int64_t *byte);
+
+/// Frees the reader (NULL is fine).
+void cafconv_av_reader_close(cafconv_av_reader *reader);
+
 #endif

@@ -1,3 +1,4 @@
+import AACCodec
 import BinaryIO
 import SndFile
 import SystemLayer
@@ -14,12 +15,17 @@ struct SourceStage {
     let input: FileByteSource
     /// What the input is, told by its content: WAV, AIFF, CAF, or something only libsndfile reads.
     let content: SourceContent
-    /// The input as libsndfile opened it (normalisation off); `nil` for the one source cafconv
-    /// converts that libsndfile cannot open, a RIFX WAVE_FORMAT_EXTENSIBLE file whose GUID is in
-    /// the RIFF layout (`WAVEFormat.subFormatInRIFFLayout`), which cafconv's reader decodes alone.
+    /// The input as libsndfile opened it (normalisation off); `nil` when libsndfile cannot open a
+    /// source cafconv still reads: a lossless stream libavcodec reads (`avcodec`), or a RIFX
+    /// WAVE_FORMAT_EXTENSIBLE file whose GUID is in the RIFF layout
+    /// (`WAVEFormat.subFormatInRIFFLayout`), which cafconv's own reader decodes alone.
     let reader: SoundFile?
-    /// What libsndfile says the input is (for a source it cannot open, what cafconv's reader says).
+    /// What libsndfile says the input is (libavcodec, for `avcodec` sources; cafconv's reader
+    /// for a source only it reads).
     let info: SoundInfo
+    /// For a lossless source libsndfile refuses: the libavcodec decoding that reads it instead
+    /// (its codec name), and the frames it decoded to the end of the file.
+    let avcodec: String?
     /// cafconv's own decoding of the input's samples (linear PCM, µ-law, A-law in WAV, AIFF or
     /// CAF), if it has one (``DecodeRoute/route(for:)`` decides).
     let samples: WAVESamples?
@@ -76,10 +82,14 @@ struct SourceStage {
                     frames: own.frames, sampleRate: Int(wave.format.sampleRate), channels: own.channels, major: .wav,
                     encoding: own.encoding, endianness: .big)
                 return SourceStage(
-                    path: path, input: input, content: content, reader: nil, info: info, samples: own, probe: nil,
-                    encoding: own.encoding, headerFrames: content.audioBytes == 0 ? 0 : own.frames)
+                    path: path, input: input, content: content, reader: nil, info: info, avcodec: nil, samples: own,
+                    probe: nil, encoding: own.encoding, headerFrames: content.audioBytes == 0 ? 0 : own.frames)
             }
             if case .other(let prefix) = content {
+                // A lossless stream libsndfile refuses (FLAC of 12 bits...): libavcodec reads it.
+                if let read = try openWithAVCodec(path, input: input, content: content, refusal: error.message) {
+                    return read
+                }
                 throw ConversionError(
                     .notAudio,
                     "not audio cafconv can read (\(prefix)): not WAV, AIFF or CAF, and libsndfile cannot read it either (\(error.message))"
@@ -123,16 +133,45 @@ struct SourceStage {
         // not say (FLAC, Ogg, MP3...), libsndfile's count (MP3: encoder delay and padding left out).
         // An empty 'data' chunk holds no frames, whatever a decoder makes of the bytes after it.
         let audioBytes = content.audioBytes
-        let headerFrames: Int64? =
+        var headerFrames: Int64? =
             audioBytes == 0 ? 0 : samples?.frames ?? content.declaredFrames ?? (source.frames >= 0 ? source.frames : nil)
+        // Lossy streams and FLAC: libsndfile and libavcodec decode the whole file and must agree;
+        // the frames are what both decoded, not a header's estimate.
+        if SecondDecoder.applies(to: source, content: content) {
+            let agreement = try SecondDecoder.crossCheck(path)
+            headerFrames = agreement.frames
+            if let note = agreement.note { warnings.append(note) }
+        }
         if audioBytes == 0, source.frames > 0 {
             warnings.append(
                 "the '\(content.dataChunkName)' chunk is empty, but libsndfile reads \(source.frames) frames from the bytes after it; they are not audio: nothing is converted from them"
             )
         }
         return SourceStage(
-            path: path, input: input, content: content, reader: reader, info: source, samples: samples, probe: probe,
-            encoding: samples.map(\.encoding) ?? source.encoding, headerFrames: headerFrames)
+            path: path, input: input, content: content, reader: reader, info: source, avcodec: nil, samples: samples,
+            probe: probe, encoding: samples.map(\.encoding) ?? source.encoding, headerFrames: headerFrames)
+    }
+
+    /// Opens a lossless source libsndfile refused (`refusal`) with libavcodec: decoded once to
+    /// the end to count its frames and to find damaged packets (refused, naming where). `nil`
+    /// when libavcodec cannot read it either or it is lossy (a lossy stream needs two decoders).
+    static func openWithAVCodec(
+        _ path: String, input: FileByteSource, content: SourceContent, refusal: String
+    ) throws(ConversionError) -> SourceStage? {
+        guard let decoder = try? AVFileDecoder(path: path), !AVCodecSource.lossyCodecs.contains(decoder.codec),
+            decoder.channels > 0
+        else { return nil }
+        let frames = try AVCodecSource.count(decoder)
+        let encoding: Encoding =
+            decoder.isFloat
+            ? (decoder.containerBits == 64 ? .float64 : .float32)
+            : decoder.containerBits == 8 ? .pcmU8 : decoder.containerBits == 16 ? .pcm16 : (decoder.rawBits ?? 32) <= 24 ? .pcm24 : .pcm32
+        let info = SoundInfo(
+            frames: frames, sampleRate: decoder.sampleRate, channels: decoder.channels,
+            major: decoder.codec == "flac" ? .flac : .other(0), encoding: encoding, endianness: .default)
+        return SourceStage(
+            path: path, input: input, content: content, reader: nil, info: info, avcodec: decoder.codec, samples: nil,
+            probe: nil, encoding: encoding, headerFrames: frames)
     }
 
     /// The source's rate as its container stores it (``SourceContent/exactRate(integerRate:)``):
@@ -149,7 +188,10 @@ struct SourceStage {
         if probe == nil, let samples {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
         }
-        guard let reader else { throw ConversionError(.unsupported, "libsndfile cannot read the source") }
+        guard let reader else {
+            if avcodec != nil { return try AVCodecSource.audio(path, limit: headerFrames) }
+            throw ConversionError(.unsupported, "libsndfile cannot read the source")
+        }
         if probe != nil { try reader.seek(toFrame: 0) }
         return SourceAudio(reader: reader, limit: headerFrames)
     }
@@ -160,6 +202,7 @@ struct SourceStage {
         if let samples {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
         }
+        if reader == nil { return try AVCodecSource.audio(path, limit: headerFrames) }
         do {
             let again = try SoundFile.open(readingFrom: path)
             try again.setNormalisation(again.info.encoding.isLossy)
@@ -211,6 +254,15 @@ struct SourceStage {
         // libsndfile reads them. The first frames must still agree.
         var aiffTail = false
         if case .aiff(let aiff) = content, info.frames > samples.frames, aiff.frames == UInt64(samples.frames) { aiffTail = true }
+        // A WAV 'data' chunk whose 32-bit size wrapped (over 4 GiB, as sox writes it): libsndfile
+        // reads the wrapped size; cafconv's reader reads the chunk to the end of the file.
+        if case .wave(let wave) = content, wave.declaredAudioBytes < wave.audioBytes,
+            info.frames == Int64(clamping: wave.declaredAudioBytes / UInt64(max(1, samples.bytesPerFrame)))
+        {
+            return .ownReader(
+                "libsndfile reads only the \(info.frames) frames of the wrapped 32-bit 'data' size; cafconv's own WAV reader decoded all \(samples.frames) frames to the end of the file"
+            )
+        }
         if info.frames != samples.frames && !aiffTail {
             let bytes = content.audioBytes ?? 0
             let extent =

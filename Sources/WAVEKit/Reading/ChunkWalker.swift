@@ -67,6 +67,18 @@ enum ChunkWalker {
                         "'\(type.trimmed)' chunk declares \(what) but only \(available) remain in the file; clamped"))
                 size = available
             }
+            // A 'data' chunk over 4 GiB in a plain RIFF file, as sox writes one: the 32-bit size
+            // wrapped (it is the true size mod 2^32) and the chunk runs to the end of the file.
+            if type == FourCC("data"), table.ds64 == nil, declared < available, available > 0xFFFF_FFFF,
+                available % (1 << 32) == declared
+            {
+                table.warnings.append(
+                    WAVEWarning(
+                        at: offset,
+                        "'data' chunk declares \(declared) bytes, but \(available) follow it to the end of the file: its 32-bit size wrapped (the true size mod 4 GiB, as sox writes WAV files over 4 GiB); read to the end of the file"
+                    ))
+                size = available
+            }
             let chunk = RIFFChunk(type: type, offset: offset, declaredSize: declared, size: size)
             table.chunks.append(chunk)
             if rf64, type == FourCC("ds64"), table.ds64 == nil {
