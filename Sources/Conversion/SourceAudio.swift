@@ -468,8 +468,8 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
     /// For `snr` comparisons: the floor in dB the file had to reach.
     public var snrFloor: Double?
     /// For lossy outputs: the lag of the cross-correlation peak between source and decoded output
-    /// (channels summed, 4096 frames from the first sound, lags up to 1100 either way); 0 proves
-    /// the priming frames are right. `nil` when the source is silent.
+    /// (channels summed, over the source's loudest 4096-frame windows, lags up to 1100 either
+    /// way); 0 proves the priming frames are right. `nil` when the source is near-silent.
     public var peakLag: Int?
     /// For lossy outputs: the encoder's delay written as `pakt` priming frames and dropped by the decoder.
     public var primingFrames: Int?
