@@ -1,3 +1,4 @@
+import AACCodec
 import BinaryIO
 import CAFKit
 import SndFile
@@ -306,6 +307,8 @@ final class SourceAudio {
         case libsndfile(SoundFile)
         /// CAFKit's IMA4 decoder (an IMA4 CAF source, see `IMA4Source`).
         case ima4(IMA4PullReader)
+        /// libavcodec's AAC decoder behind CAFKit's packets (an AAC CAF source, see `AACSourceRoute`).
+        case aac(AACFileDecoder)
     }
 
     let decoder: Decoder
@@ -344,6 +347,7 @@ final class SourceAudio {
         case .cafconv: return "cafconv"
         case .libsndfile: return "libsndfile"
         case .ima4: return "cafkit-ima4"
+        case .aac: return "libavcodec-\(LibAVCodec.version)"
         }
     }
 
@@ -354,6 +358,16 @@ final class SourceAudio {
         isFloat = false
         limit = Int64(clamping: reader.stream.validFrames)
         bits = 16
+    }
+
+    /// An AAC CAF source: floats as libavcodec decodes them, the `pakt` priming dropped.
+    init(aac decoder: AACFileDecoder) {
+        self.decoder = .aac(decoder)
+        channels = decoder.channels
+        sampleRate = decoder.sampleRate
+        isFloat = true
+        limit = decoder.validFrames
+        bits = 32
     }
 
     init(samples: WAVESamples, source: FileByteSource, sampleRate: Int) {
@@ -427,6 +441,13 @@ final class SourceAudio {
             got = wanted
         case .ima4(let reader):
             got = try reader.read(into: &ints, frames: wanted)
+        case .aac(let reader):
+            var floats: [Float] = []
+            do { got = try reader.read(into: &floats, frames: wanted) } catch {
+                throw SourceError("cannot decode its AAC: \(error.message)")
+            }
+            if doubles.count < got * channels { doubles = [Double](repeating: 0, count: got * channels) }
+            for index in 0..<(got * channels) { doubles[index] = Double(floats[index]) }
         case .libsndfile(let reader):
             do {
                 got = isFloat ? try reader.read(into: &doubles, frames: wanted) : try reader.read(into: &ints, frames: wanted)

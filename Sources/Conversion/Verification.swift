@@ -535,6 +535,9 @@ public enum Verifier {
         do {
             if let ima4 = try IMA4Source.openChecked(source) {
                 opened = try ima4.audio()
+            } else if let aac = try AACSourceRoute.sourceAudio(source) {
+                // AAC CAF sources are decoded as `convert` decodes them.
+                opened = aac
             } else {
                 do { opened = try SourceAudio.open(source) } catch {
                     return ([VerifyFailure(rule: .against, expected: "a readable source", found: error.message)], nil)

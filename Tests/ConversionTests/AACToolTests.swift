@@ -152,7 +152,7 @@ struct AACSourceTests {
         // Independently: the decoder's valid frames, rounded to 16 bits.
         let decoded = try independentDecode(aac.bytes)
         let start = Int(decoded.header.primingFrames) * 2
-        let expected = decoded.samples[start..<start + 10000].map { Int32(max(-32768, min(32767, ($0 * 32768).rounded()))) }
+        let expected = decoded.samples[start..<start + 10000].map { Int32(max(-32768, min(32767, ($0 * 32768).rounded(.toNearestOrEven)))) }
         let found = layout.decodeIntegers(bytes[Int(file.audioOffset)..<Int(file.audioOffset + file.audioBytes)])
         expectSameSamples(found, expected)
 
@@ -161,6 +161,54 @@ struct AACSourceTests {
             options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1))
         #expect(again.files.first?.status == .failed)
         #expect(again.files.first?.reason?.contains("not encoded to AAC again") == true)
+    }
+
+    @Test("verify --against an AAC CAF source checks what convert made of it, and catches a changed sample")
+    func verifyAgainstAACSource() throws {
+        let folder = TempDirectory()
+        let aac = try convert(
+            noiseFixture(frames: 20000, channels: 2, sampleRate: 44100).bytes(order: .little),
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1), in: folder)
+        for format in ["LEI16", "LEI24", "LEF32"] {
+            let pcmPath = folder.file("pcm-\(format).caf")
+            let report = Engine.convert(
+                inputs: [aac.path], output: pcmPath, options: ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1))
+            #expect(report.files.first?.status == .converted, "\(report.files.first?.reason ?? "")")
+            let verdict = try #require(Verifier.verify(paths: [pcmPath], options: VerifyOptions(against: aac.path)).files.first)
+            #expect(verdict.passed, "\(format): \(verdict.failures)")
+            #expect(verdict.comparison?.sourceDecoder.hasPrefix("libavcodec") == true, "\(verdict.comparison.map { "\($0)" } ?? "")")
+        }
+        // One sample changed: verify fails.
+        var bytes = try #require(readFile(folder.file("pcm-LEI16.caf")))
+        let file = try CAFFile(reading: MemoryByteSource(bytes))
+        bytes[Int(file.audioOffset) + 4000] ^= 0x40
+        let changed = folder.write("changed.caf", bytes)
+        let verdict = try #require(Verifier.verify(paths: [changed], options: VerifyOptions(against: aac.path)).files.first)
+        #expect(!verdict.passed)
+    }
+
+    @Test(
+        "verify --against Apple's AAC CAFs checks convert's LEI16 outputs of them",
+        .enabled(if: RepositoryPaths.realCorpus != nil, "../shared/corpus/real is absent"))
+    func verifyAgainstAppleAAC() throws {
+        let corpus = try #require(RepositoryPaths.realCorpus)
+        let oracle = try RepositoryPaths.oracle()
+        let folder = TempDirectory()
+        var checked = 0
+        for (name, entry) in oracle.sorted(by: { $0.key < $1.key }) {
+            guard entry["container"] as? String == "caf", let format = entry["format"] as? String,
+                format == "aac" || format == "aacl"
+            else { continue }
+            let output = folder.file("\(checked).caf")
+            let report = Engine.convert(
+                inputs: [corpus + "/" + name], output: output,
+                options: ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), jobs: 1))
+            #expect(report.files.first?.status == .converted, "\(name): \(report.files.first?.reason ?? "")")
+            let verdict = try #require(Verifier.verify(paths: [output], options: VerifyOptions(against: corpus + "/" + name)).files.first)
+            #expect(verdict.passed, "\(name): \(verdict.failures)")
+            checked += 1
+        }
+        #expect(checked >= 4, "the corpus has four AAC CAFs")
     }
 
     @Test("Apple's AAC CAF converts to float with its pakt's valid frames", .enabled(if: RepositoryPaths.realCorpus != nil))
