@@ -56,6 +56,7 @@ final class AACFileDecoder {
             throw AACFormatError("cannot read its 'kuki' chunk: \(error)")
         }
         let cookie = try MPEG4ESDescriptor(parsing: cookieBytes)
+        try Self.check(cookie.audioSpecificConfig, against: desc)
         packets = try CAFPacketReader(file: file, source: source)
         guard let header = file.packetTableHeader, header.numberValidFrames >= 0, header.primingFrames >= 0,
             header.remainderFrames >= 0
@@ -85,6 +86,51 @@ final class AACFileDecoder {
             decoder = try AACDecoder(config: cookie.audioSpecificConfig, sampleRate: sampleRate, channels: channels)
         } catch {
             throw AACFormatError(error.message)
+        }
+    }
+
+    /// The MPEG-4 sampling frequency table (ISO/IEC 14496-3, 1.6.3.4).
+    static let frequencies = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+
+    /// Checks the AudioSpecificConfig's object type, rate and channel configuration against `desc`:
+    /// explicitly signalled SBR or PS (HE-AAC) is refused, and a rate or channel count that
+    /// disagrees with `desc` is refused naming both.
+    static func check(_ asc: [UInt8], against desc: AudioDescription) throws(AACFormatError) {
+        var bit = 0
+        func read(_ count: Int) throws(AACFormatError) -> Int {
+            var value = 0
+            for _ in 0..<count {
+                guard bit / 8 < asc.count else { throw AACFormatError("its AudioSpecificConfig is cut short") }
+                value = value << 1 | Int(asc[bit / 8] >> (7 - UInt8(bit % 8)) & 1)
+                bit += 1
+            }
+            return value
+        }
+        func objectType() throws(AACFormatError) -> Int {
+            let type = try read(5)
+            return type == 31 ? 32 + (try read(6)) : type
+        }
+        func frequency() throws(AACFormatError) -> Int {
+            let index = try read(4)
+            if index == 15 { return try read(24) }
+            guard index < frequencies.count else { throw AACFormatError("its AudioSpecificConfig has sampling frequency index \(index), which is reserved") }
+            return frequencies[index]
+        }
+        let type = try objectType()
+        let rate = try frequency()
+        let configuration = try read(4)
+        if type == 5 || type == 29 {
+            let output = try frequency()
+            throw AACFormatError(
+                "its AudioSpecificConfig signals HE-AAC (\(type == 29 ? "SBR and PS" : "SBR"): core \(rate) Hz, output \(output) Hz; 'desc' says \(Int(desc.sampleRate)) Hz, \(desc.framesPerPacket) frames per packet); cafconv decodes AAC-LC and AAC-LD only")
+        }
+        guard Double(rate) == desc.sampleRate else {
+            throw AACFormatError("its AudioSpecificConfig says \(rate) Hz, its 'desc' \(desc.sampleRate) Hz")
+        }
+        let channels = configuration == 7 ? 8 : configuration
+        if (1...7).contains(configuration), channels != Int(desc.channelsPerFrame) {
+            throw AACFormatError(
+                "its AudioSpecificConfig says \(channels) channels (configuration \(configuration)), its 'desc' \(desc.channelsPerFrame)")
         }
     }
 
@@ -131,6 +177,11 @@ final class AACFileDecoder {
             finished = true
         }
         var frames = decoded.count / channels
+        // Every packet decodes to the frames per packet the 'desc' declares (HE-AAC's SBR gives twice as many).
+        if !finished, frames != framesPerPacket {
+            throw AACFormatError(
+                "libavcodec decodes \(frames) frames from packet \(packets.packetsRead - 1), the file's 'desc' declares \(framesPerPacket) frames per packet")
+        }
         decodedFrames += Int64(frames)
         var start = 0
         if toDrop > 0 {

@@ -260,3 +260,78 @@ struct AACHostileTests {
         }
     }
 }
+
+@Suite("AAC: what the decoder produces must be what the container says", .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+struct AACContainerAgreementTests {
+    /// An AudioSpecificConfig written bit by bit.
+    static func asc(_ fields: [(value: Int, bits: Int)]) -> [UInt8] {
+        var bits: [UInt8] = []
+        for field in fields { for shift in stride(from: field.bits - 1, through: 0, by: -1) { bits.append(UInt8(field.value >> shift & 1)) } }
+        while bits.count % 8 != 0 { bits.append(0) }
+        return stride(from: 0, to: bits.count, by: 8).map { start in bits[start..<start + 8].reduce(0) { $0 << 1 | $1 } }
+    }
+
+    /// `good` (an AAC CAF cafconv wrote) with its kuki's AudioSpecificConfig replaced by `config`;
+    /// the `free` chunk after it absorbs the size change.
+    static func rewritten(_ good: Converted, config: [UInt8]) throws -> [UInt8] {
+        let kuki = try #require(good.file.chunks.first { $0.type == .kuki })
+        let free = try #require(good.file.chunks.first { $0.type == .free })
+        let old = try MPEG4ESDescriptor(parsing: Array(good.bytes[Int(kuki.bodyOffset)..<Int(kuki.bodyOffset + kuki.size)]))
+        let body = MPEG4ESDescriptor(
+            bufferSize: old.bufferSize, maxBitRate: old.maxBitRate, averageBitRate: old.averageBitRate, audioSpecificConfig: config
+        ).bytes
+        let delta = body.count - Int(kuki.size)
+        var bytes = good.bytes
+        var freeSize = ByteWriter()
+        freeSize.write(Int64(free.size) - Int64(delta), .big)
+        bytes.replaceSubrange(Int(free.bodyOffset) - 8..<Int(free.bodyOffset), with: freeSize.bytes)
+        var kukiSize = ByteWriter()
+        kukiSize.write(Int64(body.count), .big)
+        bytes.replaceSubrange(Int(kuki.bodyOffset)..<Int(kuki.bodyOffset + kuki.size), with: body)
+        bytes.replaceSubrange(Int(kuki.bodyOffset) - 8..<Int(kuki.bodyOffset), with: kukiSize.bytes)
+        // The free chunk changed by `delta` bytes at its end so that `data` stays where it was.
+        let freeEnd = Int(free.bodyOffset + free.size) + delta
+        if delta >= 0 {
+            bytes.removeSubrange(freeEnd - delta..<freeEnd)
+        } else {
+            bytes.insert(contentsOf: [UInt8](repeating: 0, count: -delta), at: freeEnd)
+        }
+        return bytes
+    }
+
+    @Test("an 'aac ' CAF whose kuki signals HE-AAC (SBR: core 22050 Hz, output 44100 Hz) is refused naming both rates; an ASC rate or channel count that disagrees with desc is refused")
+    func heAACIsRefused() throws {
+        let folder = TempDirectory()
+        let good = try convert(
+            toneFixture(frames: 22050, channels: 2, sampleRate: 22050).bytes(order: .little),
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1), in: folder)
+        // audioObjectType 5 (SBR), core rate index 7 (22050), 2 channels, extension rate index 4
+        // (44100), then AAC-LC (2) and its GASpecificConfig (3 zero bits).
+        let sbr = Self.asc([(5, 5), (7, 4), (2, 4), (4, 4), (2, 5), (0, 3)])
+        let lc44100 = Self.asc([(2, 5), (4, 4), (2, 4), (0, 3)])
+        let mono = Self.asc([(2, 5), (7, 4), (1, 4), (0, 3)])
+        for (name, config, words) in [
+            ("sbr", sbr, ["HE-AAC", "22050 Hz", "44100 Hz"]), ("rate", lc44100, ["44100 Hz", "22050.0 Hz"]),
+            ("mono", mono, ["1 channels", "'desc' 2"]),
+        ] {
+            let path = folder.write("\(name).caf", try Self.rewritten(good, config: config))
+            let report = Engine.convert(inputs: [path], output: folder.file("out-\(name).caf"), options: ConversionOptions(jobs: 1))
+            let result = try #require(report.files.first)
+            #expect(result.status == .failed, "\(name): converted")
+            for word in words { #expect(result.reason?.contains(word) == true, "\(name): \(result.reason ?? "")") }
+            #expect(!exists(folder.file("out-\(name).caf")))
+        }
+        // The decoder's own output is checked too: libavcodec opened on the SBR config at the
+        // desc's 22050 Hz decodes 44100 Hz, and says so.
+        let decoder = try AACDecoder(config: sbr, sampleRate: 22050, channels: 2)
+        let source = try FileByteSource(path: good.path)
+        var reader = try CAFPacketReader(file: good.file, source: source)
+        let packet = try #require(try reader.next())
+        var output: [Float] = []
+        let error = #expect(throws: AACCodecError.self) {
+            try decoder.decode(try source.readExactly(at: packet.offset, count: packet.size), into: &output)
+            try decoder.finish(into: &output)
+        }
+        #expect(error?.message.contains("44100 Hz") == true, "\(error?.message ?? "")")
+    }
+}
