@@ -306,6 +306,7 @@ struct cafconv_aac_decoder {
     uint8_t *buffer;  // the packet's bytes with libavcodec's zeroed padding after them
     size_t capacity;
     int channels;
+    int sample_rate;
 };
 
 cafconv_aac_decoder *cafconv_aac_decoder_open(const uint8_t *config, int config_size, int sample_rate, int channels, char *error, size_t size) {
@@ -321,6 +322,7 @@ cafconv_aac_decoder *cafconv_aac_decoder_open(const uint8_t *config, int config_
         return NULL;
     }
     decoder->channels = channels;
+    decoder->sample_rate = sample_rate;
     decoder->context = av.alloc_context3(codec);
     decoder->frame = av.frame_alloc();
     decoder->packet = av.packet_alloc();
@@ -393,6 +395,12 @@ int cafconv_aac_decoder_receive(cafconv_aac_decoder *decoder, char *error, size_
     if (frame->ch_layout.nb_channels != decoder->channels) {
         if (error && size)
             snprintf(error, size, "libavcodec decodes %d channels, the file declares %d", frame->ch_layout.nb_channels, decoder->channels);
+        return -3;
+    }
+    // What the decoder produces must be what the container says (HE-AAC's SBR doubles the rate).
+    if (frame->sample_rate != decoder->sample_rate) {
+        if (error && size)
+            snprintf(error, size, "libavcodec decodes %d Hz, the file declares %d Hz", frame->sample_rate, decoder->sample_rate);
         return -3;
     }
     if (frame->format != AV_SAMPLE_FMT_FLTP && frame->format != AV_SAMPLE_FMT_FLT) {

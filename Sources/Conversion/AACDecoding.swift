@@ -56,6 +56,7 @@ final class AACFileDecoder {
             throw AACFormatError("cannot read its 'kuki' chunk: \(error)")
         }
         let cookie = try MPEG4ESDescriptor(parsing: cookieBytes)
+        try Self.check(cookie.audioSpecificConfig, against: desc)
         packets = try CAFPacketReader(file: file, source: source)
         guard let header = file.packetTableHeader, header.numberValidFrames >= 0, header.primingFrames >= 0,
             header.remainderFrames >= 0
@@ -85,6 +86,51 @@ final class AACFileDecoder {
             decoder = try AACDecoder(config: cookie.audioSpecificConfig, sampleRate: sampleRate, channels: channels)
         } catch {
             throw AACFormatError(error.message)
+        }
+    }
+
+    /// The MPEG-4 sampling frequency table (ISO/IEC 14496-3, 1.6.3.4).
+    static let frequencies = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+
+    /// Checks the AudioSpecificConfig's object type, rate and channel configuration against `desc`:
+    /// explicitly signalled SBR or PS (HE-AAC) is refused, and a rate or channel count that
+    /// disagrees with `desc` is refused naming both.
+    static func check(_ asc: [UInt8], against desc: AudioDescription) throws(AACFormatError) {
+        var bit = 0
+        func read(_ count: Int) throws(AACFormatError) -> Int {
+            var value = 0
+            for _ in 0..<count {
+                guard bit / 8 < asc.count else { throw AACFormatError("its AudioSpecificConfig is cut short") }
+                value = value << 1 | Int(asc[bit / 8] >> (7 - UInt8(bit % 8)) & 1)
+                bit += 1
+            }
+            return value
+        }
+        func objectType() throws(AACFormatError) -> Int {
+            let type = try read(5)
+            return type == 31 ? 32 + (try read(6)) : type
+        }
+        func frequency() throws(AACFormatError) -> Int {
+            let index = try read(4)
+            if index == 15 { return try read(24) }
+            guard index < frequencies.count else { throw AACFormatError("its AudioSpecificConfig has sampling frequency index \(index), which is reserved") }
+            return frequencies[index]
+        }
+        let type = try objectType()
+        let rate = try frequency()
+        let configuration = try read(4)
+        if type == 5 || type == 29 {
+            let output = try frequency()
+            throw AACFormatError(
+                "its AudioSpecificConfig signals HE-AAC (\(type == 29 ? "SBR and PS" : "SBR"): core \(rate) Hz, output \(output) Hz; 'desc' says \(Int(desc.sampleRate)) Hz, \(desc.framesPerPacket) frames per packet); cafconv decodes AAC-LC and AAC-LD only")
+        }
+        guard Double(rate) == desc.sampleRate else {
+            throw AACFormatError("its AudioSpecificConfig says \(rate) Hz, its 'desc' \(desc.sampleRate) Hz")
+        }
+        let channels = configuration == 7 ? 8 : configuration
+        if (1...7).contains(configuration), channels != Int(desc.channelsPerFrame) {
+            throw AACFormatError(
+                "its AudioSpecificConfig says \(channels) channels (configuration \(configuration)), its 'desc' \(desc.channelsPerFrame)")
         }
     }
 
@@ -131,6 +177,11 @@ final class AACFileDecoder {
             finished = true
         }
         var frames = decoded.count / channels
+        // Every packet decodes to the frames per packet the 'desc' declares (HE-AAC's SBR gives twice as many).
+        if !finished, frames != framesPerPacket {
+            throw AACFormatError(
+                "libavcodec decodes \(frames) frames from packet \(packets.packetsRead - 1), the file's 'desc' declares \(framesPerPacket) frames per packet")
+        }
         decodedFrames += Int64(frames)
         var start = 0
         if toDrop > 0 {
@@ -148,110 +199,209 @@ struct LossyComparison {
     /// Signal-to-noise ratio over every frame and channel, in dB; `nil` for a silent source.
     var snr: Double?
     /// The lag of the cross-correlation peak (output against source, channels summed) over the
-    /// first `window` frames from the first sound, ties within `peakTolerance` going to the lag
-    /// nearest 0; `nil` when the source is silent there or the peak's normalised correlation is
+    /// source's loudest windows (see `Accumulator`), ties within `peakTolerance` going to the lag
+    /// nearest 0; `nil` when the source is near-silent or the peak's normalised correlation is
     /// under `minimumCorrelation` (too little of the source survived to measure the alignment).
     var peakLag: Int?
+    /// Whether no window of the source reaches `loudWindowLevel`: digital silence, or audio too
+    /// quiet to align on or to measure an SNR of. Such a file passes when its error is at most
+    /// `nearSilentErrorLevel`.
+    var isNearSilent = false
+    /// The error's RMS over every sample, in dBFS (`-infinity` when there is none).
+    var errorLevel = -Double.infinity
+
+    /// What breaks the AAC proof's rules, the one judgement `convert` and `verify --against` share.
+    enum Finding: Equatable {
+        /// The cross-correlation peak is not at lag 0.
+        case lag(Int)
+        /// The SNR (rounded) is below the floor.
+        case snr(Double, floor: Double)
+        /// The source is near-silent but the error reaches this level (dBFS, rounded).
+        case loudError(Double)
+    }
+
+    /// The first rule broken, or `nil`: a near-silent source needs its error at most
+    /// `nearSilentErrorLevel` (its SNR and alignment mean nothing); any other the peak at lag 0
+    /// (when measurable) and the SNR at `snrFloor` or above.
+    func finding(snrFloor: Double) -> Finding? {
+        if isNearSilent {
+            guard errorLevel <= Self.nearSilentErrorLevel else { return .loudError((errorLevel * 100).rounded() / 100) }
+            return nil
+        }
+        if let peakLag, peakLag != 0 { return .lag(peakLag) }
+        if let snr = roundedSNR, snr < snrFloor { return .snr(snr, floor: snrFloor) }
+        return nil
+    }
 
     /// The SNR as reports show it: rounded to 0.01 dB, 200 standing for identical.
     var roundedSNR: Double? { snr.map { ($0.isFinite ? min($0, 200) : 200) }.map { ($0 * 100).rounded() / 100 } }
 
     /// Lags searched for the cross-correlation peak: more than one AAC packet either way.
     static let maximumLag = 1100
-    /// Frames correlated.
+    /// Frames per window correlated; windows start at multiples of `window`.
     static let window = 4096
+    /// How many of the source's loudest windows are correlated.
+    static let windowsCorrelated = 3
+    /// A window takes part in the alignment only when its RMS per channel reaches this level, in
+    /// dBFS: below it, dither or the tail of a fade has no features to align on.
+    static let loudWindowLevel = -60.0
+    /// A near-silent source's output passes when its error RMS is at most this level, in dBFS.
+    static let nearSilentErrorLevel = -50.0
     /// Correlations within this fraction of the highest count as the peak (the nearest to lag 0 wins).
     static let peakTolerance = 0.05
-    /// Below this normalised correlation (peak against the two windows' energies) the alignment
-    /// is not measured.
+    /// Below this normalised correlation the alignment is not measured.
     static let minimumCorrelation = 0.2
 
     /// Accumulates sums over blocks of source and output frames.
+    ///
+    /// The alignment is measured where the source has energy, never where it is silent: the
+    /// source is cut into windows of `window` frames, each window whose RMS per channel reaches
+    /// `loudWindowLevel` is a candidate, and the `windowsCorrelated` loudest candidates are kept
+    /// with `maximumLag` output frames either side. At the end the cross-correlation over those
+    /// windows is normalised at every lag by the energies it multiplies, so a fade-in (louder
+    /// output at later lags) does not pull the peak late. Memory holds a few windows, whatever
+    /// the length.
     struct Accumulator {
         let channels: Int
         private var signal = 0.0
         private var noise = 0.0
+        private var samples: Int64 = 0
+        /// Channels summed, and each frame's source power (summed over channels), from frame
+        /// `bufferStart` on.
         private var sourceMono: [Float] = []
         private var outputMono: [Float] = []
-        private var started = false
+        private var sourcePower: [Double] = []
+        private var bufferStart: Int64 = -Int64(LossyComparison.maximumLag)
+        private var framesSeen: Int64 = 0
+        private var nextWindow: Int64 = 0
+        private var chosen: [Segment] = []
+        /// Every window judged, for tests (windows are judged in order).
+        private(set) var windowsJudged = 0
 
-        init(channels: Int) { self.channels = channels }
+        /// One candidate window: the source's `window` frames (fewer at the end) and the output
+        /// from `maximumLag` before to `maximumLag` after, zero outside the file.
+        struct Segment {
+            var energy: Double
+            var source: [Float]
+            var output: [Float]
+        }
+
+        init(channels: Int) {
+            self.channels = channels
+            // The output before frame 0 is zero.
+            sourceMono = [Float](repeating: 0, count: LossyComparison.maximumLag)
+            outputMono = sourceMono
+            sourcePower = [Double](repeating: 0, count: LossyComparison.maximumLag)
+        }
 
         /// Adds `frames` frames of interleaved `source` and `output` samples.
         mutating func add(source: [Float], output: [Float], frames: Int) {
-            for index in 0..<(frames * channels) {
-                let s = Double(source[index])
-                let d = s - Double(output[index])
-                signal += s * s
-                noise += d * d
-            }
-            let needed = LossyComparison.window + 2 * LossyComparison.maximumLag
-            guard sourceMono.count < needed else { return }
             for frame in 0..<frames {
                 var s: Float = 0
                 var o: Float = 0
+                var power = 0.0
                 for channel in 0..<channels {
-                    s += source[frame * channels + channel]
-                    o += output[frame * channels + channel]
+                    let index = frame * channels + channel
+                    let value = Double(source[index])
+                    let d = value - Double(output[index])
+                    signal += value * value
+                    noise += d * d
+                    power += value * value
+                    s += source[index]
+                    o += output[index]
                 }
-                if !started {
-                    if s == 0 {
-                        // Keep the last `maximumLag` frames before the first sound.
-                        sourceMono.append(s)
-                        outputMono.append(o)
-                        if sourceMono.count > LossyComparison.maximumLag {
-                            sourceMono.removeFirst()
-                            outputMono.removeFirst()
-                        }
-                        continue
-                    }
-                    started = true
-                }
-                if sourceMono.count < needed {
-                    sourceMono.append(s)
-                    outputMono.append(o)
-                }
+                sourceMono.append(s)
+                outputMono.append(o)
+                sourcePower.append(power)
+            }
+            framesSeen += Int64(frames)
+            samples += Int64(frames * channels)
+            let lag = Int64(LossyComparison.maximumLag)
+            while nextWindow + Int64(LossyComparison.window) + lag <= framesSeen { judgeWindow() }
+            // Keep from `maximumLag` before the next window on.
+            let drop = Int(nextWindow - lag - bufferStart)
+            if drop > 1 << 16 {
+                sourceMono.removeFirst(drop)
+                outputMono.removeFirst(drop)
+                sourcePower.removeFirst(drop)
+                bufferStart += Int64(drop)
             }
         }
 
+        /// Judges the window at `nextWindow` (cut at the end of the file) and moves on.
+        private mutating func judgeWindow() {
+            let lag = LossyComparison.maximumLag
+            let start = Int(nextWindow - bufferStart)
+            let count = Int(min(Int64(LossyComparison.window), framesSeen - nextWindow))
+            nextWindow += Int64(LossyComparison.window)
+            windowsJudged += 1
+            var energy = 0.0
+            for index in start..<start + count { energy += sourcePower[index] }
+            let threshold = pow(10, LossyComparison.loudWindowLevel / 10) * Double(count * channels)
+            guard count > 0, energy >= threshold else { return }
+            if chosen.count == LossyComparison.windowsCorrelated {
+                guard let quietest = chosen.indices.min(by: { chosen[$0].energy < chosen[$1].energy }),
+                    chosen[quietest].energy < energy
+                else { return }
+                chosen.remove(at: quietest)
+            }
+            var output = [Float](repeating: 0, count: count + 2 * lag)
+            let available = min(outputMono.count, start + count + lag) - (start - lag)
+            for index in 0..<available { output[index] = outputMono[start - lag + index] }
+            chosen.append(Segment(energy: energy, source: Array(sourceMono[start..<start + count]), output: output))
+        }
+
         /// The measures.
-        func result() -> LossyComparison {
+        mutating func result() -> LossyComparison {
+            while nextWindow < framesSeen { judgeWindow() }
             let snr: Double? = signal == 0 ? nil : noise == 0 ? .infinity : 10 * log10(signal / noise)
-            guard started else { return LossyComparison(snr: snr, peakLag: nil) }
-            // The window starts at the first sound (after the silent frames kept before it).
-            let first = sourceMono.firstIndex { $0 != 0 } ?? 0
-            let end = min(sourceMono.count, first + LossyComparison.window)
-            var correlations: [Double] = []
-            correlations.reserveCapacity(2 * LossyComparison.maximumLag + 1)
-            for lag in -LossyComparison.maximumLag...LossyComparison.maximumLag {
-                var sum = 0.0
-                for index in first..<end {
-                    let other = index + lag
-                    if other < 0 || other >= outputMono.count { continue }
-                    sum += Double(sourceMono[index]) * Double(outputMono[other])
-                }
-                correlations.append(sum)
+            let errorLevel = noise == 0 ? -Double.infinity : 10 * log10(noise / Double(max(1, samples)))
+            guard !chosen.isEmpty else {
+                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: true, errorLevel: errorLevel)
             }
+            let maximumLag = LossyComparison.maximumLag
+            var correlations = [Double](repeating: 0, count: 2 * maximumLag + 1)
+            var outputEnergies = [Double](repeating: 0, count: 2 * maximumLag + 1)
             var sourceEnergy = 0.0
-            var outputEnergy = 0.0
-            for index in first..<end {
-                sourceEnergy += Double(sourceMono[index]) * Double(sourceMono[index])
-                if index < outputMono.count { outputEnergy += Double(outputMono[index]) * Double(outputMono[index]) }
+            for segment in chosen {
+                segment.source.withUnsafeBufferPointer { source in
+                    segment.output.withUnsafeBufferPointer { output in
+                        for value in source { sourceEnergy += Double(value) * Double(value) }
+                        // The output's energy under the window at each lag, slid one frame at a time.
+                        var sliding = 0.0
+                        for index in 0..<source.count { sliding += Double(output[index]) * Double(output[index]) }
+                        for offset in 0...(2 * maximumLag) {
+                            var sum = 0.0
+                            for index in 0..<source.count { sum += Double(source[index]) * Double(output[offset + index]) }
+                            correlations[offset] += sum
+                            outputEnergies[offset] += max(0, sliding)
+                            if offset < 2 * maximumLag {
+                                let leaving = Double(output[offset])
+                                let entering = Double(output[offset + source.count])
+                                sliding += entering * entering - leaving * leaving
+                            }
+                        }
+                    }
+                }
             }
-            let best = correlations.max() ?? 0
+            var normalised = [Double](repeating: 0, count: correlations.count)
+            for offset in correlations.indices where outputEnergies[offset] > 0 && sourceEnergy > 0 {
+                normalised[offset] = correlations[offset] / (sourceEnergy * outputEnergies[offset]).squareRoot()
+            }
+            let best = normalised.max() ?? 0
             // Too little of the source survives in the output (an encoder that cut the band, a
             // silent decode) for a peak to mean anything: the alignment is not measurable.
-            guard best > 0, best >= LossyComparison.minimumCorrelation * (sourceEnergy * outputEnergy).squareRoot() else {
-                return LossyComparison(snr: snr, peakLag: nil)
+            guard best >= LossyComparison.minimumCorrelation else {
+                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: false, errorLevel: errorLevel)
             }
             // Periodic audio correlates as well one period off: the peak is the lag nearest 0
             // whose correlation is within `peakTolerance` of the highest.
             var bestLag = Int.max
-            for (offset, value) in correlations.enumerated() where value >= (1 - LossyComparison.peakTolerance) * best {
-                let lag = offset - LossyComparison.maximumLag
+            for (offset, value) in normalised.enumerated() where value >= (1 - LossyComparison.peakTolerance) * best {
+                let lag = offset - maximumLag
                 if abs(lag) < abs(bestLag) || (abs(lag) == abs(bestLag) && lag > bestLag) { bestLag = lag }
             }
-            return LossyComparison(snr: snr, peakLag: bestLag)
+            return LossyComparison(snr: snr, peakLag: bestLag, isNearSilent: false, errorLevel: errorLevel)
         }
     }
 }

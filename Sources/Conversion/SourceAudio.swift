@@ -309,6 +309,8 @@ final class SourceAudio {
         case ima4(IMA4PullReader)
         /// libavformat + libavcodec: a lossless source libsndfile refuses (12-bit FLAC...).
         case libavcodec(AVFileDecoder)
+        /// libavcodec's AAC decoder behind CAFKit's packets (an AAC CAF source, see `AACSourceRoute`).
+        case aac(AACFileDecoder)
     }
 
     let decoder: Decoder
@@ -351,6 +353,7 @@ final class SourceAudio {
         case .libsndfile: return "libsndfile"
         case .ima4: return "cafkit-ima4"
         case .libavcodec: return "libavcodec"
+        case .aac: return "libavcodec-\(LibAVCodec.version)"
         }
     }
 
@@ -371,6 +374,16 @@ final class SourceAudio {
         isFloat = decoder.isFloat
         self.limit = limit
         bits = decoder.containerBits
+    }
+
+    /// An AAC CAF source: floats as libavcodec decodes them, the `pakt` priming dropped.
+    init(aac decoder: AACFileDecoder) {
+        self.decoder = .aac(decoder)
+        channels = decoder.channels
+        sampleRate = decoder.sampleRate
+        isFloat = true
+        limit = decoder.validFrames
+        bits = 32
     }
 
     init(samples: WAVESamples, source: FileByteSource, sampleRate: Int) {
@@ -474,6 +487,13 @@ final class SourceAudio {
             do { got = try reader.read(ints: &ints, doubles: &doubles, frames: wanted) } catch {
                 throw SourceError("libavcodec cannot decode it: \(error.message)")
             }
+        case .aac(let reader):
+            var floats: [Float] = []
+            do { got = try reader.read(into: &floats, frames: wanted) } catch {
+                throw SourceError("cannot decode its AAC: \(error.message)")
+            }
+            if doubles.count < got * channels { doubles = [Double](repeating: 0, count: got * channels) }
+            for index in 0..<(got * channels) { doubles[index] = Double(floats[index]) }
         case .libsndfile(let reader):
             do {
                 got = isFloat ? try reader.read(into: &doubles, frames: wanted) : try reader.read(into: &ints, frames: wanted)
@@ -516,8 +536,8 @@ public struct Proof: Equatable, Sendable, Codable, CustomStringConvertible {
     /// For `snr` comparisons: the floor in dB the file had to reach.
     public var snrFloor: Double?
     /// For lossy outputs: the lag of the cross-correlation peak between source and decoded output
-    /// (channels summed, 4096 frames from the first sound, lags up to 1100 either way); 0 proves
-    /// the priming frames are right. `nil` when the source is silent.
+    /// (channels summed, over the source's loudest 4096-frame windows, lags up to 1100 either
+    /// way); 0 proves the priming frames are right. `nil` when the source is near-silent.
     public var peakLag: Int?
     /// For lossy outputs: the encoder's delay written as `pakt` priming frames and dropped by the decoder.
     public var primingFrames: Int?

@@ -559,6 +559,9 @@ public enum Verifier {
         do {
             if let ima4 = try IMA4Source.openChecked(source) {
                 opened = try ima4.audio()
+            } else if let aac = try AACSourceRoute.sourceAudio(source) {
+                // AAC CAF sources are decoded as `convert` decodes them.
+                opened = aac
             } else {
                 do { opened = try SourceAudio.open(source) } catch {
                     return ([VerifyFailure(rule: .against, expected: "a readable source", found: error.message)], nil)
@@ -823,27 +826,34 @@ extension Verifier {
         } catch {
             return ([VerifyFailure(rule: .against, expected: "readable audio", found: error.message)], nil)
         }
-        var failures: [VerifyFailure] = []
-        if let lag = measured.peakLag, lag != 0 {
-            failures.append(
-                VerifyFailure(
-                    rule: .against, expected: "the decoded audio aligned with \(source) (cross-correlation peak at lag 0)",
-                    found: "peak at lag \(lag) after \(decoder.primingFrames) priming frames", chunk: "pakt"))
-        }
         // The bit rate the file averages decides the floor, as it does for convert's proof.
         let seconds = Double(max(1, file.validFrames ?? 1)) / max(1, file.audioDescription.sampleRate)
         let bitRate = Int(min(Double(file.audioBytes) * 8 / seconds, 1e12))
         let floor = AACStage.snrFloor(bitRate: bitRate, channels: decoder.channels)
         let snr = measured.roundedSNR
-        if let snr, snr < floor {
+        var failures: [VerifyFailure] = []
+        switch measured.finding(snrFloor: floor) {
+        case nil: break
+        case .lag(let lag)?:
+            failures.append(
+                VerifyFailure(
+                    rule: .against, expected: "the decoded audio aligned with \(source) (cross-correlation peak at lag 0)",
+                    found: "peak at lag \(lag) after \(decoder.primingFrames) priming frames", chunk: "pakt"))
+        case .snr(let snr, let floor)?:
             failures.append(
                 VerifyFailure(
                     rule: .against, expected: "an SNR of at least \(floor) dB against \(source) at \(bitRate) b/s",
                     found: "\(snr) dB", chunk: "data"))
+        case .loudError(let level)?:
+            failures.append(
+                VerifyFailure(
+                    rule: .against,
+                    expected: "decoded audio within \(LossyComparison.nearSilentErrorLevel) dBFS RMS of \(source), which is near-silent",
+                    found: "an error of \(level) dBFS RMS", chunk: "data"))
         }
         if !failures.isEmpty { return (failures, nil) }
         var proof = Proof(
-            comparison: "lossy", rule: "aac", sourceDecoder: audio.decoderName,
+            comparison: "lossy", rule: measured.isNearSilent ? "aac-near-silent" : "aac", sourceDecoder: audio.decoderName,
             outputDecoder: "libavcodec-\(LibAVCodec.version)", extent: "every-frame")
         proof.snr = snr
         proof.peakLag = measured.peakLag

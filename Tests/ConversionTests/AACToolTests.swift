@@ -152,7 +152,7 @@ struct AACSourceTests {
         // Independently: the decoder's valid frames, rounded to 16 bits.
         let decoded = try independentDecode(aac.bytes)
         let start = Int(decoded.header.primingFrames) * 2
-        let expected = decoded.samples[start..<start + 10000].map { Int32(max(-32768, min(32767, ($0 * 32768).rounded()))) }
+        let expected = decoded.samples[start..<start + 10000].map { Int32(max(-32768, min(32767, ($0 * 32768).rounded(.toNearestOrEven)))) }
         let found = layout.decodeIntegers(bytes[Int(file.audioOffset)..<Int(file.audioOffset + file.audioBytes)])
         expectSameSamples(found, expected)
 
@@ -161,6 +161,54 @@ struct AACSourceTests {
             options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1))
         #expect(again.files.first?.status == .failed)
         #expect(again.files.first?.reason?.contains("not encoded to AAC again") == true)
+    }
+
+    @Test("verify --against an AAC CAF source checks what convert made of it, and catches a changed sample")
+    func verifyAgainstAACSource() throws {
+        let folder = TempDirectory()
+        let aac = try convert(
+            noiseFixture(frames: 20000, channels: 2, sampleRate: 44100).bytes(order: .little),
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1), in: folder)
+        for format in ["LEI16", "LEI24", "LEF32"] {
+            let pcmPath = folder.file("pcm-\(format).caf")
+            let report = Engine.convert(
+                inputs: [aac.path], output: pcmPath, options: ConversionOptions(dataFormat: try DataFormat(parsing: format), jobs: 1))
+            #expect(report.files.first?.status == .converted, "\(report.files.first?.reason ?? "")")
+            let verdict = try #require(Verifier.verify(paths: [pcmPath], options: VerifyOptions(against: aac.path)).files.first)
+            #expect(verdict.passed, "\(format): \(verdict.failures)")
+            #expect(verdict.comparison?.sourceDecoder.hasPrefix("libavcodec") == true, "\(verdict.comparison.map { "\($0)" } ?? "")")
+        }
+        // One sample changed: verify fails.
+        var bytes = try #require(readFile(folder.file("pcm-LEI16.caf")))
+        let file = try CAFFile(reading: MemoryByteSource(bytes))
+        bytes[Int(file.audioOffset) + 4000] ^= 0x40
+        let changed = folder.write("changed.caf", bytes)
+        let verdict = try #require(Verifier.verify(paths: [changed], options: VerifyOptions(against: aac.path)).files.first)
+        #expect(!verdict.passed)
+    }
+
+    @Test(
+        "verify --against Apple's AAC CAFs checks convert's LEI16 outputs of them",
+        .enabled(if: RepositoryPaths.realCorpus != nil, "../shared/corpus/real is absent"))
+    func verifyAgainstAppleAAC() throws {
+        let corpus = try #require(RepositoryPaths.realCorpus)
+        let oracle = try RepositoryPaths.oracle()
+        let folder = TempDirectory()
+        var checked = 0
+        for (name, entry) in oracle.sorted(by: { $0.key < $1.key }) {
+            guard entry["container"] as? String == "caf", let format = entry["format"] as? String,
+                format == "aac" || format == "aacl"
+            else { continue }
+            let output = folder.file("\(checked).caf")
+            let report = Engine.convert(
+                inputs: [corpus + "/" + name], output: output,
+                options: ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), jobs: 1))
+            #expect(report.files.first?.status == .converted, "\(name): \(report.files.first?.reason ?? "")")
+            let verdict = try #require(Verifier.verify(paths: [output], options: VerifyOptions(against: corpus + "/" + name)).files.first)
+            #expect(verdict.passed, "\(name): \(verdict.failures)")
+            checked += 1
+        }
+        #expect(checked >= 4, "the corpus has four AAC CAFs")
     }
 
     @Test("Apple's AAC CAF converts to float with its pakt's valid frames", .enabled(if: RepositoryPaths.realCorpus != nil))
@@ -210,5 +258,80 @@ struct AACHostileTests {
             let verdict = Verifier.verify(paths: [path], options: VerifyOptions(against: folder.file("in.wav")))
             #expect(verdict.files.first?.passed == false, "\(name): verify passed")
         }
+    }
+}
+
+@Suite("AAC: what the decoder produces must be what the container says", .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+struct AACContainerAgreementTests {
+    /// An AudioSpecificConfig written bit by bit.
+    static func asc(_ fields: [(value: Int, bits: Int)]) -> [UInt8] {
+        var bits: [UInt8] = []
+        for field in fields { for shift in stride(from: field.bits - 1, through: 0, by: -1) { bits.append(UInt8(field.value >> shift & 1)) } }
+        while bits.count % 8 != 0 { bits.append(0) }
+        return stride(from: 0, to: bits.count, by: 8).map { start in bits[start..<start + 8].reduce(0) { $0 << 1 | $1 } }
+    }
+
+    /// `good` (an AAC CAF cafconv wrote) with its kuki's AudioSpecificConfig replaced by `config`;
+    /// the `free` chunk after it absorbs the size change.
+    static func rewritten(_ good: Converted, config: [UInt8]) throws -> [UInt8] {
+        let kuki = try #require(good.file.chunks.first { $0.type == .kuki })
+        let free = try #require(good.file.chunks.first { $0.type == .free })
+        let old = try MPEG4ESDescriptor(parsing: Array(good.bytes[Int(kuki.bodyOffset)..<Int(kuki.bodyOffset + kuki.size)]))
+        let body = MPEG4ESDescriptor(
+            bufferSize: old.bufferSize, maxBitRate: old.maxBitRate, averageBitRate: old.averageBitRate, audioSpecificConfig: config
+        ).bytes
+        let delta = body.count - Int(kuki.size)
+        var bytes = good.bytes
+        var freeSize = ByteWriter()
+        freeSize.write(Int64(free.size) - Int64(delta), .big)
+        bytes.replaceSubrange(Int(free.bodyOffset) - 8..<Int(free.bodyOffset), with: freeSize.bytes)
+        var kukiSize = ByteWriter()
+        kukiSize.write(Int64(body.count), .big)
+        bytes.replaceSubrange(Int(kuki.bodyOffset)..<Int(kuki.bodyOffset + kuki.size), with: body)
+        bytes.replaceSubrange(Int(kuki.bodyOffset) - 8..<Int(kuki.bodyOffset), with: kukiSize.bytes)
+        // The free chunk changed by `delta` bytes at its end so that `data` stays where it was.
+        let freeEnd = Int(free.bodyOffset + free.size) + delta
+        if delta >= 0 {
+            bytes.removeSubrange(freeEnd - delta..<freeEnd)
+        } else {
+            bytes.insert(contentsOf: [UInt8](repeating: 0, count: -delta), at: freeEnd)
+        }
+        return bytes
+    }
+
+    @Test("an 'aac ' CAF whose kuki signals HE-AAC (SBR: core 22050 Hz, output 44100 Hz) is refused naming both rates; an ASC rate or channel count that disagrees with desc is refused")
+    func heAACIsRefused() throws {
+        let folder = TempDirectory()
+        let good = try convert(
+            toneFixture(frames: 22050, channels: 2, sampleRate: 22050).bytes(order: .little),
+            options: ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1), in: folder)
+        // audioObjectType 5 (SBR), core rate index 7 (22050), 2 channels, extension rate index 4
+        // (44100), then AAC-LC (2) and its GASpecificConfig (3 zero bits).
+        let sbr = Self.asc([(5, 5), (7, 4), (2, 4), (4, 4), (2, 5), (0, 3)])
+        let lc44100 = Self.asc([(2, 5), (4, 4), (2, 4), (0, 3)])
+        let mono = Self.asc([(2, 5), (7, 4), (1, 4), (0, 3)])
+        for (name, config, words) in [
+            ("sbr", sbr, ["HE-AAC", "22050 Hz", "44100 Hz"]), ("rate", lc44100, ["44100 Hz", "22050.0 Hz"]),
+            ("mono", mono, ["1 channels", "'desc' 2"]),
+        ] {
+            let path = folder.write("\(name).caf", try Self.rewritten(good, config: config))
+            let report = Engine.convert(inputs: [path], output: folder.file("out-\(name).caf"), options: ConversionOptions(jobs: 1))
+            let result = try #require(report.files.first)
+            #expect(result.status == .failed, "\(name): converted")
+            for word in words { #expect(result.reason?.contains(word) == true, "\(name): \(result.reason ?? "")") }
+            #expect(!exists(folder.file("out-\(name).caf")))
+        }
+        // The decoder's own output is checked too: libavcodec opened on the SBR config at the
+        // desc's 22050 Hz decodes 44100 Hz, and says so.
+        let decoder = try AACDecoder(config: sbr, sampleRate: 22050, channels: 2)
+        let source = try FileByteSource(path: good.path)
+        var reader = try CAFPacketReader(file: good.file, source: source)
+        let packet = try #require(try reader.next())
+        var output: [Float] = []
+        let error = #expect(throws: AACCodecError.self) {
+            try decoder.decode(try source.readExactly(at: packet.offset, count: packet.size), into: &output)
+            try decoder.finish(into: &output)
+        }
+        #expect(error?.message.contains("44100 Hz") == true, "\(error?.message ?? "")")
     }
 }

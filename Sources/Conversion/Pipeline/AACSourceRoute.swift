@@ -111,6 +111,14 @@ enum AACSourceRoute {
         }
     }
 
+    /// The source at `path` as `convert` decodes it when it is an AAC CAF (the same
+    /// `AACFileDecoder`, for `verify --against`); `nil` when it is not one.
+    static func sourceAudio(_ path: String) throws(ConversionError) -> SourceAudio? {
+        guard handles(path) else { return nil }
+        try LibAVCodecLoad.load()
+        return SourceAudio(aac: try openDecoder(path).decoder)
+    }
+
     private static func openDecoder(_ path: String) throws(ConversionError) -> (file: CAFFile, decoder: AACFileDecoder) {
         do {
             let source = try FileByteSource(path: path)
@@ -139,7 +147,8 @@ enum AACSourceRoute {
             case (true, _): writer.write(value, layout.byteOrder)
             default:
                 let scale = Double(Int64(1) << (layout.bits - 1))
-                let level = Int64(max(-scale, min(scale - 1, (Double(value) * scale).rounded())))
+                // Ties to even, as `SampleScaling.floatsToIntegers` (the documented mapping) rounds.
+                let level = Int64(max(-scale, min(scale - 1, (Double(value) * scale).rounded(.toNearestOrEven))))
                 switch layout.bits {
                 case 16: writer.write(Int16(level), layout.byteOrder)
                 case 24:

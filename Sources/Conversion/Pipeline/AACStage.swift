@@ -271,21 +271,26 @@ extension AACStage {
             }
             measured = result
         }
-        if let lag = measured.peakLag, lag != 0 {
+        let floor = snrFloor(bitRate: written.bitRate, channels: source.channels)
+        switch measured.finding(snrFloor: floor) {
+        case nil: break
+        case .lag(let lag)?:
             throw ConversionError(
                 .proof,
                 "the written CAF failed verification: its decoded audio is \(lag) frames \(lag > 0 ? "late" : "early") against the source (cross-correlation peak at lag \(lag), not 0)"
             )
-        }
-        let snr = measured.roundedSNR
-        let floor = snrFloor(bitRate: written.bitRate, channels: source.channels)
-        if let snr, snr < floor {
+        case .snr(let snr, let floor)?:
             throw ConversionError(
                 .proof,
                 "the written CAF failed verification: its decoded audio is \(snr) dB from the source (SNR), below the floor of \(floor) dB at \(written.bitRate) b/s (the encoder kept too little of this audio at this bit rate: raise -b)")
+        case .loudError(let level)?:
+            throw ConversionError(
+                .proof,
+                "the written CAF failed verification: the source is near-silent (no 4096-frame window reaches \(LossyComparison.loudWindowLevel) dBFS) but its decoded audio differs from it by \(level) dBFS RMS, above \(LossyComparison.nearSilentErrorLevel) dBFS")
         }
+        let snr = measured.roundedSNR
         var proof = Proof(
-            comparison: "lossy", rule: "aac-lc", sourceDecoder: source.decoderName,
+            comparison: "lossy", rule: measured.isNearSilent ? "aac-lc-near-silent" : "aac-lc", sourceDecoder: source.decoderName,
             outputDecoder: "libavcodec-\(LibAVCodec.version)", extent: "every-frame")
         proof.snr = snr
         proof.peakLag = measured.peakLag
