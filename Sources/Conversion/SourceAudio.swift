@@ -374,6 +374,7 @@ final class SourceAudio {
         isFloat = decoder.isFloat
         self.limit = limit
         bits = decoder.containerBits
+        exactSampleRate = Double(decoder.sampleRate)
     }
 
     /// An AAC CAF source: floats as libavcodec decodes them, the `pakt` priming dropped.
@@ -384,6 +385,7 @@ final class SourceAudio {
         isFloat = true
         limit = decoder.validFrames
         bits = 32
+        exactSampleRate = Double(decoder.sampleRate)
     }
 
     init(samples: WAVESamples, source: FileByteSource, sampleRate: Int) {
