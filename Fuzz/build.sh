@@ -24,7 +24,7 @@ flags="-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -I $out
 cmodule() {
     mkdir -p "$out/$1"
     clang -fsanitize=fuzzer-no-link,address -O1 -g -c "$root/Sources/$1/$1.c" \
-        -I "$root/Sources/$1/include" -o "$out/$1.o"
+        -I "$root/Sources/$1/include" -I "$root/Sources/LazyLibrary/include" -o "$out/$1.o"
     ar rcs "$out/lib$1.a" "$out/$1.o"
     printf 'module %s {\n    header "%s"\n    export *\n}\n' "$1" \
         "$root/Sources/$1/include/$1.h" > "$out/$1/module.modulemap"
