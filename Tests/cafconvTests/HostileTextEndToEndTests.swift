@@ -111,7 +111,7 @@ struct HostileTextEndToEndTests {
 
     // MARK: - AIFF: NAME, AUTH, ANNO, (c), MARK names
 
-    static func aiff(text: [UInt8]) -> [UInt8] {
+    static func aiff(text: [UInt8], rate: [UInt8] = [0x40, 0x0B, 0xFA, 0, 0, 0, 0, 0, 0, 0]) -> [UInt8] {
         func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] {
             var writer = ByteWriter()
             writer.write(bytes: Array(id.utf8))
@@ -124,7 +124,7 @@ struct HostileTextEndToEndTests {
         comm.write(UInt16(1), .big)
         comm.write(UInt32(100), .big)
         comm.write(UInt16(16), .big)
-        comm.write(bytes: [0x40, 0x0B, 0xFA, 0, 0, 0, 0, 0, 0, 0])  // 8000 Hz, 80-bit extended
+        comm.write(bytes: rate)  // 8000 Hz by default, 80-bit extended
         var mark = ByteWriter()
         mark.write(UInt16(1), .big)
         mark.write(UInt16(1), .big)
@@ -286,5 +286,25 @@ struct HostileTextEndToEndTests {
         #expect(converted.status == 0 || converted.status == 1, "\(converted.stderr)")
         let verified = try cafconv(["verify", path])
         #expect(verified.status < 64, "\(verified.stderr)")
+    }
+}
+
+/// Numbers from a file that no conversion may trap on, in the commands that reach them.
+@Suite("hostile numbers, end to end")
+struct HostileNumbersEndToEndTests {
+    @Test("verify --against an AIFF whose rate is 1e300 (finite, positive, beyond Int): an error, no trap")
+    func againstHugeRate() throws {
+        let folder = TempDirectory()
+        // 2^996 (about 1e300) as an 80-bit extended: exponent 16383 + 996, mantissa 1.0.
+        let huge = folder.write(
+            "huge.aif", HostileTextEndToEndTests.aiff(text: Array("x".utf8), rate: [0x43, 0xE3, 0x80, 0, 0, 0, 0, 0, 0, 0]))
+        let wav = folder.write("a.wav", WAVFixture.signal(.int16, channels: 1, frames: 100).bytes)
+        let caf = folder.file("a.caf")
+        let converted = try run(RepositoryPaths.executable, ["convert", "-q", wav, "-o", caf])
+        try #require(converted.status == 0, "\(converted.stderr)")
+        let result = try run(
+            "/usr/bin/timeout", ["-s", "KILL", "60", RepositoryPaths.executable, "verify", "--against", huge, caf])
+        #expect(result.status == 1, "status \(result.status): \(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"), "\(result.stderr)")
     }
 }
