@@ -89,15 +89,19 @@ format: ## Reformat the sources in place
 	$(SWIFT) format format -i -r Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 FUZZ_SECONDS ?= 600
-fuzz: deps ## Fuzz the CAF, WAVE/AIFF and manifest parsers and the IMA4 codec with libFuzzer, FUZZ_SECONDS each (default 600)
+fuzz: deps ## Fuzz the CAF, WAVE/AIFF, manifest and rules parsers, info (inspection) and the IMA4 codec with libFuzzer, FUZZ_SECONDS each (default 600)
 	bash Fuzz/build.sh caf
 	bash Fuzz/build.sh wave
 	bash Fuzz/build.sh manifest
 	bash Fuzz/build.sh ima4
+	bash Fuzz/build.sh inspection
+	bash Fuzz/build.sh rules
 	sh Fuzz/run-caf.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-wave.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-manifest.sh $(FUZZ_SECONDS)
 	sh Fuzz/run-caf.sh $(FUZZ_SECONDS) ima4
+	sh Fuzz/run-inspection.sh $(FUZZ_SECONDS)
+	sh Fuzz/run-rules.sh $(FUZZ_SECONDS)
 
 bench: deps ## Time cafconv against sndfile-convert, ffmpeg and cp on generated corpora (CAFCONV_BENCH_SKIP_HUGE=1 skips the 2 GiB file)
 	bash bench/run.sh

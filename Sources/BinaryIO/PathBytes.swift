@@ -85,23 +85,40 @@ public enum PathBytes {
         }
     }
 
-    /// `text` for people: each byte that was not valid UTF-8, and each control character (a
-    /// newline, tab, carriage return or escape in a name would break a log line or drive the
-    /// terminal), is shown as `\xHH`; everything else is unchanged. For messages and reports,
-    /// never for opening files.
+    /// `text` for people: each byte that was not valid UTF-8, and each C0 control character or
+    /// DEL (a newline, tab, carriage return or escape in a name would break a log line or drive
+    /// the terminal), is shown as `\xHH`; each C1 control (U+0080 to U+009F: U+009B is a CSI a
+    /// terminal may obey, U+0085 a line break), line or paragraph separator (U+2028, U+2029) and
+    /// bidirectional override (U+202A to U+202E, U+2066 to U+2069, which reorder what follows) as
+    /// `\u{HHHH}`; everything else is unchanged. The one escaping function for everything a file
+    /// or its name puts in front of a terminal or a log: file names, metadata text, chunk text,
+    /// rules-file content. For messages and reports, never for opening files or for JSON.
     public static func display(_ text: String) -> String {
-        guard holds(text, 0xF4) || text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
+        // Fast path: ASCII with no control character (every byte of a non-ASCII scalar is >= 0x80).
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F }) else { return text }
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
             if scalar.value >= base || scalar.value < 0x20 || scalar.value == 0x7F {
                 let byte = scalar.value >= base ? UInt8(scalar.value - base + 0x80) : UInt8(scalar.value)
                 let digits = String(byte, radix: 16, uppercase: true)
                 result += "\\x" + (digits.count < 2 ? "0" : "") + digits
+            } else if needsEscape(scalar) {
+                let digits = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u{" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "}"
             } else {
                 result.unicodeScalars.append(scalar)
             }
         }
         return result
+    }
+
+    /// Whether ``display(_:)`` escapes `scalar`.
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+        default: scalar.value >= base
+        }
     }
 
     /// Whether `path` holds a byte that is not valid UTF-8.

@@ -430,12 +430,17 @@ final class SourceAudio {
         }
         if case .cafconv(var samples) = route {
             try samples.settleSlots(in: byteSource)
-            let rate: Int
+            let declared: Double
             switch content {
-            case .wave(let wave): rate = Int(wave.format.sampleRate)
-            case .aiff(let aiff): rate = Int(aiff.sampleRate.rounded())
-            case .caf(let caf): rate = Int(caf.audioDescription.sampleRate.rounded())
-            case .other: rate = 0
+            case .wave(let wave): declared = Double(wave.format.sampleRate)
+            case .aiff(let aiff): declared = aiff.sampleRate
+            case .caf(let caf): declared = caf.audioDescription.sampleRate
+            case .other: declared = 0
+            }
+            // An AIFF's 80-bit rate or a CAF's Float64 can be 1e300 (finite and positive, so the
+            // readers take it): `Int(_:)` of it trapped `verify --against`.
+            guard let rate = Int(exactly: declared.rounded()), rate >= 0 else {
+                throw SourceError("\(path): the sample rate \(declared) Hz is out of range")
             }
             let audio = SourceAudio(samples: samples, source: byteSource, sampleRate: rate)
             audio.exactSampleRate = content.exactRate(integerRate: rate)

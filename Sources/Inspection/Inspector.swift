@@ -225,6 +225,14 @@ public enum Inspector {
         return info
     }
 
+    /// Describes the bytes of `source`, reported under `path` (shown as given): what `inspect`
+    /// does once the file is open, for bytes from anywhere (the Inspection fuzz target).
+    public static func inspect(_ source: some ByteSource, path: String) -> AudioFileInfo {
+        var info = AudioFileInfo(path: path)
+        describe(source, into: &info)
+        return info
+    }
+
     private static func describe(path: String) -> AudioFileInfo {
         var info = AudioFileInfo(path: path)
         let source: FileByteSource
@@ -233,20 +241,24 @@ public enum Inspector {
             if case .io(_, _, let message) = error { info.error = message } else { info.error = "\(error)" }
             return info
         }
+        describe(source, into: &info)
+        return info
+    }
+
+    private static func describe(_ source: some ByteSource, into info: inout AudioFileInfo) {
         let prefix = (try? source.read(at: 0, count: 12)) ?? []
         guard let container = Container.detect(prefix) else {
             info.error = source.length == 0 ? "empty file (0 bytes)" : "not a CAF, WAV or AIFF file"
-            return info
+            return
         }
         switch container {
         case .caf: describeCAF(source, into: &info)
         case .wav, .rifx, .rf64: describeWAVE(source, into: &info)
         case .aiff, .aifc: describeAIFF(source, into: &info)
         }
-        return info
     }
 
-    static func describeCAF(_ source: FileByteSource, into info: inout AudioFileInfo) {
+    static func describeCAF(_ source: some ByteSource, into info: inout AudioFileInfo) {
         info.container = "caf"
         let document: CAFDocument
         do { document = try CAFDocument(reading: source) } catch {
@@ -288,7 +300,7 @@ public enum Inspector {
         setDuration(&info)
     }
 
-    static func describeWAVE(_ source: FileByteSource, into info: inout AudioFileInfo) {
+    static func describeWAVE(_ source: some ByteSource, into info: inout AudioFileInfo) {
         info.container = "wav"
         let file: WAVEFile
         do { file = try WAVEFile(reading: source) } catch {
@@ -320,7 +332,7 @@ public enum Inspector {
         info.audioBytes = file.audioBytes
         if let mask = format.channelMask { info.channelLayout = "WAVE channel mask 0x\(String(mask, radix: 16))" }
         info.chunks = file.chunks.map {
-            AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: Int64($0.declaredSize))
+            AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: Int64(clamping: $0.declaredSize))
         }
         info.info = file.infoStrings.map { AudioFileInfo.Text(key: $0.key, value: $0.value) }
         var names: [UInt32: String] = [:]
@@ -342,10 +354,17 @@ public enum Inspector {
                 baseNote: Double(sampler.midiUnityNote) + Double(sampler.midiPitchFraction) / 4_294_967_296)
         }
         info.warnings = file.warnings.map(\.message)
+        // An RF64 `ds64` can declare 2^63 bytes or more: the report's signed size holds the
+        // largest it can, and says so.
+        for chunk in file.chunks where chunk.declaredSize > UInt64(Int64.max) {
+            info.warnings.append(
+                "chunk '\(chunk.type.trimmed)' at byte \(chunk.offset) declares \(chunk.declaredSize) bytes, more than any file holds"
+            )
+        }
         setDuration(&info)
     }
 
-    static func describeAIFF(_ source: FileByteSource, into info: inout AudioFileInfo) {
+    static func describeAIFF(_ source: some ByteSource, into info: inout AudioFileInfo) {
         info.container = "aiff"
         let file: AIFFFile
         do { file = try AIFFFile(reading: source) } catch {
@@ -378,7 +397,7 @@ public enum Inspector {
         info.audioOffset = file.audioOffset
         info.audioBytes = file.audioBytes
         info.chunks = file.chunks.map {
-            AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: Int64($0.declaredSize))
+            AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: Int64(clamping: $0.declaredSize))
         }
         info.info = file.texts.map { AudioFileInfo.Text(key: $0.type.trimmed, value: $0.text) }
         info.markers = file.markers.map {

@@ -1,3 +1,4 @@
+import BinaryIO
 import CommandLineKit
 import Conversion
 
@@ -292,7 +293,7 @@ struct Convert {
         Output.render(report, style: style, printed: log.printed)
         if let depfile, !report.interrupted {
             do throws(ConversionError) { try Depfile.write(Depfile.text(for: report), to: depfile) } catch {
-                Console.error("\(Output.errorPrefix(color: terminal.color)) \(depfile): \(error.message)")
+                Console.error("\(Output.errorPrefix(color: terminal.color)) \(PathBytes.display("\(depfile): \(error.message)"))")
                 return ExitStatus.failure
             }
         }

@@ -1,5 +1,7 @@
+import BinaryIO
 import CommandLineKit
 import Conversion
+import Inspection
 import JSONKit
 import Synchronization
 import SystemLayer
@@ -43,18 +45,23 @@ enum Output {
     /// --check (which list orphans on stdout), an orphan warning. `convert` prints them when the
     /// file is done, and again at the end only those that were not printed then.
     static func diagnostics(for file: FileResult, style: Style) -> [String] {
+        // Progress events carry the raw result (names, and warnings that may quote the file's
+        // metadata): everything but the coloured prefix is escaped here, as in the final report.
+        let shown = PathBytes.display
         var lines: [String] = []
         if file.status == .failed {
-            lines.append("\(errorPrefix(color: style.color)) \(failure(file))")
+            lines.append("\(errorPrefix(color: style.color)) \(shown(failure(file)))")
         }
         guard !style.quiet else { return lines }
-        for text in file.warnings { lines.append("\(warningPrefix(color: style.color)) \(file.input): \(text)") }
+        for text in file.warnings { lines.append("\(warningPrefix(color: style.color)) \(shown("\(file.input): \(text)"))") }
         if file.status == .orphaned && !style.json && !style.dryRun {
             // The hint only where --prune would delete it: not for an output it refused.
             let refused = file.reason?.contains("not pruned") == true
             lines.append(
-                "\(warningPrefix(color: style.color)) \(file.output ?? "?"): orphaned, \(file.reason ?? "its source is gone") (source was \(file.input)\(refused ? "" : "; --prune deletes it"))"
-            )
+                "\(warningPrefix(color: style.color)) "
+                    + shown(
+                        "\(file.output ?? "?"): orphaned, \(file.reason ?? "its source is gone") (source was \(file.input)\(refused ? "" : "; --prune deletes it"))"
+                    ))
         }
         return lines
     }
@@ -210,14 +217,11 @@ enum Output {
 
     /// `1 frame`, `2 frames`, `0 bytes`.
     static func count(_ value: some BinaryInteger, _ singular: String, _ plural: String? = nil) -> String {
-        "\(value) " + (value == 1 ? singular : plural ?? singular + "s")
+        InfoText.count(value, singular, plural)
     }
 
     /// A number without a fractional part when it has none (44100, not 44100.0).
-    static func number(_ value: Double) -> String {
-        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
-    }
+    static func number(_ value: Double) -> String { InfoText.number(value) }
 
     static func formatMilliseconds(_ value: Double) -> String {
         if value >= 1000 { return "\(Double(Int(value / 10)) / 100) s" }

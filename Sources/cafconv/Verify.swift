@@ -118,9 +118,10 @@ struct Verify {
             Console.output(Output.json(report))
         } else {
             for file in report.files {
-                for failure in file.failures { Console.output("\(file.path): \(failure)") }
+                // A finding may quote the file (chunk text, metadata): escaped like names.
+                for failure in file.failures { Console.output(PathBytes.display("\(file.path): \(failure)")) }
                 if !quiet && file.passed {
-                    Console.output("\(file.path): ok" + (file.comparison.map { " (\($0))" } ?? ""))
+                    Console.output(PathBytes.display("\(file.path): ok" + (file.comparison.map { " (\($0))" } ?? "")))
                 }
             }
             let empty = report.files.filter { file in file.failures.contains { $0.code == VerifyRule.cafFiles.code } }
@@ -129,7 +130,7 @@ struct Verify {
                 if !empty.isEmpty {
                     summary += " (no CAF files found under \(empty.map(\.path).joined(separator: ", ")))"
                 }
-                Console.error(summary)
+                Console.error(PathBytes.display(summary))
             }
         }
         return report.succeeded ? ExitStatus.success : ExitStatus.failure

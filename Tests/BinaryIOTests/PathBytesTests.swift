@@ -42,6 +42,14 @@ struct PathBytesTests {
         #expect(PathBytes.display("plain é.wav") == "plain é.wav")
     }
 
+    @Test("display shows C1 controls, line separators and bidi overrides as \\u{HHHH} (issue 28)")
+    func displayUnicodeControls() {
+        // U+009B is a CSI for terminals that take C1 controls; U+0085 a line break; U+202E reverses what follows.
+        #expect(PathBytes.display("a\u{9B}31mb\u{85}c\u{80}\u{9F}") == "a\\u{009B}31mb\\u{0085}c\\u{0080}\\u{009F}")
+        #expect(PathBytes.display("x\u{2028}y\u{2029}z\u{202E}w\u{2066}v") == "x\\u{2028}y\\u{2029}z\\u{202E}w\\u{2066}v")
+        #expect(PathBytes.display("\u{A0}é\u{2030}") == "\u{A0}é\u{2030}")
+    }
+
     @Test("a path with a NUL byte is never handed to the system")
     func nul() {
         #expect(PathBytes.withCString("keep.wav\u{0}.caf") { _ in 1 } == nil)

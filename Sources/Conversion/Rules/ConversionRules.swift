@@ -1,3 +1,5 @@
+import BinaryIO
+
 /// What is wrong with a rules file or one of its settings, in one sentence; `file` and `line`,
 /// when known, say where (`Sounds/cafconv.toml:7: ...`).
 public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -15,11 +17,12 @@ public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    /// `file:line: message`.
+    /// `file:line: message`, escaped for a terminal (``PathBytes/display(_:)``): a message
+    /// quotes the file's own patterns, keys and values, which may hold control characters.
     public var description: String {
-        guard let file else { return message }
-        guard let line else { return "\(file): \(message)" }
-        return "\(file):\(line): \(message)"
+        guard let file else { return PathBytes.display(message) }
+        guard let line else { return PathBytes.display("\(file): \(message)") }
+        return PathBytes.display("\(file):\(line): \(message)")
     }
 }
 
