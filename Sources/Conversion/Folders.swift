@@ -204,8 +204,11 @@ extension FileSystem {
 
     /// Fails when something other than a regular file stands at `target` in `folder`: cafconv
     /// replaces only regular files, never a device, FIFO, socket, symlink or folder, whoever runs it.
-    static func checkReplaceable(_ target: String, in folder: Folder) throws(ConversionError) {
+    static func checkReplaceable(_ target: String, in folder: Folder, allowingSymlink: Bool = false)
+        throws(ConversionError)
+    {
         guard let info = folder.info(target), (info.st_mode & S_IFMT) != S_IFREG else { return }
+        if allowingSymlink && (info.st_mode & S_IFMT) == S_IFLNK { return }
         throw ConversionError(
             .output,
             "\(PathBytes.display(joined(folder.path, target))) is \(kindName(info.st_mode)); cafconv replaces only regular files"
@@ -265,6 +268,7 @@ extension FileSystem {
         let name: String
         let target: String
         private let lockDescriptor: Int32
+        private let replacingSymlink: Bool
         private let identity: Identity
         private var committed = false
 
@@ -274,8 +278,11 @@ extension FileSystem {
         var displayPath: String { joined(folder.path, name) }
 
         /// Creates the temporary file for `target` (a name) in `folder`.
-        init(in folder: Folder, for target: String) throws(ConversionError) {
-            try checkReplaceable(target, in: folder)
+        /// `replacingSymlink`: a symlink at the target is replaced (never followed), for cafconv's
+        /// own state files, where a planted link must not stop the record.
+        init(in folder: Folder, for target: String, replacingSymlink: Bool = false) throws(ConversionError) {
+            try checkReplaceable(target, in: folder, allowingSymlink: replacingSymlink)
+            self.replacingSymlink = replacingSymlink
             var fd: Int32 = -1
             var name = ""
             for _ in 0..<8 {
@@ -331,9 +338,9 @@ extension FileSystem {
                     .output,
                     "the output folder \(PathBytes.display(folder.rootPath)) was moved or replaced during the run; nothing written there")
             }
-            try checkReplaceable(target, in: folder)
+            try checkReplaceable(target, in: folder, allowingSymlink: replacingSymlink)
             if folder.info(target) != nil {
-                try replaceExisting()
+                try replaceExisting(replacingSymlink: replacingSymlink)
             } else {
                 // Nothing at the target: a rename that never replaces, so a device planted
                 // meanwhile stays where it is.
@@ -341,8 +348,8 @@ extension FileSystem {
                     withPath(target) { to in cafconv_rename_noreplace_at(folder.descriptor, from, to) }
                 }
                 if moved != 0 && errno == EEXIST {
-                    try checkReplaceable(target, in: folder)
-                    try replaceExisting()
+                    try checkReplaceable(target, in: folder, allowingSymlink: replacingSymlink)
+                    try replaceExisting(replacingSymlink: replacingSymlink)
                 } else if moved != 0 {
                     throw ConversionError(.output, "cannot move the finished file into place: \(errorText())")
                 }
@@ -351,7 +358,7 @@ extension FileSystem {
         }
 
         /// Puts the file in place of the regular file at the target.
-        private func replaceExisting() throws(ConversionError) {
+        private func replaceExisting(replacingSymlink: Bool) throws(ConversionError) {
             let exchanged =
                 withPath(name, { from in withPath(target) { to in cafconv_exchange_at(folder.descriptor, from, to) } }) == 0
             guard exchanged else {
@@ -364,7 +371,9 @@ extension FileSystem {
                 }
                 return
             }
-            if let old = folder.info(name), (old.st_mode & S_IFMT) != S_IFREG {
+            if let old = folder.info(name), (old.st_mode & S_IFMT) != S_IFREG,
+                !(replacingSymlink && (old.st_mode & S_IFMT) == S_IFLNK)
+            {
                 // Someone put something else at the target after the check: put it back untouched.
                 _ = withPath(name) { from in withPath(target) { to in cafconv_exchange_at(folder.descriptor, from, to) } }
                 throw ConversionError(

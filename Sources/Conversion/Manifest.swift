@@ -565,7 +565,7 @@ struct Manifest {
         -> FileSystem.FileState
     {
         let temporary: FileSystem.TemporaryFile
-        do { temporary = try FileSystem.TemporaryFile(in: directory, for: name) } catch {
+        do { temporary = try FileSystem.TemporaryFile(in: directory, for: name, replacingSymlink: true) } catch {
             throw ConversionError(.manifest, "cannot write it: \(error.message)")
         }
         do {

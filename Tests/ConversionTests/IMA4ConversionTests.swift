@@ -296,9 +296,10 @@ struct IMA4ConversionTests {
         let pcm = try convert(IMA4Fixtures.wave(samples, channels: 1))
         let verified = try #require(
             Verifier.verify(paths: [pcm.path], options: VerifyOptions(against: encoded.path)).files.first)
-        #expect(verified.failures.map(\.code) == ["against"])
-        let found = verified.failures.first?.found ?? ""
-        #expect(!found.contains("no AAC decoder") && found.contains("convert"), "\(found)")
+        // verify --against decodes an AAC CAF source as convert does (issue 30): whatever it finds,
+        // it is never that it has no decoder.
+        let found = verified.failures.map(\.found).joined(separator: " ")
+        #expect(!found.contains("no AAC decoder") && !found.contains("decoded only by convert"), "\(found)")
     }
 
     @Test(
