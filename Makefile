@@ -66,7 +66,7 @@ release-check: release ## Check the release binary against the debug one (same b
 install: release ## Install the binary, man page, shell completions and file(1) magic under $(DESTDIR)$(PREFIX)
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(SHAREDIR)
 	install -m 755 $(RELEASE_BIN) $(BINDIR)/cafconv
-	# The magic(5) fragment that makes file(1) describe CAF files (see the README).
+	# The magic(5) fragment that makes file(1) describe CAF files (see docs/info-verify.md).
 	install -m 644 share/magic/caf $(SHAREDIR)/caf.magic
 	# The manual and the completion scripts come from the binary's own option tables; the manual
 	# is dated by the last commit (SOURCE_DATE_EPOCH), or else by when the binary was built.

@@ -18,7 +18,7 @@ command -v ffmpeg >/dev/null || need+=(ffmpeg)
 command -v sndfile-info >/dev/null || need+=(sndfile-programs)
 command -v file >/dev/null || need+=(file)
 command -v sox >/dev/null || need+=(sox)
-# make and ninja-build: the README's build-system recipes run in the tests (BuildSystemEndToEndTests).
+# make and ninja-build: the build-system recipes of docs/build-systems.md run in the tests (BuildSystemEndToEndTests).
 command -v make >/dev/null || need+=(make)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ ${#need[@]} -eq 0 ] && exit 0

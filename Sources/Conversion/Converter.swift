@@ -24,8 +24,8 @@ public struct ConversionOptions: Sendable, Equatable {
     /// (copied by the kernel, byte-swapped or sign-flipped); `false` sends every sample through
     /// libsndfile. The output bytes are the same either way.
     public var directPayload: Bool
-    /// `--strip-metadata`: write no loops, markers, regions, instrument or text chunks (README,
-    /// "Loops, markers and text"); only the chunks the audio needs.
+    /// `--strip-metadata`: write no loops, markers, regions, instrument or text chunks
+    /// (docs/metadata.md); only the chunks the audio needs.
     public var stripMetadata: Bool
     /// `-d FMT@RATE`: the output's sample rate in Hz; `nil` keeps the source's.
     public var sampleRate: Int?

@@ -319,7 +319,7 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
         /// The run was interrupted (SIGINT or SIGTERM) before the file was done.
         case interrupted
 
-        /// What the code means, in one sentence (the README's table of codes).
+        /// What the code means, in one sentence (the table of codes in docs/convert.md).
         public var summary: String {
             switch self {
             case .input: "the input is missing, or is not a regular file or folder"

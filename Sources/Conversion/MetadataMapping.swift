@@ -2,8 +2,8 @@ import BinaryIO
 import CAFKit
 import WAVEKit
 
-/// How the loops, markers and text of a WAV, AIFF or CAF source become CAF chunks (README,
-/// "Loops, markers and text"). The mapping is pure: it reads parsed chunk values and makes
+/// How the loops, markers and text of a WAV, AIFF or CAF source become CAF chunks
+/// (docs/metadata.md). The mapping is pure: it reads parsed chunk values and makes
 /// ``CAFMetadata``; ``CAFMetadata/rescaled(sourceRate:outputRate:outputFrames:)`` then moves the
 /// positions to the output's rate and length, and any header writer places the chunks with
 /// ``CAFWriter/placeBeforeData(leading:metadata:dataChunkOffset:pageSize:)``.

@@ -137,8 +137,8 @@ struct Convert {
 
                 Loops, markers and text travel with the audio: 'smpl' loops become CAF 'inst', 'regn' \
                 and 'mark' chunks, 'cue ' points named by 'LIST'/'adtl' become 'mark' markers named in \
-                'strg', and 'LIST'/'INFO' and 'bext' text becomes 'info' with Apple's keys (README, \
-                "Loops, markers and text"). A position past the end of the output is dropped with a \
+                'strg', and 'LIST'/'INFO' and 'bext' text becomes 'info' with Apple's keys \
+                (docs/metadata.md). A position past the end of the output is dropped with a \
                 warning. -d aac outputs carry none (a warning says so when the source has any). \
                 --strip-metadata writes none of them.
 

@@ -26,6 +26,16 @@ public enum RepositoryPaths {
         return (try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]]) ?? [:]
     }
 
+    /// The user documentation: README.md and every page of docs/, in name order, as one text.
+    public static func documentation() throws -> String {
+        var text = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+        let pages = (try? FileManager.default.contentsOfDirectory(atPath: root + "/docs")) ?? []
+        for page in pages.sorted() where page.hasSuffix(".md") {
+            text += "\n" + (try String(contentsOfFile: root + "/docs/" + page, encoding: .utf8))
+        }
+        return text
+    }
+
     /// The built `cafconv` executable next to the test bundle.
     public static var executable: String {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()

@@ -444,7 +444,7 @@ struct LogsAndGatesEndToEndTests {
 
     @Test("the README's example of combined short flags is valid")
     func readmeShortFlags() throws {
-        let readme = try String(contentsOfFile: RepositoryPaths.root + "/README.md", encoding: .utf8)
+        let readme = try RepositoryPaths.documentation()
         let sentence = try #require(readme.range(of: "short flags combine"), "the README no longer says how flags combine")
         let rest = readme[sentence.upperBound...].prefix(while: { $0 != ";" })
         let examples = rest.matches(of: #/`(-[^`]+)`/#).map { String($0.1) }
@@ -459,7 +459,7 @@ struct LogsAndGatesEndToEndTests {
 
     @Test("help and the README give the exit statuses, including the gates")
     func exitStatusesDocumented() throws {
-        let readme = try String(contentsOfFile: RepositoryPaths.root + "/README.md", encoding: .utf8)
+        let readme = try RepositoryPaths.documentation()
         for (command, phrase) in [
             ("convert", "a folder held no audio file"), ("verify", "a folder held no CAF file"),
             ("info", "a folder held no audio file"),

@@ -96,8 +96,8 @@ struct SourcesEndToEndTests {
 
     @Test("the README's source table, convert --help and the manual page list the same audio extensions")
     func documentedExtensions() throws {
-        let readme = try String(contentsOfFile: RepositoryPaths.root + "/README.md", encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "### Sources: what `convert` reads").last)
+        let readme = try RepositoryPaths.documentation()
+        let section = try #require(readme.components(separatedBy: "## Sources: what `convert` reads").last)
         let table = section.components(separatedBy: "\n\n").dropFirst().first { $0.hasPrefix("| source") } ?? ""
         var documented = Set<String>()
         for row in table.split(separator: "\n") {

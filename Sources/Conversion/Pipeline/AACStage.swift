@@ -225,7 +225,7 @@ extension AACStage {
     /// from 96 kb/s, 1.5 dB from 64 kb/s, 0.25 dB from 32 kb/s, none below. A perceptual coder
     /// does not minimise the waveform error, so these are floors for the worst audio (full-scale
     /// white noise measured 3.1 dB at 64 kb/s per channel, 18.7 dB at 128), not quality targets;
-    /// an output decoded wrong or misaligned gives about -3 dB or less (see the README).
+    /// an output decoded wrong or misaligned gives about -3 dB or less (see docs/aac.md).
     static func snrFloor(bitRate: Int, channels: Int) -> Double {
         let perChannel = bitRate / max(1, channels)
         if perChannel >= 96_000 { return 4 }

@@ -109,7 +109,7 @@ enum ContainerStage {
     }
 
     /// The loops, markers and text of the source as CAF chunks for an output of `outputFrames`
-    /// frames at `outputRate` (README, "Loops, markers and text"): what cannot be carried, and
+    /// frames at `outputRate` (docs/metadata.md): what cannot be carried, and
     /// every position dropped because it falls past the end of the output, lands in `warnings`.
     /// The rates are the source's and the output's; they differ once the rate can change.
     static func metadata(

@@ -147,7 +147,7 @@ enum IMA4Stage {
 /// exact value on the 16-bit scale (floats beyond full scale clipped, as the encoder clips them),
 /// must reach the floor.
 ///
-/// **The floor, 10 dB** (``defaultFloor``), was chosen from measurements (README, "IMA4"): the
+/// **The floor, 10 dB** (``defaultFloor``), was chosen from measurements (docs/ima4.md): the
 /// 300 files of the bench's sfx corpus encode at 30.1-31.1 dB, the WAV files of the shared real
 /// corpus at 15.3-47.7 dB (15.3: four samples, beyond full scale), the bench's music, sweep and
 /// pink noise at 26-31 dB; the hardest loud material, full-scale square waves and white noise,
