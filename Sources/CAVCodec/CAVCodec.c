@@ -763,29 +763,6 @@ void cafconv_av_reader_close(cafconv_av_reader *reader) {
 
 static const char *no_format = "cafconv was built without the libavformat headers, so it has no second decoder; install the Debian package libavformat-dev and rebuild";
 
-cafconv_av_reader *cafconv_av_reader_open(const char *path, char *error, size_t size) {
-    (void)path;
-    say(error, size, no_format);
-    return NULL;
-}
-int cafconv_av_reader_channels(const cafconv_av_reader *reader) { (void)reader; return 0; }
-int cafconv_av_reader_rate(const cafconv_av_reader *reader) { (void)reader; return 0; }
-const char *cafconv_av_reader_codec(const cafconv_av_reader *reader) { (void)reader; return ""; }
-int cafconv_av_reader_is_float(const cafconv_av_reader *reader) { (void)reader; return 0; }
-int64_t cafconv_av_reader_stated_frames(const cafconv_av_reader *reader) { (void)reader; return -1; }
-int cafconv_av_reader_container_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
-int cafconv_av_reader_raw_bits(const cafconv_av_reader *reader) { (void)reader; return 0; }
-int cafconv_av_reader_read(cafconv_av_reader *reader, int32_t *ints, double *doubles, int frames, char *error, size_t size) {
-    (void)reader; (void)ints; (void)doubles; (void)frames;
-    say(error, size, no_format);
-    return -1;
-}
-int64_t cafconv_av_reader_damaged(const cafconv_av_reader *reader) { (void)reader; return 0; }
-int cafconv_av_reader_damage_at(const cafconv_av_reader *reader, int index, int64_t *frame, int64_t *byte) {
-    (void)reader; (void)index; (void)frame; (void)byte;
-    return -1;
-}
-void cafconv_av_reader_close(cafconv_av_reader *reader) { (void)reader; }
 
 #endif
 
@@ -840,6 +817,11 @@ void cafconv_aac_decoder_take(cafconv_aac_decoder *decoder, float *out) { (void)
 void cafconv_aac_decoder_close(cafconv_aac_decoder *decoder) { (void)decoder; }
 
 
+
+#endif
+
+#if !CAFCONV_HAVE_AVFORMAT
+// The second decoder's functions when it cannot be built; `no_format` says what is missing.
 cafconv_av_reader *cafconv_av_reader_open(const char *path, char *error, size_t size) {
     (void)path;
     say(error, size, no_format);
@@ -863,5 +845,4 @@ int cafconv_av_reader_damage_at(const cafconv_av_reader *reader, int index, int6
     return -1;
 }
 void cafconv_av_reader_close(cafconv_av_reader *reader) { (void)reader; }
-
 #endif
