@@ -12,21 +12,11 @@ set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
 
-for tool in sox /usr/bin/time; do
-    command -v "$tool" >/dev/null || {
-        echo "bench: $tool is missing (apt-get install sox time)" >&2
-        exit 1
-    }
-done
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_require "apt-get install sox time" sox /usr/bin/time
 
-if [[ -z ${CAFCONV_BIN:-} ]]; then
-    flags=$(bash scripts/release-flags.sh)
-    # shellcheck disable=SC2086
-    swift build $flags --product cafconv >&2
-    # shellcheck disable=SC2086
-    CAFCONV_BIN="$(swift build $flags --show-bin-path)/cafconv"
-fi
-BIN=$CAFCONV_BIN
+bench_binary
 LENGTH=${LENGTH:-4}
 W=bench/work/memory
 rm -rf "$W"

@@ -15,21 +15,10 @@ cd "$(dirname "$0")/.."
 
 W=bench/work
 RUNS=${BENCH_RUNS:-5}
-for tool in hyperfine sox ffmpeg python3 /usr/bin/time; do
-    command -v "$tool" >/dev/null || {
-        echo "bench: $tool is missing (apt-get install hyperfine sox ffmpeg time python3-numpy)" >&2
-        exit 1
-    }
-done
-
-if [[ -z ${CAFCONV_BIN:-} ]]; then
-    flags=$(bash scripts/release-flags.sh)
-    # shellcheck disable=SC2086
-    swift build $flags --product cafconv >&2
-    # shellcheck disable=SC2086
-    CAFCONV_BIN="$(swift build $flags --show-bin-path)/cafconv"
-fi
-BIN=$CAFCONV_BIN
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_require "apt-get install hyperfine sox ffmpeg time python3-numpy" hyperfine sox ffmpeg python3 /usr/bin/time
+bench_binary
 
 python3 bench/make-corpus.py "$W/corpus" sfx >&2
 src=$W/corpus/sfx
