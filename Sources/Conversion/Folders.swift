@@ -163,14 +163,14 @@ extension FileSystem {
 
         /// Ends a run; the roots are closed once no run is in progress.
         static func endRun() {
-            let closing = state.withLock { state -> [String: Folder] in
+            // The folders are handed out of the lock, so their descriptors close after it.
+            _ = state.withLock { state -> [String: Folder] in
                 state.runs -= 1
                 guard state.runs <= 0 else { return [:] }
                 state.runs = 0
                 defer { state.folders = [:] }
                 return state.folders
             }
-            _ = closing
         }
 
         /// The root at `path` (created with its parents when `create` and missing).
