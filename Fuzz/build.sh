@@ -6,7 +6,7 @@
 # parser), and linked with Fuzz/<Name>Fuzz/main.swift.
 #
 #   caf       CAFKit (the CAF parser)             wave      WAVEKit (the WAVE and AIFF readers)
-#   ima4      CAFKit (the IMA4 codec)             manifest  Sources/Conversion/ManifestFormat.swift
+#   ima4      CAFKit (the IMA4 codec)             manifest  Sources/Conversion/Incremental/ManifestFormat.swift
 #   inspection  Inspection (info's text and JSON over CAF, WAV, RIFX, RF64, AIFF bytes)
 #   rules     Conversion (the rules-file reader, its globs and settings)
 #
@@ -54,7 +54,7 @@ case $name in
         extra="" libs="-lWAVEKit $libs" ;;
     manifest)
         # Standard library, SystemLayer and BinaryIO only, so it is compiled into the fuzzer itself.
-        extra="$root/Sources/Conversion/ManifestFormat.swift" ;;
+        extra="$root/Sources/Conversion/Incremental/ManifestFormat.swift" ;;
     inspection)
         # shellcheck disable=SC2046
         module CAFKit $(find "$root/Sources/CAFKit" -name '*.swift' | sort)

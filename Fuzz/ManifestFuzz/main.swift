@@ -1,4 +1,4 @@
-// libFuzzer entry point for the manifest parser (Sources/Conversion/ManifestFormat.swift).
+// libFuzzer entry point for the manifest parser (Sources/Conversion/Incremental/ManifestFormat.swift).
 // Built by Fuzz/build-manifest.sh: ManifestFormat.swift is compiled into this module with an
 // instrumented BinaryIO (for PathBytes), so no file system code is involved.
 import BinaryIO

@@ -1,0 +1,140 @@
+import AACCodec
+import BinaryIO
+import CAFKit
+import SndFile
+import WAVEKit
+
+/// Options that decide what a conversion writes.
+public struct ConversionOptions: Sendable, Equatable {
+    /// `-d`: the output data format; `nil` keeps the source's format where CAF can hold it.
+    public var dataFormat: DataFormat?
+    /// `--endian`: the output byte order; `nil` means the `-d` prefix, else little-endian.
+    public var endian: EndianChoice?
+    /// `-j`: how many files to convert at once.
+    public var jobs: Int
+    /// Samples (all channels) moved per block; bounds memory per job.
+    public var blockSamples: Int
+    /// `--force`: convert every input, even when its output is up to date.
+    public var force: Bool
+    /// `--dry-run` / `--check`: decide what is out of date and write nothing at all.
+    public var dryRun: Bool
+    /// `--prune`: delete outputs cafconv made whose source is gone.
+    public var prune: Bool
+    /// Move linear PCM sample bytes without decoding them when the output holds the same samples
+    /// (copied by the kernel, byte-swapped or sign-flipped); `false` sends every sample through
+    /// libsndfile. The output bytes are the same either way.
+    public var directPayload: Bool
+    /// `--strip-metadata`: write no loops, markers, regions, instrument or text chunks
+    /// (docs/metadata.md); only the chunks the audio needs.
+    public var stripMetadata: Bool
+    /// `-d FMT@RATE`: the output's sample rate in Hz; `nil` keeps the source's.
+    public var sampleRate: Int?
+    /// `-c`: the output's channel count; `nil` keeps the source's.
+    public var channels: Int?
+    /// `--mix` (the default) / `--no-mix`: whether a channel count change mixes (1 → 2 copies, N → 2
+    /// and N → 1 downmix by ITU-R BS.775) or keeps the first channels (adding silent ones).
+    public var mix: Bool
+    /// `--src-quality`: libsoxr's recipe when the rate changes (default VHQ).
+    public var srcQuality: RateQuality
+    /// `--dither`: TPDF dither where samples become integers of fewer bits (default none).
+    public var dither: Dither
+    /// `-d ima4`: how hard the IMA4 encoder searches (``IMA4Encoder/Options/standard``, the beam
+    /// of 12 states, by default). Part of the fingerprint for IMA4 outputs.
+    public var ima4Search: IMA4Encoder.Options = .standard
+    /// `-d ima4`: the proof's floor in dB; an IMA4 output whose SNR against the source is lower
+    /// (and whose error is louder than ``IMA4Proof/quietError``) fails. See ``IMA4Proof``.
+    public var ima4MinimumSNR: Double = IMA4Proof.defaultFloor
+    /// `--shard K/N`: convert only this shard's share of the planned files (run-wide; not part of
+    /// the fingerprint).
+    public var shard: Shard? = nil
+    /// `-b`: the total bit rate of `-d aac`, in bits per second; `nil` takes the default for the
+    /// source's channel count (64 kb/s per channel, at most AAC's ceiling for the rate).
+    public var bitRate: Int?
+
+    /// Creates options; `jobs` defaults to the number of processors.
+    public init(
+        dataFormat: DataFormat? = nil, endian: EndianChoice? = nil, jobs: Int? = nil, blockSamples: Int = 1 << 16,
+        force: Bool = false, dryRun: Bool = false, prune: Bool = false, directPayload: Bool = true,
+        sampleRate: Int? = nil, channels: Int? = nil, mix: Bool = true, srcQuality: RateQuality = .vhq,
+        dither: Dither = .none,
+        stripMetadata: Bool = false, bitRate: Int? = nil
+    ) {
+        self.bitRate = bitRate
+        self.dataFormat = dataFormat
+        self.endian = endian
+        self.jobs = max(1, jobs ?? FileSystem.processorCount)
+        self.blockSamples = max(1, blockSamples)
+        self.force = force
+        self.dryRun = dryRun
+        self.prune = prune
+        self.directPayload = directPayload
+        self.stripMetadata = stripMetadata
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.mix = mix
+        self.srcQuality = srcQuality
+        self.dither = dither
+    }
+
+    /// Version of the conversion rules; bump it when the same options would write different bytes,
+    /// so every output recorded by an older cafconv is converted again. 2: compressed sources
+    /// end at the header's frame count (`fact`), 24-bit samples in 4-byte slots are decoded by
+    /// cafconv, and µ-law and A-law codes come from cafconv's G.711 encoder (libsndfile's coded
+    /// -32768 as positive full scale). 3: the source's loops, markers and text are written as
+    /// `info`, `inst`, `regn`, `mark` and `strg` chunks, and lossy codecs (MP3, Vorbis, Opus; MP3
+    /// in WAV was already accepted) are read as the decoder's floats and mapped by the
+    /// float-to-integer rule, instead of libsndfile's 16-bit integers.
+    public static let rulesVersion = 3
+
+    /// What decides the bytes of an output besides its source: the rules version, the resolved
+    /// `-d` format and `--endian`; the rate with `--src-quality` when `@RATE` is given, the
+    /// channels with `--mix`/`--no-mix` when `-c` is, `--dither tpdf` and `--strip-metadata`. (Without those options
+    /// the text is what it was before they existed, so earlier outputs stay up to date.) `-j` and
+    /// the block size change nothing and are left out.
+    public var fingerprint: String {
+        var format = "source"
+        switch dataFormat?.kind {
+        case .linearPCM(let bits, let isFloat)?: format = (isFloat ? "F" : "I") + String(bits)
+        case .ulaw?: format = "ulaw"
+        case .alaw?: format = "alaw"
+        case .alac?: format = "alac"
+        case .alacBits(let bits)?: format = "alac\(bits)"
+        case .ima4?:
+            // The encoder's revision and search decide the bytes; the floor decides which files
+            // are written at all.
+            format =
+                "ima4(enc=\(IMA4Stage.encoderRevision),width=\(ima4Search.searchWidth),range=\(ima4Search.codeRange),floor=\(ima4MinimumSNR))"
+        case .aac?:
+            // The encoder's identity and version decide the bytes as much as the bit rate does
+            // (libavcodec is loaded here only for AAC options).
+            format = "aac;b=\(bitRate.map(String.init) ?? "default");enc=\(LibAVCodec.encoderIdentity)"
+        case nil: break
+        }
+        let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
+        var text = "rules=\(Self.rulesVersion);d=\(order)\(format);endian=\(endian?.rawValue ?? "default")"
+        if let sampleRate { text += ";rate=\(sampleRate);src=\(srcQuality.rawValue)" }
+        if let channels { text += ";channels=\(channels);mix=\(mix ? "on" : "off")" }
+        if dither != .none { text += ";dither=\(dither.rawValue)" }
+        if stripMetadata { text += ";meta=strip" }
+        return text
+    }
+
+    /// Checks that the options agree with each other.
+    public func validate() throws(DataFormatError) {
+        if let bitRate {
+            guard dataFormat?.kind == .aac else { throw DataFormatError("-b sets the bit rate of -d aac; it does nothing for -d \(dataFormat?.text ?? "(source format)")") }
+            guard bitRate > 0 else { throw DataFormatError("-b \(bitRate): the bit rate must be positive (bits per second, e.g. 128000)") }
+        }
+        if dataFormat?.kind == .aac, endian != nil {
+            throw DataFormatError("--endian does not apply to -d aac (AAC packets have no byte order)")
+        }
+        if let endian, endian == .little || endian == .big,
+            let problem = dataFormat?.disagreement(withEndian: endian.rawValue)
+        {
+            throw problem
+        }
+        if dataFormat?.byteOrder != nil, let endian, endian == .native || endian == .source {
+            throw DataFormatError("-d \(dataFormat?.text ?? "") already names a byte order; drop --endian \(endian.rawValue)")
+        }
+    }
+}
