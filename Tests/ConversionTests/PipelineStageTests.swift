@@ -21,7 +21,7 @@ struct PipelineStageTests {
     func source(_ encoding: WAVFixture.Encoding = .int16, frames: Int = 3000) throws -> (TempDirectory, SourceStage) {
         let folder = TempDirectory()
         let path = folder.write("in.wav", WAVFixture.signal(encoding, channels: 2, frames: frames).bytes)
-        var warnings: [String] = []
+        var warnings: [ConversionWarning] = []
         return (folder, try SourceStage.open(path, warnings: &warnings))
     }
 
@@ -66,7 +66,7 @@ struct PipelineStageTests {
     func sourceStageRefuses() throws {
         let folder = TempDirectory()
         let path = folder.write("in.wav", Array("not a sound file at all".utf8))
-        var warnings: [String] = []
+        var warnings: [ConversionWarning] = []
         #expect {
             _ = try SourceStage.open(path, warnings: &warnings)
         } throws: { error in
@@ -79,7 +79,7 @@ struct PipelineStageTests {
         let folder = TempDirectory()
         let fifo = folder.file("pipe.wav")
         #expect(mkfifo(fifo, 0o600) == 0)
-        var warnings: [String] = []
+        var warnings: [ConversionWarning] = []
         for path in [folder.file("gone.wav"), fifo, folder.path] {
             #expect {
                 _ = try SourceStage.open(path, warnings: &warnings)

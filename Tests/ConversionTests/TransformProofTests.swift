@@ -13,7 +13,7 @@ struct TransformProofTests {
         let options = ConversionOptions(dataFormat: try DataFormat(parsing: "LEI16"), jobs: 1, sampleRate: 22050, channels: 1)
         let converted = try convert(fixture.bytes, options: options)
         let input = converted.folder.file("in.wav")
-        var warnings: [String] = []
+        var warnings: [ConversionWarning] = []
         let source = try SourceStage.open(input, warnings: &warnings)
         let target = TargetFormat.resolve(
             source: source.encoding, sourceOrder: source.byteOrder, dataFormat: options.dataFormat, endian: nil)

@@ -25,7 +25,7 @@ import Testing
         close(descriptor)
         try #require(grown == 0, "the file system does not take a sparse 4 GiB file")
 
-        var warnings: [String] = []
+        var warnings: [ConversionWarning] = []
         let stage = try SourceStage.open(path, warnings: &warnings)
         #expect(stage.headerFrames == Int64(audio / 4))
         #expect(stage.samples?.frames == Int64(audio / 4))

@@ -184,13 +184,13 @@ public enum Engine {
     /// shown as `\xHH` (``PathBytes/display(_:)``), and the plan's warnings added.
     static func displayed(_ report: ConversionReport, warnings: [String]) -> ConversionReport {
         var report = report
-        report.warnings = warnings.map(PathBytes.display)
+        report.warnings = warnings.map { .note(PathBytes.display($0)) }
         for index in report.files.indices {
             let file = report.files[index]
             report.files[index].input = PathBytes.display(file.input)
             report.files[index].output = file.output.map(PathBytes.display)
             report.files[index].reason = file.reason.map(PathBytes.display)
-            report.files[index].warnings = file.warnings.map(PathBytes.display)
+            report.files[index].warnings = file.warnings.map { .note(PathBytes.display($0.message)) }
             report.files[index].rule = file.rule.map(PathBytes.display)
         }
         if let sizes = report.rules {

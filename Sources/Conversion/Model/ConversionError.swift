@@ -12,7 +12,22 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
     /// A system call failed: `errno`, what cafconv was doing (`cannot open it`...) and the path
     /// concerned when known.
     case io(errno: Int32, doing: String, path: String? = nil)
-    /// Any other failure: its code and its sentence.
+    /// The input cannot be read as audio, or its readers disagree (``SourceFailure``).
+    case source(SourceFailure)
+    /// The audio cannot be encoded or laid out as asked (``EncodingFailure``).
+    case encoding(EncodingFailure)
+    /// The written file failed its proof against the source (``ProofFailure``).
+    case proof(ProofFailure)
+    /// An input that is missing or not a file cafconv takes (``InputFailure``).
+    case input(InputFailure)
+    /// The output cannot be put in place (``OutputFailure``).
+    case output(OutputFailure)
+    /// The folder's manifest cannot be read or written (``ManifestFailure``).
+    case manifest(ManifestFailure)
+    /// The run was interrupted (SIGINT or SIGTERM) before the file was done.
+    case interrupted
+    /// Transitional, while the engine's sites move to the typed cases above: a code and its
+    /// sentence. Removed when the last site is typed.
     case failed(Code, String)
 
     /// The kind of failure, stable across releases: scripts may switch on its raw value.
@@ -66,6 +81,13 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .libsndfile: return .libsndfile
         case .io: return .io
+        case .source(let failure): return failure.code
+        case .encoding(let failure): return failure.code
+        case .proof: return .proof
+        case .input(let failure): return failure.code
+        case .output(let failure): return failure.code
+        case .manifest: return .manifest
+        case .interrupted: return .interrupted
         case .failed(let code, _): return code
         }
     }
@@ -76,6 +98,13 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .libsndfile(_, let message, let doing): return doing.isEmpty ? message : "\(doing): \(message)"
         case .io(let errno, let doing, _): return "\(doing): \(FileSystem.errorText(errno))"
+        case .source(let failure): return failure.message
+        case .encoding(let failure): return failure.message
+        case .proof(let failure): return failure.message
+        case .input(let failure): return failure.message
+        case .output(let failure): return failure.message
+        case .manifest(let failure): return failure.message
+        case .interrupted: return Cancellation.reason
         case .failed(_, let message): return message
         }
     }

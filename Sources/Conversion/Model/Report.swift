@@ -56,7 +56,7 @@ public struct FileResult: Equatable, Sendable, Codable {
     /// The kind of failure (`failed`, and `skipped` by an interruption): stable across releases.
     public var code: ConversionError.Code?
     /// Recoverable problems found in the input and what was done about them.
-    public var warnings: [String]
+    public var warnings: [ConversionWarning]
     /// The input's format, afconvert-style (`LEI24`, `UI8`, `ima-adpcm`...).
     public var formatIn: String?
     /// The output's format, afconvert-style (`LEI16`, `BEF32`, `alac24`...).
@@ -85,7 +85,7 @@ public struct FileResult: Equatable, Sendable, Codable {
 
     /// Creates a result.
     public init(
-        input: String, output: String? = nil, status: Status, reason: String? = nil, warnings: [String] = [],
+        input: String, output: String? = nil, status: Status, reason: String? = nil, warnings: [ConversionWarning] = [],
         formatIn: String? = nil, formatOut: String? = nil, channels: Int? = nil, sampleRate: Int? = nil,
         frames: Int64? = nil, bytes: UInt64? = nil, milliseconds: Double? = nil
     ) {
@@ -162,7 +162,7 @@ public struct ConversionReport: Equatable, Sendable, Codable {
     /// Whether SIGINT or SIGTERM stopped the run before every file was done.
     public var interrupted = false
     /// Warnings about the run as a whole (an output folder inside the input tree, say).
-    public var warnings: [String] = []
+    public var warnings: [ConversionWarning] = []
     /// Bytes in and out per rule, when a rules file applies (``sizes(of:)``).
     public var rules: [RuleSize]?
 

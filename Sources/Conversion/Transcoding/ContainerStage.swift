@@ -114,11 +114,11 @@ enum ContainerStage {
     /// The rates are the source's and the output's; they differ once the rate can change.
     static func metadata(
         of input: some ByteSource, sourceRate: Double, outputRate: Double, outputFrames: UInt64,
-        warnings: inout [String]
+        warnings: inout [ConversionWarning]
     ) -> [CAFChunk] {
         let (mapped, notes) = MetadataMapping.read(input)
         let (scaled, drops) = mapped.rescaled(sourceRate: sourceRate, outputRate: outputRate, outputFrames: outputFrames)
-        warnings += notes + drops
+        warnings += (notes + drops).map(ConversionWarning.note)
         return scaled.chunks
     }
 

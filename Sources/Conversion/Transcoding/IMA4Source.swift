@@ -96,7 +96,7 @@ struct IMA4Source {
         _ job: Job, options: ConversionOptions, result: inout FileResult, temporaryFile: inout FileSystem.TemporaryFile?,
         cancellation: Cancellation
     ) throws(ConversionError) {
-        result.warnings += warnings
+        result.warnings += warnings.map(ConversionWarning.note)
         let rate = Int(stream.sampleRate.rounded())
         if options.sampleRate.map({ $0 != rate }) ?? false || options.channels.map({ $0 != stream.channels }) ?? false {
             throw ConversionError(

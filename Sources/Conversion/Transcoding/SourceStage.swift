@@ -54,7 +54,7 @@ struct SourceStage {
     /// source is one cafconv refuses (``DecodeRoute/route(for:)``). What the report should say
     /// about the source (the container's warnings, cross-check notes) is appended to `warnings`
     /// as it is found, so that it is kept when a later step fails.
-    static func open(_ path: String, warnings: inout [String]) throws -> SourceStage {
+    static func open(_ path: String, warnings: inout [ConversionWarning]) throws -> SourceStage {
         let input: FileByteSource
         do {
             input = try FileByteSource(path: path)
@@ -66,7 +66,7 @@ struct SourceStage {
             throw ConversionError(.notAudio, error.description)
         }
         let content = try SourceContent.read(input)
-        warnings = content.warnings
+        warnings = content.warnings.map(ConversionWarning.note)
         let route = try DecodeRoute.route(for: content)
 
         let opened: SoundFile
@@ -120,7 +120,7 @@ struct SourceStage {
         if let samples {
             switch try crossCheck(samples, content: content, reader: reader, input: input) {
             case .agree(let agreed): probe = agreed
-            case .ownReader(let note): warnings.append(note)
+            case .ownReader(let note): warnings.append(.note(note))
             }
             if source.frames > samples.frames, case .aiff = content {
                 warnings.append(
@@ -140,7 +140,7 @@ struct SourceStage {
         if SecondDecoder.applies(to: source, content: content) {
             let agreement = try SecondDecoder.crossCheck(path)
             headerFrames = agreement.frames
-            if let note = agreement.note { warnings.append(note) }
+            if let note = agreement.note { warnings.append(.note(note)) }
         }
         if audioBytes == 0, source.frames > 0 {
             warnings.append(

@@ -186,7 +186,7 @@ struct TransformPlan: Equatable {
     /// The plan for `source` becoming `target` under `options`, or `nil` when the rate and channel
     /// count stay and no dither applies. Throws when the channels cannot be mixed as asked.
     static func make(
-        source: SourceStage, target: TargetFormat, options: ConversionOptions, warnings: inout [String]
+        source: SourceStage, target: TargetFormat, options: ConversionOptions, warnings: inout [ConversionWarning]
     ) throws(ConversionError) -> TransformPlan? {
         let inputs = source.info.channels
         let outputs = options.channels ?? inputs

@@ -476,7 +476,7 @@ public enum Verifier {
             // AAC and others: floats, as the AAC road hands them to its encoder.
             encoding = .float32
         }
-        var warnings: [String] = []
+        var warnings: [ConversionWarning] = []
         guard let stage = try? SourceStage.open(path, warnings: &warnings) else { return nil }
         let rate = Int(desc.sampleRate)
         let channels = Int(desc.channelsPerFrame)
