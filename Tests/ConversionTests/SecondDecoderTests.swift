@@ -3,6 +3,7 @@ import CAFKit
 import Conversion
 import TestSupport
 import Testing
+import WAVEKit
 
 /// Lossy sources and FLAC decoded in full by libsndfile and checked by a second decoder
 /// (libavformat + libavcodec) before anything is written; damaged streams refused, never cut
@@ -71,21 +72,38 @@ struct SecondDecoderTests {
         #expect(verified.succeeded, "\(verified.files.flatMap(\.failures))")
     }
 
+    @Test(
+        "a VBR MP3 in WAV (format tag 0x55) converts every frame its 'fact' chunk counts, by libmpg123 checked by libavcodec",
+        .enabled(if: hasLAME, "ffmpeg has no libmp3lame encoder"))
+    func mp3InWAV() throws {
+        let folder = TempDirectory()
+        let wav = folder.file("src/mp3.wav")
+        folder.write("src/.keep", [])
+        try Self.ffmpeg(["-f", "lavfi", "-i", Self.signal, "-c:a", "libmp3lame", "-q:a", "4", wav])
+        let wave = try WAVEFile(reading: MemoryByteSource(try #require(readFile(wav))))
+        try #require(wave.format.formatTag == 0x55, "ffmpeg wrote format tag \(wave.format.formatTag)")
+        let fact = Int(try #require(wave.factSampleLength))
+        try Self.expectFull(wav, output: folder.file("mp3.caf"), frames: fact)
+        let verified = Verifier.verify(paths: [folder.file("mp3.caf")], options: VerifyOptions(against: wav))
+        #expect(verified.succeeded, "\(verified.files.flatMap(\.failures))")
+    }
+
     /// Whether ffmpeg has the LAME encoder the MP3 fixtures are made with.
     static let hasLAME: Bool = {
         guard let ffmpeg = which("ffmpeg"), let result = try? run(ffmpeg, ["-hide_banner", "-encoders"]) else { return false }
         return result.text.contains("libmp3lame")
     }()
 
-    /// Converts `mp3` to `output` and checks that every frame ffmpeg decodes
+    /// Converts `mp3` to `output` and checks that every frame ffmpeg decodes (the first `frames`)
     /// is there, as libmpg123 decoded it (16-bit, within the decoders' tolerance of ffmpeg's).
-    static func expectFull(_ mp3: String, output: String) throws {
+    static func expectFull(_ mp3: String, output: String, frames: Int? = nil) throws {
         let ffmpeg = try #require(which("ffmpeg"))
         let reference = try run(ffmpeg, ["-v", "error", "-i", mp3, "-f", "s16le", "-"])
         try #require(reference.status == 0, "\(reference.stderr)")
-        let expected = stride(from: 0, to: reference.stdout.count - 1, by: 2).map {
+        let decodedByFFmpeg = stride(from: 0, to: reference.stdout.count - 1, by: 2).map {
             Int32(Int16(bitPattern: UInt16(reference.stdout[$0]) | UInt16(reference.stdout[$0 + 1]) << 8))
         }
+        let expected = Array(decodedByFFmpeg.prefix(frames ?? decodedByFFmpeg.count))
         let result = try #require(convert(mp3, output))
         try #require(result.status == .converted, "\(result.reason ?? "")")
         #expect(result.frames == Int64(expected.count), "ffmpeg decodes \(expected.count) frames")

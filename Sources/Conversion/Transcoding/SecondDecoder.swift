@@ -20,8 +20,23 @@ enum SecondDecoder {
     /// Whether `info` (libsndfile's reading of a container cafconv does not parse) is one both
     /// decoders must read in full.
     static func applies(to info: SoundInfo, content: SourceContent) -> Bool {
+        // MPEG audio in WAV (format tag 0x55 or 0x50): libmpg123 decodes the 'data' chunk.
+        if case .wave = content { return info.encoding.isMPEG }
         guard case .other = content else { return false }
         return info.encoding.isLossy || info.major == .flac
+    }
+
+    /// The frames to convert once both decoders agreed on `agreed`: all of them, or as many as a
+    /// WAV's `fact` chunk says are audio (the rest is the encoder's padding). A `fact` that says
+    /// more than both decode is reported in `warnings`.
+    static func frames(agreed: Int64, content: SourceContent, warnings: inout [String]) -> Int64 {
+        guard let declared = content.declaredFrames else { return agreed }
+        if declared > agreed {
+            warnings.append(
+                "the 'fact' chunk says \(declared) frames, but both decoders decode \(agreed) to the end of the 'data' chunk: \(agreed) frames converted"
+            )
+        }
+        return min(declared, agreed)
     }
 
     /// The largest difference allowed between the two decodings of a lossy stream's sample, at
@@ -42,11 +57,19 @@ enum SecondDecoder {
         var note: String?
     }
 
-    /// The first decoder of `path`, whose libsndfile reading is `info`: libmpg123 for MPEG audio,
-    /// else libsndfile (normalised floats for lossy streams); at most `limit` frames.
-    static func firstDecoding(_ path: String, info: SoundInfo, limit: Int64?) throws(ConversionError) -> SourceAudio {
+    /// The first decoder of `path` (`content`), whose libsndfile reading is `info`: libmpg123 for
+    /// MPEG audio (of a WAV: its 'data' chunk), else libsndfile (normalised floats for lossy
+    /// streams); at most `limit` frames.
+    static func firstDecoding(
+        _ path: String, info: SoundInfo, content: SourceContent, limit: Int64?
+    ) throws(ConversionError) -> SourceAudio {
         if info.encoding.isMPEG {
-            do { return SourceAudio(mpg123: try MPG123Decoder(path: path), limit: limit) } catch {
+            var offset: UInt64 = 0
+            var length: UInt64?
+            if case .wave(let wave) = content { (offset, length) = (wave.audioOffset, wave.audioBytes) }
+            do {
+                return SourceAudio(mpg123: try MPG123Decoder(path: path, offset: offset, length: length), limit: limit)
+            } catch {
                 throw ConversionError(.notAudio, "libmpg123 cannot read it: \(error.message)")
             }
         }
@@ -59,11 +82,13 @@ enum SecondDecoder {
         }
     }
 
-    /// Decodes `path` (`info`: libsndfile's reading of it) to its end with its first decoder and
+    /// Decodes `path` (`content`; `info`: libsndfile's reading of it) to its end with its first decoder and
     /// with libavcodec and compares every frame. Throws, naming both frame counts, the damaged
     /// packets or the first sample that differs, when they disagree.
-    static func crossCheck(_ path: String, info: SoundInfo, blockFrames: Int = 8192) throws(ConversionError) -> Agreement {
-        let first = try firstDecoding(path, info: info, limit: nil)
+    static func crossCheck(
+        _ path: String, info: SoundInfo, content: SourceContent, blockFrames: Int = 8192
+    ) throws(ConversionError) -> Agreement {
+        let first = try firstDecoding(path, info: info, content: content, limit: nil)
         let second: AVFileDecoder
         do { second = try AVFileDecoder(path: path) } catch {
             throw ConversionError(

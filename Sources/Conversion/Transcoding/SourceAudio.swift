@@ -486,11 +486,13 @@ final class SourceAudio {
         var audio = SourceAudio(reader: reader, limit: limit)
         if SecondDecoder.applies(to: reader.info, content: content) {
             do {
-                limit = try SecondDecoder.crossCheck(path, info: reader.info).frames
+                let agreed = try SecondDecoder.crossCheck(path, info: reader.info, content: content).frames
+                var ignored: [String] = []
+                limit = SecondDecoder.frames(agreed: agreed, content: content, warnings: &ignored)
                 // MPEG audio: libmpg123's decoding, as `convert` wrote it; else libsndfile's.
                 audio =
                     reader.info.encoding.isMPEG
-                    ? try SecondDecoder.firstDecoding(path, info: reader.info, limit: limit)
+                    ? try SecondDecoder.firstDecoding(path, info: reader.info, content: content, limit: limit)
                     : SourceAudio(reader: reader, limit: limit)
             } catch {
                 throw SourceError("\(path): \(error.message)")

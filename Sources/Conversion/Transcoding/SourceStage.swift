@@ -138,8 +138,8 @@ struct SourceStage {
         // Lossy streams and FLAC: libsndfile and libavcodec decode the whole file and must agree;
         // the frames are what both decoded, not a header's estimate.
         if SecondDecoder.applies(to: source, content: content) {
-            let agreement = try SecondDecoder.crossCheck(path, info: source)
-            headerFrames = agreement.frames
+            let agreement = try SecondDecoder.crossCheck(path, info: source, content: content)
+            headerFrames = SecondDecoder.frames(agreed: agreement.frames, content: content, warnings: &warnings)
             if let note = agreement.note { warnings.append(note) }
         }
         if audioBytes == 0, source.frames > 0 {
@@ -193,7 +193,7 @@ struct SourceStage {
             if avcodec != nil { return try AVCodecSource.audio(path, limit: headerFrames) }
             throw ConversionError(.unsupported, "libsndfile cannot read the source")
         }
-        if info.encoding.isMPEG { return try SecondDecoder.firstDecoding(path, info: info, limit: headerFrames) }
+        if info.encoding.isMPEG { return try SecondDecoder.firstDecoding(path, info: info, content: content, limit: headerFrames) }
         if probe != nil { try reader.seek(toFrame: 0) }
         return SourceAudio(reader: reader, limit: headerFrames)
     }
@@ -205,7 +205,7 @@ struct SourceStage {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
         }
         if reader == nil { return try AVCodecSource.audio(path, limit: headerFrames) }
-        if info.encoding.isMPEG { return try SecondDecoder.firstDecoding(path, info: info, limit: headerFrames) }
+        if info.encoding.isMPEG { return try SecondDecoder.firstDecoding(path, info: info, content: content, limit: headerFrames) }
         do {
             let again = try SoundFile.open(readingFrom: path)
             try again.setNormalisation(again.info.encoding.isLossy)
