@@ -49,6 +49,12 @@ let package = Package(
         // (Debian libavcodec-dev, in the multiarch include folder) for declarations and structure
         // layouts only; without them it builds a stub that says so.
         .target(name: "CAVCodec"),
+        // libmpg123's functions (<mpg123.h>, Debian libmpg123-dev), loaded with dlopen at the first
+        // MP3 source (libmpg123.so.0, a dependency of libsndfile), never linked; without the header a
+        // stub that says so.
+        .target(name: "CMPG123", dependencies: ["LazyLibrary"]),
+        // The Swift face of CMPG123: MPG123Decoder, the first decoder of MP3 sources.
+        .target(name: "MPG123", dependencies: ["CMPG123"], swiftSettings: strict),
         // The Swift face of CAVCodec: AACEncoder, AACDecoder, LibAVCodec.load().
         .target(name: "AACCodec", dependencies: ["CAVCodec"], swiftSettings: strict),
         // The only target that sees C types from libsndfile.
@@ -62,7 +68,7 @@ let package = Package(
         // The conversion engine: plan, convert, verify, report. No terminal output.
         .target(
             name: "Conversion",
-            dependencies: ["SndFile", "Soxr", "CAFKit", "WAVEKit", "BinaryIO", "SystemLayer", "AACCodec"],
+            dependencies: ["SndFile", "Soxr", "CAFKit", "WAVEKit", "BinaryIO", "SystemLayer", "AACCodec", "MPG123"],
             swiftSettings: strict
         ),
         // `info`: one description over CAF, WAV and AIFF, from the pure-Swift readers alone (no

@@ -134,6 +134,12 @@ public enum Encoding: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// MPEG-1/2 audio layer III (MP3).
     public static let mp3 = Encoding.other(Int32(SF_FORMAT_MPEG_LAYER_III))
 
+    /// Whether the encoding is MPEG audio (layer I, II or III): libmpg123's to decode.
+    public var isMPEG: Bool {
+        guard case .other(let raw) = self else { return false }
+        return [SF_FORMAT_MPEG_LAYER_I, SF_FORMAT_MPEG_LAYER_II, SF_FORMAT_MPEG_LAYER_III].map { Int32($0) }.contains(raw)
+    }
+
     /// Whether the encoding is lossy (Vorbis, Opus, MPEG audio): its decoding is not the
     /// samples that were encoded, so only the decoder's output can be kept.
     public var isLossy: Bool {

@@ -3,6 +3,7 @@ import CAFKit
 import Conversion
 import TestSupport
 import Testing
+import WAVEKit
 
 /// Lossy sources and FLAC decoded in full by libsndfile and checked by a second decoder
 /// (libavformat + libavcodec) before anything is written; damaged streams refused, never cut
@@ -40,21 +41,82 @@ struct SecondDecoderTests {
         let result = try #require(Self.convert(mp3, folder.file("vbr.caf")))
         #expect(result.status == .converted, "\(result.reason ?? "")")
         #expect(result.frames == Int64(try Self.ffmpegFrames(mp3)))
-        #expect(result.proof?.sourceDecoder == "libsndfile")
+        #expect(result.proof?.sourceDecoder == "libmpg123")
     }
 
-    @Test("a VBR MP3 whose length libsndfile estimates from its first frame is refused, naming both counts")
+    @Test("a VBR MP3 without a Xing header, whose length libsndfile estimates from its first frame, converts in full")
     func vbrWithoutXing() throws {
         let folder = TempDirectory()
         let mp3 = folder.file("vbr.mp3")
         try Self.ffmpeg(["-f", "lavfi", "-i", Self.signal, "-c:a", "libmp3lame", "-q:a", "4", "-write_xing", "0", mp3])
-        let full = try Self.ffmpegFrames(mp3)
-        let result = try #require(Self.convert(mp3, folder.file("vbr.caf")))
-        #expect(result.status == .failed, "converted \(result.frames ?? -1) of \(full) frames")
-        let reason = result.reason ?? ""
-        #expect(reason.contains("libavcodec \(full)"), "\(reason)")
-        #expect(reason.contains("libsndfile decodes"), "\(reason)")
-        #expect(!exists(folder.file("vbr.caf")))
+        try Self.expectFull(mp3, output: folder.file("vbr.caf"))
+    }
+
+    @Test(
+        "an MP3 made of a 320 kb/s stream then a 32 kb/s one (VBR, no Xing header) converts in full, and verify --against agrees",
+        .enabled(if: hasLAME, "ffmpeg has no libmp3lame encoder"))
+    func concatenatedBitRates() throws {
+        let folder = TempDirectory()
+        var bytes: [UInt8] = []
+        for (rate, tone, seconds) in [("320k", 440, "1"), ("32k", 660, "3")] {
+            let part = folder.file("part-\(rate).mp3")
+            try Self.ffmpeg([
+                "-f", "lavfi", "-i", "sine=f=\(tone):d=\(seconds):r=44100", "-c:a", "libmp3lame", "-b:a", rate,
+                "-write_xing", "0", "-id3v2_version", "0", "-write_id3v1", "0", part,
+            ])
+            bytes += try #require(readFile(part))
+        }
+        let mp3 = folder.write("src/mixed.mp3", bytes)
+        try Self.expectFull(mp3, output: folder.file("mixed.caf"))
+        let verified = Verifier.verify(paths: [folder.file("mixed.caf")], options: VerifyOptions(against: mp3))
+        #expect(verified.succeeded, "\(verified.files.flatMap(\.failures))")
+    }
+
+    @Test(
+        "a VBR MP3 in WAV (format tag 0x55) converts every frame its 'fact' chunk counts, by libmpg123 checked by libavcodec",
+        .enabled(if: hasLAME, "ffmpeg has no libmp3lame encoder"))
+    func mp3InWAV() throws {
+        let folder = TempDirectory()
+        let wav = folder.file("src/mp3.wav")
+        folder.write("src/.keep", [])
+        try Self.ffmpeg(["-f", "lavfi", "-i", Self.signal, "-c:a", "libmp3lame", "-q:a", "4", wav])
+        let wave = try WAVEFile(reading: MemoryByteSource(try #require(readFile(wav))))
+        try #require(wave.format.formatTag == 0x55, "ffmpeg wrote format tag \(wave.format.formatTag)")
+        let fact = Int(try #require(wave.factSampleLength))
+        try Self.expectFull(wav, output: folder.file("mp3.caf"), frames: fact)
+        let verified = Verifier.verify(paths: [folder.file("mp3.caf")], options: VerifyOptions(against: wav))
+        #expect(verified.succeeded, "\(verified.files.flatMap(\.failures))")
+    }
+
+    /// Whether ffmpeg has the LAME encoder the MP3 fixtures are made with.
+    static let hasLAME: Bool = {
+        guard let ffmpeg = which("ffmpeg"), let result = try? run(ffmpeg, ["-hide_banner", "-encoders"]) else { return false }
+        return result.text.contains("libmp3lame")
+    }()
+
+    /// Converts `mp3` to `output` and checks that every frame ffmpeg decodes (the first `frames`)
+    /// is there, as libmpg123 decoded it (16-bit, within the decoders' tolerance of ffmpeg's).
+    static func expectFull(_ mp3: String, output: String, frames: Int? = nil) throws {
+        let ffmpeg = try #require(which("ffmpeg"))
+        let reference = try run(ffmpeg, ["-v", "error", "-i", mp3, "-f", "s16le", "-"])
+        try #require(reference.status == 0, "\(reference.stderr)")
+        let decodedByFFmpeg = stride(from: 0, to: reference.stdout.count - 1, by: 2).map {
+            Int32(Int16(bitPattern: UInt16(reference.stdout[$0]) | UInt16(reference.stdout[$0 + 1]) << 8))
+        }
+        let expected = Array(decodedByFFmpeg.prefix(frames ?? decodedByFFmpeg.count))
+        let result = try #require(convert(mp3, output))
+        try #require(result.status == .converted, "\(result.reason ?? "")")
+        #expect(result.frames == Int64(expected.count), "ffmpeg decodes \(expected.count) frames")
+        #expect(result.proof?.sourceDecoder == "libmpg123")
+        let written = try #require(readFile(output))
+        let caf = try CAFFile(reading: MemoryByteSource(written))
+        let layout = try #require(PCMLayout(caf.audioDescription))
+        let start = Int(caf.audioOffset)
+        let decoded = layout.decodeIntegers(written[start..<start + expected.count * layout.bytesPerFrame])
+        try #require(decoded.count == expected.count)
+        // 2^-13 apart at most (4 steps of 16 bits), plus each side's rounding.
+        let worst = zip(decoded, expected).map { abs($0 - $1) }.max() ?? 0
+        #expect(worst <= 5, "largest difference from ffmpeg's decoding: \(worst) steps")
     }
 
     @Test("an MP3 with a damaged frame is refused, not converted short")
@@ -71,6 +133,45 @@ struct SecondDecoderTests {
         #expect(result.status == .failed, "converted \(result.frames ?? -1) frames, warnings \(result.warnings)")
         #expect((result.reason ?? "").contains("libavcodec"), "\(result.reason ?? "")")
         #expect(!exists(folder.file("damaged.caf")))
+    }
+
+    @Test(
+        "an MP3 whose frame header is wiped is refused, naming the damaged frame's byte, never converted short",
+        .enabled(if: hasLAME, "ffmpeg has no libmp3lame encoder"))
+    func wipedFrameHeader() throws {
+        let folder = TempDirectory()
+        let mp3 = folder.file("wiped.mp3")
+        try Self.ffmpeg([
+            "-f", "lavfi", "-i", "sine=f=440:d=6:r=44100", "-c:a", "libmp3lame", "-b:a", "128k", "-id3v2_version", "0", mp3,
+        ])
+        var bytes = try #require(readFile(mp3))
+        let offsets = Self.mpegFrameOffsets(bytes)
+        try #require(offsets.count > 200, "\(offsets.count) frames found")
+        let damaged = offsets[120]
+        for index in damaged..<damaged + 4 { bytes[index] = 0 }
+        writeFile(mp3, bytes)
+        let result = try #require(Self.convert(mp3, folder.file("wiped.caf")))
+        #expect(result.status == .failed, "converted \(result.frames ?? -1) frames, warnings \(result.warnings)")
+        let reason = result.reason ?? ""
+        #expect(reason.contains("damaged") && reason.contains("(byte \(damaged))"), "\(reason)")
+        #expect(!exists(folder.file("wiped.caf")))
+    }
+
+    /// The byte offsets of the MPEG-1 layer III frames of `bytes` (no ID3 tag), walked by their
+    /// headers' bit rate and padding.
+    static func mpegFrameOffsets(_ bytes: [UInt8]) -> [Int] {
+        let rates = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 0]
+        let sampleRates = [44100, 48000, 32000, 0]
+        var offsets: [Int] = []
+        var at = 0
+        while at + 4 <= bytes.count, bytes[at] == 0xFF, bytes[at + 1] & 0xFE == 0xFA {
+            let rate = rates[Int(bytes[at + 2] >> 4)]
+            let sampleRate = sampleRates[Int(bytes[at + 2] >> 2 & 3)]
+            guard rate > 0, sampleRate > 0 else { break }
+            offsets.append(at)
+            at += 144 * rate * 1000 / sampleRate + Int(bytes[at + 2] >> 1 & 1)
+        }
+        return offsets
     }
 
     @Test(

@@ -1,6 +1,7 @@
 import AACCodec
 import BinaryIO
 import CAFKit
+import MPG123
 import SndFile
 import WAVEKit
 
@@ -311,6 +312,8 @@ final class SourceAudio {
         case libavcodec(AVFileDecoder)
         /// libavcodec's AAC decoder behind CAFKit's packets (an AAC CAF source, see `AACSourceRoute`).
         case aac(AACFileDecoder)
+        /// libmpg123, called directly: MPEG audio (MP3), decoded to its end (see `SecondDecoder`).
+        case mpg123(MPG123Decoder)
     }
 
     let decoder: Decoder
@@ -354,6 +357,7 @@ final class SourceAudio {
         case .ima4: return "cafkit-ima4"
         case .libavcodec: return "libavcodec"
         case .aac: return "libavcodec-\(LibAVCodec.version)"
+        case .mpg123: return "libmpg123"
         }
     }
 
@@ -375,6 +379,17 @@ final class SourceAudio {
         self.limit = limit
         bits = decoder.containerBits
         exactSampleRate = Double(decoder.sampleRate)
+    }
+
+    /// An MPEG audio source: libmpg123's floats, at most `limit` frames.
+    init(mpg123 decoder: MPG123Decoder, limit: Int64?) {
+        self.decoder = .mpg123(decoder)
+        channels = decoder.channels
+        sampleRate = decoder.sampleRate
+        exactSampleRate = Double(decoder.sampleRate)
+        isFloat = true
+        self.limit = limit
+        bits = 32
     }
 
     /// An AAC CAF source: floats as libavcodec decodes them, the `pakt` priming dropped.
@@ -468,12 +483,21 @@ final class SourceAudio {
         var limit: Int64? = content.audioBytes == 0 ? 0 : content.declaredFrames ?? reader.info.frames
         // Lossy streams and FLAC: the frames both decoders read to the end (`SecondDecoder`), so
         // that an output cut short is never compared with a source cut short the same way.
+        var audio = SourceAudio(reader: reader, limit: limit)
         if SecondDecoder.applies(to: reader.info, content: content) {
-            do { limit = try SecondDecoder.crossCheck(path).frames } catch {
+            do {
+                let agreed = try SecondDecoder.crossCheck(path, info: reader.info, content: content).frames
+                var ignored: [ConversionWarning] = []
+                limit = SecondDecoder.frames(agreed: agreed, content: content, warnings: &ignored)
+                // MPEG audio: libmpg123's decoding, as `convert` wrote it; else libsndfile's.
+                audio =
+                    reader.info.encoding.isMPEG
+                    ? try SecondDecoder.firstDecoding(path, info: reader.info, content: content, limit: limit)
+                    : SourceAudio(reader: reader, limit: limit)
+            } catch {
                 throw SourceError("\(path): \(error.message)")
             }
         }
-        let audio = SourceAudio(reader: reader, limit: limit)
         audio.exactSampleRate = content.exactRate(integerRate: reader.info.sampleRate)
         return audio
     }
@@ -501,6 +525,10 @@ final class SourceAudio {
             }
             if doubles.count < got * channels { doubles = [Double](repeating: 0, count: got * channels) }
             for index in 0..<(got * channels) { doubles[index] = Double(floats[index]) }
+        case .mpg123(let reader):
+            do { got = try reader.read(into: &doubles, frames: wanted) } catch {
+                throw SourceError("libmpg123 cannot decode it: \(error.message)")
+            }
         case .libsndfile(let reader):
             do {
                 got = isFloat ? try reader.read(into: &doubles, frames: wanted) : try reader.read(into: &ints, frames: wanted)

@@ -138,8 +138,8 @@ struct SourceStage {
         // Lossy streams and FLAC: libsndfile and libavcodec decode the whole file and must agree;
         // the frames are what both decoded, not a header's estimate.
         if SecondDecoder.applies(to: source, content: content) {
-            let agreement = try SecondDecoder.crossCheck(path)
-            headerFrames = agreement.frames
+            let agreement = try SecondDecoder.crossCheck(path, info: source, content: content)
+            headerFrames = SecondDecoder.frames(agreed: agreement.frames, content: content, warnings: &warnings)
             if let note = agreement.note { warnings.append(.note(note)) }
         }
         if audioBytes == 0, source.frames > 0 {
@@ -183,7 +183,8 @@ struct SourceStage {
     var formatCode: String { content.formatCode(encoding, info) }
 
     /// The samples the encoder reads: cafconv's decoding when libsndfile cannot read the layout,
-    /// else libsndfile's (rewound after the cross-check's probe), cut to the header's frames.
+    /// libmpg123's for MPEG audio, else libsndfile's (rewound after the cross-check's probe), cut
+    /// to the header's frames.
     func pumpAudio() throws -> SourceAudio {
         if probe == nil, let samples {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
@@ -192,17 +193,19 @@ struct SourceStage {
             if avcodec != nil { return try AVCodecSource.audio(path, limit: headerFrames) }
             throw ConversionError(.unsupported, "libsndfile cannot read the source")
         }
+        if info.encoding.isMPEG { return try SecondDecoder.firstDecoding(path, info: info, content: content, limit: headerFrames) }
         if probe != nil { try reader.seek(toFrame: 0) }
         return SourceAudio(reader: reader, limit: headerFrames)
     }
 
     /// The proof's independent decoding of the source: cafconv's WAV reader where it applies,
-    /// else a second libsndfile reading.
+    /// else a second reading by the first decoder (libmpg123 for MPEG audio, else libsndfile).
     func proofAudio() throws(ConversionError) -> SourceAudio {
         if let samples {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
         }
         if reader == nil { return try AVCodecSource.audio(path, limit: headerFrames) }
+        if info.encoding.isMPEG { return try SecondDecoder.firstDecoding(path, info: info, content: content, limit: headerFrames) }
         do {
             let again = try SoundFile.open(readingFrom: path)
             try again.setNormalisation(again.info.encoding.isLossy)
