@@ -54,11 +54,13 @@ struct SettingsTableTests {
         #expect(throws: RuleError.self) { try Self.rules("src-quality = \"hq\"") }
     }
 
-    @Test("command-line values are checked by the setting, with its message", arguments: [
-        (["jobs": "0"], "--jobs must be at least 1"),
-        (["channels": "1025"], "--channels must be from 1 to 1024"),
-        (["mix": "", "no-mix": ""], "--mix and --no-mix cannot be used together"),
-    ])
+    @Test(
+        "command-line values are checked by the setting, with its message",
+        arguments: [
+            (["jobs": "0"], "--jobs must be at least 1"),
+            (["channels": "1025"], "--channels must be from 1 to 1024"),
+            (["mix": "", "no-mix": ""], "--mix and --no-mix cannot be used together"),
+        ])
     func commandLineChecks(given: [String: String], message: String) {
         #expect(throws: DataFormatError(message)) { _ = try Self.commandLine(given) }
     }

@@ -64,7 +64,8 @@ public enum Settings {
             options: [
                 SettingOption(
                     "channels", short: "c", .wholeNumber,
-                    help: "Output channel count; with --mix (the default) 1 -> 2 copies, N -> 2 and N -> 1 downmix (ITU-R BS.775).")
+                    help:
+                        "Output channel count; with --mix (the default) 1 -> 2 copies, N -> 2 and N -> 1 downmix (ITU-R BS.775).")
             ],
             fromCommandLine: { given, options throws(DataFormatError) in
                 guard let channels = given("channels").flatMap({ Int($0) }) else { return [] }
@@ -205,7 +206,8 @@ public enum Settings {
             options: [
                 SettingOption(
                     "prune",
-                    help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded), anywhere in the output folder."
+                    help:
+                        "Delete outputs that cafconv made whose source is gone (only .caf files it recorded), anywhere in the output folder."
                 )
             ],
             fromCommandLine: { given, options throws(DataFormatError) in

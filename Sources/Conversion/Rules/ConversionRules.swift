@@ -109,7 +109,9 @@ public struct ConversionRules: Sendable, Equatable {
     public static func apply(_ key: RuleKey, _ value: RuleValue, to options: inout ConversionOptions)
         throws(RuleError)
     {
-        guard let setting = Setting.named(key) else { throw RuleError("unknown key '\(key)'; a rule or [defaults] may set \(RuleKey.list)") }
+        guard let setting = Setting.named(key) else {
+            throw RuleError("unknown key '\(key)'; a rule or [defaults] may set \(RuleKey.list)")
+        }
         guard try setting.fromRules(value, &options) else {
             throw RuleError("\(key.rawValue) = \(value) has the wrong type; \(key.rawValue) takes \(setting.takes)")
         }

@@ -201,7 +201,8 @@ public struct AIFFFile: Sendable {
         guard UInt64(soundDataOffset) <= space else {
             warnings.append(
                 WAVEWarning(
-                    at: ssnd.bodyOffset, "'SSND' offset \(soundDataOffset) points past the chunk's \(space) data bytes; no audio"))
+                    at: ssnd.bodyOffset, "'SSND' offset \(soundDataOffset) points past the chunk's \(space) data bytes; no audio")
+            )
             return (soundDataOffset, blockSize, ssnd.bodyOffset + ssnd.size, 0)
         }
         return (soundDataOffset, blockSize, ssnd.bodyOffset + 8 + UInt64(soundDataOffset), space - UInt64(soundDataOffset))
