@@ -182,6 +182,46 @@ public struct WAVEFile: Sendable {
     public init(reading source: some ByteSource) throws(WAVEError) {
         let length = source.length
         guard length > 0 else { throw WAVEError(at: 0, "empty file (0 bytes)") }
+        let (container, riffSize) = try Self.readHeader(source)
+        self.container = container
+        let order: ByteOrder = container == .rifx ? .big : .little
+        byteOrder = order
+        let table = try ChunkWalker.walk(source, from: 12, order: order, rf64: container == .rf64)
+        var warnings = Self.sizeWarnings(container, riffSize: riffSize, ds64: table.ds64, length: length)
+        let chunks = table.chunks
+        ds64 = table.ds64
+        warnings += table.warnings
+        self.chunks = chunks
+
+        guard let fmt = chunks.first(where: { $0.type == FourCC("fmt ") }) else {
+            throw WAVEError(at: 12, ChunkWalker.missing("fmt ", among: chunks))
+        }
+        format = try Self.readFormat(fmt, of: source, order: order, warnings: &warnings)
+        guard let data = chunks.first(where: { $0.type == FourCC("data") }) else {
+            throw WAVEError(at: 12, ChunkWalker.missing("data", among: chunks))
+        }
+        audioOffset = data.bodyOffset
+        audioBytes = data.size
+        declaredAudioBytes = data.declaredSize
+        try Self.checkFormat(format, of: fmt)
+        warnings += Self.frameWarnings(format, of: fmt, data: data)
+        if chunks.filter({ $0.type == FourCC("data") }).count > 1 {
+            warnings.append(WAVEWarning(at: data.offset, "more than one 'data' chunk; the first is used"))
+        }
+        self.warnings = warnings
+        readMetadata(source, order: order)
+        if let fact = factSampleLength, let capacity = blockCapacity, UInt64(fact) > capacity,
+            let chunk = chunks.first(where: { $0.type == FourCC("fact") })
+        {
+            self.warnings.append(
+                WAVEWarning(
+                    at: chunk.offset,
+                    "'fact' declares \(fact) frames but the 'data' blocks hold at most \(capacity); \(capacity) used"))
+        }
+    }
+
+    /// The container of the 12-byte RIFF header and its size field.
+    static func readHeader(_ source: some ByteSource) throws(WAVEError) -> (Container, riffSize: UInt32) {
         let prefix: [UInt8]
         do { prefix = try source.read(at: 0, count: 12) } catch { throw WAVEError.from(error, reading: "RIFF header") }
         if prefix.count < 12, prefix.count >= 4,
@@ -195,27 +235,23 @@ public struct WAVEFile: Sendable {
         guard container.isWAVE else {
             throw WAVEError(at: 0, "not a RIFF/WAVE file: the content is \(container.displayName)")
         }
-        self.container = container
-        let order: ByteOrder = container == .rifx ? .big : .little
-        byteOrder = order
-
         var header = ByteCursor(prefix)
-        let riffSize: UInt32
         do {
             try header.skip(4)
-            riffSize = try header.readUInt32(order)
+            return (container, try header.readUInt32(container == .rifx ? .big : .little))
         } catch {
             throw WAVEError.from(error, reading: "RIFF header")
         }
-        let table = try ChunkWalker.walk(source, from: 12, order: order, rf64: container == .rf64)
+    }
+
+    /// Where the header's size (or an RF64 file's `ds64` size) disagrees with the file's length.
+    static func sizeWarnings(_ container: Container, riffSize: UInt32, ds64: DataSize64?, length: UInt64) -> [WAVEWarning] {
         var warnings: [WAVEWarning] = []
-        let chunks = table.chunks
-        ds64 = table.ds64
         if container == .rf64 {
-            if table.ds64 == nil {
+            if ds64 == nil {
                 warnings.append(WAVEWarning(at: 12, "RF64 file without a 'ds64' chunk first; 32-bit sizes used"))
             }
-            if riffSize == 0xFFFF_FFFF, let ds64 = table.ds64 {
+            if riffSize == 0xFFFF_FFFF, let ds64 {
                 if ds64.riffSize != length - 8 {
                     warnings.append(
                         WAVEWarning(at: 20, "'ds64' RIFF size says the file is \(ds64.riffSize &+ 8) bytes, but it is \(length)"))
@@ -229,15 +265,17 @@ public struct WAVEFile: Sendable {
         } else if UInt64(riffSize) + 8 != length {
             warnings.append(WAVEWarning(at: 4, "RIFF size says the file is \(UInt64(riffSize) + 8) bytes, but it is \(length)"))
         }
-        warnings += table.warnings
-        self.chunks = chunks
+        return warnings
+    }
 
-        guard let fmt = chunks.first(where: { $0.type == FourCC("fmt ") }) else {
-            throw WAVEError(at: 12, ChunkWalker.missing("fmt ", among: chunks))
-        }
+    /// Parses the `fmt ` chunk; an extension that does not fit is ignored, with a warning.
+    static func readFormat(_ fmt: RIFFChunk, of source: some ByteSource, order: ByteOrder, warnings: inout [WAVEWarning])
+        throws(WAVEError) -> WAVEFormat
+    {
         guard fmt.size >= 16 else {
             throw WAVEError(at: fmt.offset, "'fmt ' chunk is \(fmt.size) bytes, expected at least 16")
         }
+        let format: WAVEFormat
         do {
             var body = try source.cursor(at: fmt.bodyOffset, count: Int(min(fmt.size, 64)))
             format = try WAVEFormat(parsing: &body, order: order)
@@ -257,47 +295,41 @@ public struct WAVEFile: Sendable {
                     at: fmt.offset,
                     "WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk is \(fmt.size) bytes, too short for its 22-byte extension"))
         }
-        guard let data = chunks.first(where: { $0.type == FourCC("data") }) else {
-            throw WAVEError(at: 12, ChunkWalker.missing("data", among: chunks))
-        }
-        audioOffset = data.bodyOffset
-        audioBytes = data.size
-        declaredAudioBytes = data.declaredSize
+        return format
+    }
+
+    /// Refuses a format whose frames have no size or no rate.
+    static func checkFormat(_ format: WAVEFormat, of fmt: RIFFChunk) throws(WAVEError) {
         if format.channels == 0 { throw WAVEError(at: fmt.bodyOffset + 2, "'fmt ' chunk declares 0 channels") }
         if format.sampleRate == 0 { throw WAVEError(at: fmt.bodyOffset + 4, "'fmt ' chunk declares a sample rate of 0") }
         if format.isLinearPCM, format.bitsPerSample == 0 {
             throw WAVEError(at: fmt.bodyOffset + 14, "'fmt ' chunk declares 0 bits per sample")
         }
         if format.blockAlign == 0 { throw WAVEError(at: fmt.bodyOffset + 12, "'fmt ' chunk declares a block align of 0") }
+    }
+
+    /// Linear PCM whose block align is smaller than its packed samples, or whose `data` is not a
+    /// whole number of frames.
+    static func frameWarnings(_ format: WAVEFormat, of fmt: RIFFChunk, data: RIFFChunk) -> [WAVEWarning] {
+        guard format.isLinearPCM else { return [] }
+        var warnings: [WAVEWarning] = []
         let packedFrameBytes = UInt64(format.channels) * ((UInt64(format.bitsPerSample) + 7) / 8)
         let bytesPerFrame = max(UInt64(format.blockAlign), packedFrameBytes, 1)
-        if format.isLinearPCM, UInt64(format.blockAlign) < packedFrameBytes {
+        if UInt64(format.blockAlign) < packedFrameBytes {
             warnings.append(
                 WAVEWarning(
                     at: fmt.bodyOffset + 12,
                     "'fmt ' block align is \(format.blockAlign), too small for \(format.channels) channels of \(format.bitsPerSample)-bit samples; \(packedFrameBytes)-byte frames used"
                 ))
         }
-        if format.isLinearPCM, audioBytes % bytesPerFrame != 0 {
+        if data.size % bytesPerFrame != 0 {
             warnings.append(
                 WAVEWarning(
                     at: data.offset,
-                    "'data' holds \(audioBytes) bytes, not a whole number of \(bytesPerFrame)-byte frames; the partial frame is dropped"
+                    "'data' holds \(data.size) bytes, not a whole number of \(bytesPerFrame)-byte frames; the partial frame is dropped"
                 ))
         }
-        if chunks.filter({ $0.type == FourCC("data") }).count > 1 {
-            warnings.append(WAVEWarning(at: data.offset, "more than one 'data' chunk; the first is used"))
-        }
-        self.warnings = warnings
-        readMetadata(source, order: order)
-        if let fact = factSampleLength, let capacity = blockCapacity, UInt64(fact) > capacity,
-            let chunk = chunks.first(where: { $0.type == FourCC("fact") })
-        {
-            self.warnings.append(
-                WAVEWarning(
-                    at: chunk.offset,
-                    "'fact' declares \(fact) frames but the 'data' blocks hold at most \(capacity); \(capacity) used"))
-        }
+        return warnings
     }
 
     /// The chunks the metadata pass reads (`fmt `, `data` and `ds64` are read before it).

@@ -10,36 +10,12 @@ struct Convert {
     static let output = Option<String>(
         "output", short: "o", help: "Output file, or folder when converting folders or several inputs.",
         completion: .files)
-    static let endian = Option<EndianChoice>("endian", help: "Byte order of the output samples (default: little).")
     static let dataFormat = SharedOptions.dataFormat(
         help:
             "Output data format, afconvert's FMT[@RATE]: \(DataFormat.examples), with an optional sample rate in Hz (LEI16@22050); 0@RATE keeps the source's format and changes only the rate. Default: the source's format and rate."
     )
-    static let channels = Option<Int>(
-        "channels", short: "c",
-        help: "Output channel count; with --mix (the default) 1 -> 2 copies, N -> 2 and N -> 1 downmix (ITU-R BS.775).")
-    static let mix = Flag("mix", help: "Mix channels when -c changes their count (the default).")
-    static let noMix = Flag(
-        "no-mix", help: "Keep the first -c channels instead of mixing (channels past the source's are silent).")
-    static let srcQuality = Option<RateQuality>(
-        "src-quality", short: "r", valueName: "quality",
-        help: "Sample-rate converter (libsoxr) quality: \(RateQuality.examples) (default: vhq).",
-        completion: .values(RateQuality.allCases.map(\.rawValue)),
-        parse: { text in try RateQuality(parsing: text) })
-    static let dither = Option<Dither>(
-        "dither", help: "Dither when samples become integers of fewer bits: none or tpdf (default: none).")
-    static let bitRate = Option<Int>(
-        "bit-rate", short: "b", valueName: "bits-per-second",
-        help: "Total bit rate of -d aac, as afconvert's -b (default: 64000 per channel, 128000 stereo).")
-    static let jobs = Option<Int>("jobs", short: "j", help: "Convert this many files at once (default: all cores).")
-    static let force = Flag("force", help: "Convert every input, even when its output is up to date.")
-    static let dryRun = Flag(
-        "dry-run", help: "Print what would be converted, what is up to date and what is orphaned; write nothing.")
     static let check = Flag(
         "check", help: "Write nothing; list what is missing, out of date or orphaned, and exit 1 if anything is.")
-    static let prune = Flag(
-        "prune",
-        help: "Delete outputs that cafconv made whose source is gone (only .caf files it recorded), anywhere in the output folder.")
     static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file (and the files ignored).")
     static let include = Option<Glob>(
         "include", valueName: "glob",
@@ -50,15 +26,9 @@ struct Convert {
         parse: { text in try Glob(text) })
     static let fileType = Option<String>(
         "file", short: "f", valueName: "type", help: "Output file type, as afconvert's -f: caff (cafconv writes CAF only).")
-    static let stripMetadata = Flag(
-        "strip-metadata",
-        help: "Write no loops, markers, regions, instrument or text chunks (info, inst, regn, mark, strg).")
     static let depfile = Option<String>(
         "depfile", help: "Write each output's dependencies (its source and rules file) to this file, in Make syntax.",
         completion: .files)
-    static let shard = Option<String>(
-        "shard",
-        help: "Convert only share K of N of the files (K/N, as in 2/4), chosen by a stable hash of each output path.")
     static let rules = Option<String>(
         "rules",
         help: "Take per-file settings from this rules file (TOML) instead of a cafconv.toml at each folder input.",
@@ -180,10 +150,14 @@ struct Convert {
                 64 usage error (also a rules file with an error); 130 interrupted.
                 """,
             positionals: inputs,
-            options: [
-                output, endian, dataFormat, bitRate, fileType, channels, mix, noMix, srcQuality, dither, include, exclude, jobs, force,
-                rules, depfile, shard, dryRun, check, prune, SharedOptions.report, verbose, stripMetadata,
-            ])
+            // The settings' options (Settings.all) where help has always listed them; a setting's
+            // option not named here comes last.
+            options: SettingOptions.list([
+                output, setting("endian"), dataFormat, setting("bit-rate"), fileType, setting("channels"),
+                setting("mix"), setting("no-mix"), setting("src-quality"), setting("dither"), include, exclude,
+                setting("jobs"), setting("force"), rules, depfile, setting("shard"), setting("dry-run"), check,
+                setting("prune"), SharedOptions.report, verbose, setting("strip-metadata"),
+            ]))
         command.foreignOption = afconvertOption
         return command
     }()
@@ -216,8 +190,6 @@ struct Convert {
             throw CommandLineError("-f \(type): cafconv writes CAF only; use -f caff or leave -f out")
         }
         selection = Planner.Selection(include: invocation.all(Self.include), exclude: invocation.all(Self.exclude))
-        let jobs = invocation[Self.jobs]
-        if let jobs, jobs < 1 { throw CommandLineError("--jobs must be at least 1") }
         if quiet && verbose { throw CommandLineError("--quiet and --verbose cannot be used together") }
         if let output, let blocker = Planner.fileInTheWay(of: output, inputs: inputs) {
             throw CommandLineError(
@@ -225,32 +197,13 @@ struct Convert {
                     ? "-o \(output) is a file, but a folder or several inputs are converted into a folder; remove it or choose another -o"
                     : "-o \(output): \(blocker) is a file, not a folder; remove it or choose another -o")
         }
-        let channels = invocation[Self.channels]
-        if let channels, !(1...1024).contains(channels) { throw CommandLineError("--channels must be from 1 to 1024") }
-        if invocation[Self.mix] && invocation[Self.noMix] {
-            throw CommandLineError("--mix and --no-mix cannot be used together")
-        }
         do throws(DataFormatError) {
-            let request = invocation[Self.dataFormat]
-            var options = ConversionOptions(
-                dataFormat: request?.format, endian: invocation[Self.endian], jobs: jobs, force: invocation[Self.force],
-                dryRun: invocation[Self.dryRun] || check, prune: invocation[Self.prune], sampleRate: request?.sampleRate,
-                channels: channels, mix: !invocation[Self.noMix], srcQuality: invocation[Self.srcQuality] ?? .vhq,
-                dither: invocation[Self.dither] ?? .none, stripMetadata: invocation[Self.stripMetadata],
-                bitRate: invocation[Self.bitRate])
-            options.shard = try invocation[Self.shard].map { text throws(DataFormatError) in try Shard(parsing: text) }
+            var options = ConversionOptions()
+            commandLineKeys = try Setting.applyCommandLine(SettingOptions.given(in: invocation), to: &options)
+            // --check plans as --dry-run does; it only reports differently.
+            if check { options.dryRun = true }
             try options.validate()
             self.options = options
-            var keys: Set<RuleKey> = []
-            if request != nil { keys.insert(.format) }
-            if request?.sampleRate != nil { keys.insert(.rate) }
-            if invocation[Self.endian] != nil || request?.format?.byteOrder != nil { keys.insert(.endian) }
-            if channels != nil { keys.insert(.channels) }
-            if invocation[Self.mix] || invocation[Self.noMix] { keys.insert(.mix) }
-            if invocation[Self.dither] != nil { keys.insert(.dither) }
-            if invocation[Self.stripMetadata] { keys.insert(.stripMetadata) }
-            if invocation[Self.bitRate] != nil { keys.insert(.bitrate) }
-            commandLineKeys = keys
         } catch {
             throw CommandLineError(error.message)
         }

@@ -45,7 +45,7 @@ struct RulesTests {
         // The command line wins: -c 2 keeps 2 channels for the files the rule governs.
         var commandLine = base
         commandLine.channels = 2
-        let kept = try example.resolve("sfx/a.wav", base: commandLine, commandLine: [.channels])
+        let kept = try example.resolve("sfx/a.wav", base: commandLine, commandLine: ["channels"])
         #expect(kept.options.channels == 2 && kept.options.sampleRate == 22050)
         let supported = """
             # defaults first
@@ -63,11 +63,11 @@ struct RulesTests {
             format = "F32"
             """
         let rules = try RulesFile.parse(supported, file: "r.toml")
-        #expect(rules.defaults == [RuleSetting(key: .endian, value: .string("little"), line: 3)])
+        #expect(rules.defaults == [RuleSetting(key: "endian", value: .string("little"), line: 3)])
         #expect(rules.rules.count == 2)
         #expect(rules.rules[0].patterns.map(\.text) == ["sfx/**", "ui/*.wav"] && rules.rules[0].line == 5)
         #expect(rules.rules[1].patterns.map(\.text) == ["music/**"] && rules.rules[1].line == 9)
-        #expect(rules.rules[1].settings == [RuleSetting(key: .format, value: .string("F32"), line: 13)])
+        #expect(rules.rules[1].settings == [RuleSetting(key: "format", value: .string("F32"), line: 13)])
     }
 
     @Test(
@@ -121,11 +121,11 @@ struct RulesTests {
         let read = try RulesFile.parse(crlf, file: "r.toml")
         #expect(read.defaults == expected.defaults && read.defaults.count == 1)
         #expect(read.rules == expected.rules && read.rules.count == 1)
-        #expect(read.rules.first?.settings == [RuleSetting(key: .format, value: .string("F32"), line: 9)])
+        #expect(read.rules.first?.settings == [RuleSetting(key: "format", value: .string("F32"), line: 9)])
         // Mixed line ends are TOML too.
         let mixed = "[defaults]\r\nendian = \"big\"\n[[rule]]\r\nmatch = \"a/**\"\r\nformat = \"LEI24\"\r\n"
         let mixedRules = try RulesFile.parse(mixed, file: "r.toml")
-        #expect(mixedRules.defaults == [RuleSetting(key: .endian, value: .string("big"), line: 2)])
+        #expect(mixedRules.defaults == [RuleSetting(key: "endian", value: .string("big"), line: 2)])
         #expect(mixedRules.rules.first?.line == 3)
         // Old Mac line ends (CR alone) are not TOML.
         let error = try #require(throws: RuleError.self) {
@@ -165,7 +165,7 @@ struct RulesTests {
         // The command line wins over both.
         var commandLine = base
         commandLine.endian = .little
-        resolved = try rules.resolve("sfx/a.wav", base: commandLine, commandLine: [.endian])
+        resolved = try rules.resolve("sfx/a.wav", base: commandLine, commandLine: ["endian"])
         #expect(resolved.options.dataFormat?.text == "F32" && resolved.options.endian == .little)
         #expect(resolved.options.fingerprint != (try rules.resolve("sfx/a.wav", base: base, commandLine: [])).options.fingerprint)
     }

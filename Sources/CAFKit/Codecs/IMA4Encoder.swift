@@ -333,191 +333,269 @@ final class BeamSearch: @unchecked Sendable {
         return runBeam(target: target, starts: starts[...])
     }
 
+    /// The search proper: the beam keeps the `width` cheapest paths (squared error so far) after
+    /// each sample, each extended by the codes near the greedy one, and the cheapest path at the
+    /// end is traced back.
     private func runBeam(target: [Int32], starts: ArraySlice<IMA4.ChannelState>) -> Result {
         let count = min(target.count, Self.maxSamples)
-        let width = self.width
-        let capacity = self.capacity
-        let range = Int32(self.range)
-        let hashMask = (1 << Self.hashBits) - 1
-        var predictors = self.predictors
-        var indices = self.indices
-        var costs = self.costs
-        var origins = self.origins
-        var nextPredictors = self.nextPredictors
-        var nextIndices = self.nextIndices
-        var nextCosts = self.nextCosts
-        var nextOrigins = self.nextOrigins
-        let differences = self.differences
-        let nextIndex = self.nextIndex
-        let poolPredictor = self.poolPredictor
-        let poolIndex = self.poolIndex
-        let poolCost = self.poolCost
-        let poolParent = self.poolParent
-        let poolCode = self.poolCode
-        let hashStamp = self.hashStamp
-        let hashKey = self.hashKey
-        let hashSlot = self.hashSlot
-        let order = self.order
-        let mergeShift = self.mergeShift
-        let reciprocals = self.reciprocals
-        let heapPosition = self.heapPosition
-        let wideNodes = max(1, width / 4)
-        let narrowRange = max(0, range &- 1)
-        var live = 0
-        for start in starts.prefix(capacity) {
-            predictors[live] = start.predictor
-            indices[live] = start.stepIndex
-            costs[live] = 0
-            origins[live] = Int32(starts.startIndex + live)
-            live += 1
-        }
+        var nodes = Nodes(predictors: predictors, indices: indices, costs: costs, origins: origins)
+        var next = Nodes(predictors: nextPredictors, indices: nextIndices, costs: nextCosts, origins: nextOrigins)
+        var live = seed(&nodes, from: starts)
+        var candidates = Candidates(
+            width: width, predictor: poolPredictor, index: poolIndex, cost: poolCost, parent: poolParent, code: poolCode,
+            order: order, heapPosition: heapPosition, hashStamp: hashStamp, hashKey: hashKey, hashSlot: hashSlot,
+            mergeShift: mergeShift)
+        let codes = Codes(
+            differences: differences, nextIndex: nextIndex, reciprocals: reciprocals, range: Int32(range),
+            wideNodes: max(1, width / 4))
         target.withUnsafeBufferPointer { target in
             for t in 0..<count {
-                let x = target[t]
-                if stamp == Int32.max {
-                    hashStamp.update(repeating: -1, count: hashMask + 1)
-                    stamp = 0
-                }
-                stamp += 1
-                let currentStamp = stamp
-                var pool = 0
-                // `order` is a max-heap of pool entries on cost (its root is the worst kept);
-                // `heapPosition[entry]` is where an entry sits in it, -1 once pushed out.
-                var kept = 0
-                var rootCost = Int64.max
+                candidates.begin(stamp: nextStamp())
                 for node in 0..<live {
-                    let predictor = predictors[node]
-                    let index = indices[node]
-                    let cost = costs[node]
-                    if kept == width && cost >= rootCost { break }  // nodes are sorted: no later one can do better
-                    let delta = x &- predictor
-                    let sign: Int32 = delta < 0 ? 8 : 0
-                    let magnitude = Int32(truncatingIfNeeded: min(7, (UInt32(abs(delta)) &* reciprocals[Int(index)]) &>> 16))
-                    let nodeRange = node < wideNodes ? range : narrowRange
-                    let low = max(0, magnitude &- nodeRange)
-                    let high = min(7, magnitude &+ nodeRange)
-                    var m = low
-                    var extra = magnitude == 0
-                    while m <= high || extra {
-                        let codeSign: Int32
-                        let codeMagnitude: Int32
-                        if m <= high {
-                            codeSign = sign
-                            codeMagnitude = m
-                            m &+= 1
-                        } else {
-                            codeSign = sign ^ 8
-                            codeMagnitude = 0
-                            extra = false
-                        }
-                        let table = Int(index &* 8 &+ codeMagnitude)
-                        let diff = differences[table]
-                        var next = codeSign == 0 ? predictor &+ diff : predictor &- diff
-                        next = min(max(next, -32768), 32767)
-                        let error = Int64(x &- next)
-                        let total = cost &+ error &* error
-                        if kept == width && total >= rootCost { continue }
-                        let nextStep = nextIndex[table]
-                        let code = UInt8(truncatingIfNeeded: codeSign | codeMagnitude)
-                        // Paths that reach the same step index and nearly the same predictor are merged.
-                        let key = ((next &+ 32768) &>> mergeShift[Int(nextStep)]) &<< 7 | nextStep
-                        var h = Int(truncatingIfNeeded: (UInt32(bitPattern: key) &* 2_654_435_761) &>> UInt32(32 - Self.hashBits))
-                        var entry = -1
-                        while hashStamp[h] == currentStamp {
-                            if hashKey[h] == key {
-                                entry = Int(hashSlot[h])
-                                break
-                            }
-                            h = (h &+ 1) & hashMask
-                        }
-                        var position: Int
-                        if entry >= 0 {
-                            if total >= poolCost[entry] { continue }
-                            position = Int(heapPosition[entry])
-                            if position < 0 {
-                                // Pushed out earlier, better now: it replaces the root.
-                                heapPosition[Int(order[0])] = -1
-                                position = 0
-                                order[0] = Int32(truncatingIfNeeded: entry)
-                            }
-                        } else {
-                            hashStamp[h] = currentStamp
-                            hashKey[h] = key
-                            hashSlot[h] = Int32(truncatingIfNeeded: pool)
-                            entry = pool
-                            pool &+= 1
-                            if kept < width {
-                                position = kept
-                                kept &+= 1
-                            } else {
-                                heapPosition[Int(order[0])] = -1
-                                position = 0
-                            }
-                            order[position] = Int32(truncatingIfNeeded: entry)
-                        }
-                        poolPredictor[entry] = next
-                        poolIndex[entry] = nextStep
-                        poolCost[entry] = total
-                        poolParent[entry] = Int32(truncatingIfNeeded: node)
-                        poolCode[entry] = code
-                        // Restore the heap around `position`: up if it is now worse than its parent, else down.
-                        while position > 0 {
-                            let parent = (position &- 1) &>> 1
-                            let parentEntry = Int(order[parent])
-                            if poolCost[parentEntry] >= total { break }
-                            order[position] = Int32(truncatingIfNeeded: parentEntry)
-                            heapPosition[parentEntry] = Int32(truncatingIfNeeded: position)
-                            position = parent
-                        }
-                        while true {
-                            var child = 2 &* position &+ 1
-                            if child >= kept { break }
-                            if child &+ 1 < kept && poolCost[Int(order[child &+ 1])] > poolCost[Int(order[child])] {
-                                child &+= 1
-                            }
-                            let childEntry = Int(order[child])
-                            if poolCost[childEntry] <= total { break }
-                            order[position] = Int32(truncatingIfNeeded: childEntry)
-                            heapPosition[childEntry] = Int32(truncatingIfNeeded: position)
-                            position = child
-                        }
-                        order[position] = Int32(truncatingIfNeeded: entry)
-                        heapPosition[entry] = Int32(truncatingIfNeeded: position)
-                        if kept == width { rootCost = poolCost[Int(order[0])] }
-                    }
+                    // The nodes are sorted: once the beam is full, no later one can do better.
+                    if candidates.isFull && nodes.costs[node] >= candidates.rootCost { break }
+                    codes.extend(node, of: nodes, toward: target[t], into: &candidates)
                 }
-                // The kept entries become the next nodes, sorted best first (insertion sort).
-                for slot in 0..<kept {
-                    let entry = order[slot]
-                    let cost = poolCost[Int(entry)]
-                    var position = slot
-                    while position > 0 && poolCost[Int(order[position &- 1])] > cost {
-                        order[position] = order[position &- 1]
-                        position &-= 1
-                    }
-                    order[position] = entry
-                }
-                let traceBase = t &* capacity
-                for slot in 0..<kept {
-                    let candidate = Int(order[slot])
-                    nextPredictors[slot] = poolPredictor[candidate]
-                    nextIndices[slot] = poolIndex[candidate]
-                    nextCosts[slot] = poolCost[candidate]
-                    let parent = Int(poolParent[candidate])
-                    nextOrigins[slot] = origins[parent]
-                    parents[traceBase &+ slot] = Int32(truncatingIfNeeded: parent)
-                    codes[traceBase &+ slot] = poolCode[candidate]
-                }
-                swap(&predictors, &nextPredictors)
-                swap(&indices, &nextIndices)
-                swap(&costs, &nextCosts)
-                swap(&origins, &nextOrigins)
-                live = kept
+                candidates.sortKept()
+                keep(candidates, from: nodes, into: next, sample: t)
+                swap(&nodes, &next)
+                live = candidates.kept
             }
         }
-        // Trace the best path back.
+        return traceBack(count: count, nodes: nodes, live: live, starts: starts)
+    }
+
+    /// One generation of the beam, as separate arrays: each node's state, the cost of its path
+    /// and the index (into `starts`) of the start it came from.
+    private struct Nodes {
+        var predictors: UnsafeMutablePointer<Int32>
+        var indices: UnsafeMutablePointer<Int32>
+        var costs: UnsafeMutablePointer<Int64>
+        var origins: UnsafeMutablePointer<Int32>
+    }
+
+    /// The first generation: the start states (at most `capacity`), at no cost. Returns their
+    /// number.
+    private func seed(_ nodes: inout Nodes, from starts: ArraySlice<IMA4.ChannelState>) -> Int {
+        var live = 0
+        for start in starts.prefix(capacity) {
+            nodes.predictors[live] = start.predictor
+            nodes.indices[live] = start.stepIndex
+            nodes.costs[live] = 0
+            nodes.origins[live] = Int32(starts.startIndex + live)
+            live += 1
+        }
+        return live
+    }
+
+    /// A new stamp for the merge hash (its slots stamped with an older one are empty); the
+    /// stamps start again, with the slots cleared, before they would overflow.
+    private func nextStamp() -> Int32 {
+        if stamp == Int32.max {
+            hashStamp.update(repeating: -1, count: 1 << Self.hashBits)
+            stamp = 0
+        }
+        stamp += 1
+        return stamp
+    }
+
+    /// The codes tried from a node: the greedy magnitude (|delta| / step, without dividing) and
+    /// those within `range` of it (one less for the nodes past the best quarter, which seldom
+    /// win), and a zero of the other sign when the greedy magnitude is 0.
+    private struct Codes {
+        /// `difference(step:magnitude:)` and the next step index, for index*8 + magnitude.
+        let differences: UnsafeMutablePointer<Int32>
+        let nextIndex: UnsafeMutablePointer<Int32>
+        let reciprocals: UnsafeMutablePointer<UInt32>
+        let range: Int32
+        let wideNodes: Int
+
+        @inline(__always)
+        func extend(_ node: Int, of nodes: Nodes, toward x: Int32, into candidates: inout Candidates) {
+            let predictor = nodes.predictors[node]
+            let index = nodes.indices[node]
+            let cost = nodes.costs[node]
+            let delta = x &- predictor
+            let sign: Int32 = delta < 0 ? 8 : 0
+            let magnitude = Int32(truncatingIfNeeded: min(7, (UInt32(abs(delta)) &* reciprocals[Int(index)]) &>> 16))
+            let nodeRange = node < wideNodes ? range : max(0, range &- 1)
+            var m = max(0, magnitude &- nodeRange)
+            let high = min(7, magnitude &+ nodeRange)
+            var extra = magnitude == 0
+            while m <= high || extra {
+                let codeSign: Int32
+                let codeMagnitude: Int32
+                if m <= high {
+                    codeSign = sign
+                    codeMagnitude = m
+                    m &+= 1
+                } else {
+                    codeSign = sign ^ 8
+                    codeMagnitude = 0
+                    extra = false
+                }
+                let table = Int(index &* 8 &+ codeMagnitude)
+                let diff = differences[table]
+                let next = min(max(codeSign == 0 ? predictor &+ diff : predictor &- diff, -32768), 32767)
+                let error = Int64(x &- next)
+                candidates.offer(
+                    predictor: next, stepIndex: nextIndex[table], cost: cost &+ error &* error, parent: node,
+                    code: UInt8(truncatingIfNeeded: codeSign | codeMagnitude))
+            }
+        }
+    }
+
+    /// The candidates of one sample: the pool of paths one code longer, the `width` cheapest of
+    /// them in a max-heap on cost (`order`, whose root is the worst kept; `heapPosition[entry]` is
+    /// where an entry sits in it, -1 once pushed out), and a hash from the state a path reaches
+    /// to its entry, so that paths reaching the same step index and nearly the same predictor
+    /// are merged (the cheaper one kept).
+    private struct Candidates {
+        let width: Int
+        let predictor: UnsafeMutablePointer<Int32>
+        let index: UnsafeMutablePointer<Int32>
+        let cost: UnsafeMutablePointer<Int64>
+        let parent: UnsafeMutablePointer<Int32>
+        let code: UnsafeMutablePointer<UInt8>
+        let order: UnsafeMutablePointer<Int32>
+        let heapPosition: UnsafeMutablePointer<Int32>
+        let hashStamp: UnsafeMutablePointer<Int32>
+        let hashKey: UnsafeMutablePointer<Int32>
+        let hashSlot: UnsafeMutablePointer<Int32>
+        let mergeShift: UnsafeMutablePointer<Int32>
+        var stamp: Int32 = 0
+        var pool = 0
+        var kept = 0
+        var rootCost = Int64.max
+
+        var isFull: Bool { kept == width }
+
+        mutating func begin(stamp: Int32) {
+            self.stamp = stamp
+            pool = 0
+            kept = 0
+            rootCost = .max
+        }
+
+        /// Adds a path unless the beam is full of cheaper ones or a cheaper path reaches the
+        /// same state.
+        @inline(__always)
+        mutating func offer(predictor next: Int32, stepIndex: Int32, cost total: Int64, parent node: Int, code: UInt8) {
+            if kept == width && total >= rootCost { return }
+            let key = ((next &+ 32768) &>> mergeShift[Int(stepIndex)]) &<< 7 | stepIndex
+            let (h, found) = lookUp(key)
+            var entry = found
+            var position: Int
+            if entry >= 0 {
+                if total >= cost[entry] { return }
+                position = Int(heapPosition[entry])
+                if position < 0 {
+                    // Pushed out earlier, better now: it replaces the root.
+                    heapPosition[Int(order[0])] = -1
+                    position = 0
+                    order[0] = Int32(truncatingIfNeeded: entry)
+                }
+            } else {
+                hashStamp[h] = stamp
+                hashKey[h] = key
+                hashSlot[h] = Int32(truncatingIfNeeded: pool)
+                entry = pool
+                pool &+= 1
+                if kept < width {
+                    position = kept
+                    kept &+= 1
+                } else {
+                    heapPosition[Int(order[0])] = -1
+                    position = 0
+                }
+                order[position] = Int32(truncatingIfNeeded: entry)
+            }
+            predictor[entry] = next
+            index[entry] = stepIndex
+            cost[entry] = total
+            parent[entry] = Int32(truncatingIfNeeded: node)
+            self.code[entry] = code
+            settle(entry, at: position, cost: total)
+            if kept == width { rootCost = cost[Int(order[0])] }
+        }
+
+        /// The hash slot of `key` and its entry, or the empty slot where it goes and -1.
+        @inline(__always)
+        func lookUp(_ key: Int32) -> (slot: Int, entry: Int) {
+            let mask = (1 << BeamSearch.hashBits) - 1
+            var h = Int(truncatingIfNeeded: (UInt32(bitPattern: key) &* 2_654_435_761) &>> UInt32(32 - BeamSearch.hashBits))
+            while hashStamp[h] == stamp {
+                if hashKey[h] == key { return (h, Int(hashSlot[h])) }
+                h = (h &+ 1) & mask
+            }
+            return (h, -1)
+        }
+
+        /// Restores the heap around `position`, whose entry's cost changed: up if it is now
+        /// worse than its parent, else down.
+        @inline(__always)
+        func settle(_ entry: Int, at start: Int, cost total: Int64) {
+            var position = start
+            while position > 0 {
+                let parent = (position &- 1) &>> 1
+                let parentEntry = Int(order[parent])
+                if cost[parentEntry] >= total { break }
+                order[position] = Int32(truncatingIfNeeded: parentEntry)
+                heapPosition[parentEntry] = Int32(truncatingIfNeeded: position)
+                position = parent
+            }
+            while true {
+                var child = 2 &* position &+ 1
+                if child >= kept { break }
+                if child &+ 1 < kept && cost[Int(order[child &+ 1])] > cost[Int(order[child])] {
+                    child &+= 1
+                }
+                let childEntry = Int(order[child])
+                if cost[childEntry] <= total { break }
+                order[position] = Int32(truncatingIfNeeded: childEntry)
+                heapPosition[childEntry] = Int32(truncatingIfNeeded: position)
+                position = child
+            }
+            order[position] = Int32(truncatingIfNeeded: entry)
+            heapPosition[entry] = Int32(truncatingIfNeeded: position)
+        }
+
+        /// Sorts the kept entries best first (insertion sort: there are `width` of them).
+        func sortKept() {
+            for slot in 0..<kept {
+                let entry = order[slot]
+                let entryCost = cost[Int(entry)]
+                var position = slot
+                while position > 0 && cost[Int(order[position &- 1])] > entryCost {
+                    order[position] = order[position &- 1]
+                    position &-= 1
+                }
+                order[position] = entry
+            }
+        }
+    }
+
+    /// The kept candidates, sorted, become the next generation; each one's parent node and code
+    /// are recorded for the trace back.
+    private func keep(_ candidates: Candidates, from nodes: Nodes, into next: Nodes, sample t: Int) {
+        let traceBase = t &* capacity
+        for slot in 0..<candidates.kept {
+            let candidate = Int(candidates.order[slot])
+            next.predictors[slot] = candidates.predictor[candidate]
+            next.indices[slot] = candidates.index[candidate]
+            next.costs[slot] = candidates.cost[candidate]
+            let parent = Int(candidates.parent[candidate])
+            next.origins[slot] = nodes.origins[parent]
+            parents[traceBase &+ slot] = Int32(truncatingIfNeeded: parent)
+            codes[traceBase &+ slot] = candidates.code[candidate]
+        }
+    }
+
+    /// The codes of the cheapest path of the last generation, from its parents, and its start
+    /// and end states.
+    private func traceBack(count: Int, nodes: Nodes, live: Int, starts: ArraySlice<IMA4.ChannelState>) -> Result {
         var best = 0
-        for slot in 1..<max(live, 1) where costs[slot] < costs[best] { best = slot }
+        for slot in 1..<max(live, 1) where nodes.costs[slot] < nodes.costs[best] { best = slot }
         var result = [UInt8](repeating: 0, count: count)
         var slot = best
         var t = count - 1
@@ -527,7 +605,7 @@ final class BeamSearch: @unchecked Sendable {
             t -= 1
         }
         return Result(
-            codes: result, start: starts[Int(origins[best])],
-            end: IMA4.ChannelState(predictor: predictors[best], stepIndex: indices[best]), cost: costs[best])
+            codes: result, start: starts[Int(nodes.origins[best])],
+            end: IMA4.ChannelState(predictor: nodes.predictors[best], stepIndex: nodes.indices[best]), cost: nodes.costs[best])
     }
 }

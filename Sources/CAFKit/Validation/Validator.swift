@@ -90,8 +90,12 @@ public enum CAFValidator {
     }
 
     static func structuralProblems(_ file: CAFFile) -> [CAFDiagnostic] {
+        chunkCountProblems(file.chunks) + chunkSizeProblems(file) + descriptionProblems(file)
+    }
+
+    /// `desc` first and once, with its size; one `data` chunk.
+    static func chunkCountProblems(_ chunks: [ChunkHeader]) -> [CAFDiagnostic] {
         var problems: [CAFDiagnostic] = []
-        let chunks = file.chunks
         if let first = chunks.first, first.type != .desc {
             problems.append(
                 CAFDiagnostic(
@@ -118,6 +122,13 @@ public enum CAFValidator {
                     rule: .oneData, chunk: .data, offset: extra.offset,
                     expected: "exactly one 'data' chunk", found: "\(dataChunks.count)"))
         }
+        return problems
+    }
+
+    /// Each chunk's size against the file's bytes, and bytes after the last chunk.
+    static func chunkSizeProblems(_ file: CAFFile) -> [CAFDiagnostic] {
+        var problems: [CAFDiagnostic] = []
+        let chunks = file.chunks
         for (index, chunk) in chunks.enumerated() {
             if chunk.declaredSize == -1 {
                 if chunk.type != .data || index != chunks.count - 1 {
@@ -149,6 +160,12 @@ public enum CAFValidator {
                     expected: "the file to end at byte \(last.end), where its last chunk ends",
                     found: "\(file.fileLength - last.end) more bytes"))
         }
+        return problems
+    }
+
+    /// The audio description: a rate, channels, and bits and packet sizes that fit its format.
+    static func descriptionProblems(_ file: CAFFile) -> [CAFDiagnostic] {
+        var problems: [CAFDiagnostic] = []
         let desc = file.audioDescription
         let descOffset = file.audioDescriptionOffset
         if !(desc.sampleRate.isFinite && desc.sampleRate > 0) {
@@ -164,39 +181,7 @@ public enum CAFValidator {
                     expected: "at least 1 channel", found: "0"))
         }
         if desc.isLinearPCM {
-            let bits = desc.bitsPerChannel
-            let validBits: [UInt32] = desc.isFloat ? [32, 64] : [8, 16, 24, 32]
-            if !validBits.contains(bits) {
-                problems.append(
-                    CAFDiagnostic(
-                        rule: .lpcmBits, chunk: .desc, offset: descOffset,
-                        expected: desc.isFloat ? "32 or 64 bits" : "8, 16, 24 or 32 bits",
-                        found: "\(bits) bits"))
-            }
-            if desc.framesPerPacket != 1 {
-                problems.append(
-                    CAFDiagnostic(
-                        rule: .lpcmFramesPerPacket, chunk: .desc, offset: descOffset,
-                        expected: "1 frame per packet", found: "\(desc.framesPerPacket)"))
-            }
-            // In 64 bits: channels and bits come from the file and their product can overflow 32.
-            let packet = UInt64(desc.channelsPerFrame) * ((UInt64(bits) + 7) / 8)
-            if UInt64(desc.bytesPerPacket) != packet {
-                problems.append(
-                    CAFDiagnostic(
-                        rule: .lpcmBytesPerPacket, chunk: .desc, offset: descOffset,
-                        expected: "\(packet) bytes per packet (channels x bytes per sample)",
-                        found: "\(desc.bytesPerPacket)"))
-            }
-            if desc.bytesPerPacket > 0, file.audioBytes % UInt64(desc.bytesPerPacket) != 0,
-                let data = file.dataChunk
-            {
-                problems.append(
-                    CAFDiagnostic(
-                        rule: .wholeFrames, chunk: .data, offset: data.offset,
-                        expected: "a multiple of \(desc.bytesPerPacket) audio bytes",
-                        found: "\(file.audioBytes) bytes"))
-            }
+            problems += linearPCMProblems(file)
         } else if desc.bitsPerChannel != 0, desc.formatID != .alac,
             !((desc.formatID == .ulaw || desc.formatID == .alaw) && desc.bitsPerChannel == 8)
         {
@@ -206,6 +191,48 @@ public enum CAFValidator {
                     rule: .compressedBits, chunk: .desc, offset: descOffset,
                     expected: "0 bits per channel for '\(desc.formatID)'",
                     found: "\(desc.bitsPerChannel)"))
+        }
+        return problems
+    }
+
+    /// Linear PCM: a sample size CAF allows, one frame per packet of the packed size, whole
+    /// frames of audio.
+    static func linearPCMProblems(_ file: CAFFile) -> [CAFDiagnostic] {
+        var problems: [CAFDiagnostic] = []
+        let desc = file.audioDescription
+        let descOffset = file.audioDescriptionOffset
+        let bits = desc.bitsPerChannel
+        let validBits: [UInt32] = desc.isFloat ? [32, 64] : [8, 16, 24, 32]
+        if !validBits.contains(bits) {
+            problems.append(
+                CAFDiagnostic(
+                    rule: .lpcmBits, chunk: .desc, offset: descOffset,
+                    expected: desc.isFloat ? "32 or 64 bits" : "8, 16, 24 or 32 bits",
+                    found: "\(bits) bits"))
+        }
+        if desc.framesPerPacket != 1 {
+            problems.append(
+                CAFDiagnostic(
+                    rule: .lpcmFramesPerPacket, chunk: .desc, offset: descOffset,
+                    expected: "1 frame per packet", found: "\(desc.framesPerPacket)"))
+        }
+        // In 64 bits: channels and bits come from the file and their product can overflow 32.
+        let packet = UInt64(desc.channelsPerFrame) * ((UInt64(bits) + 7) / 8)
+        if UInt64(desc.bytesPerPacket) != packet {
+            problems.append(
+                CAFDiagnostic(
+                    rule: .lpcmBytesPerPacket, chunk: .desc, offset: descOffset,
+                    expected: "\(packet) bytes per packet (channels x bytes per sample)",
+                    found: "\(desc.bytesPerPacket)"))
+        }
+        if desc.bytesPerPacket > 0, file.audioBytes % UInt64(desc.bytesPerPacket) != 0,
+            let data = file.dataChunk
+        {
+            problems.append(
+                CAFDiagnostic(
+                    rule: .wholeFrames, chunk: .data, offset: data.offset,
+                    expected: "a multiple of \(desc.bytesPerPacket) audio bytes",
+                    found: "\(file.audioBytes) bytes"))
         }
         return problems
     }

@@ -87,10 +87,11 @@ public struct ConversionOptions: Sendable, Equatable {
     public static let rulesVersion = 3
 
     /// What decides the bytes of an output besides its source: the rules version, the resolved
-    /// `-d` format and `--endian`; the rate with `--src-quality` when `@RATE` is given, the
-    /// channels with `--mix`/`--no-mix` when `-c` is, `--dither tpdf` and `--strip-metadata`. (Without those options
-    /// the text is what it was before they existed, so earlier outputs stay up to date.) `-j` and
-    /// the block size change nothing and are left out.
+    /// `-d` format, then each setting's part (``Settings/all``): `--endian`; the rate with
+    /// `--src-quality` when `@RATE` is given, the channels with `--mix`/`--no-mix` when `-c` is,
+    /// `--dither tpdf` and `--strip-metadata`. (Without those options the text is what it was
+    /// before they existed, so earlier outputs stay up to date.) `-j` and the block size change
+    /// nothing and are left out.
     public var fingerprint: String {
         var format = "source"
         switch dataFormat?.kind {
@@ -111,12 +112,8 @@ public struct ConversionOptions: Sendable, Equatable {
         case nil: break
         }
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
-        var text = "rules=\(Self.rulesVersion);d=\(order)\(format);endian=\(endian?.rawValue ?? "default")"
-        if let sampleRate { text += ";rate=\(sampleRate);src=\(srcQuality.rawValue)" }
-        if let channels { text += ";channels=\(channels);mix=\(mix ? "on" : "off")" }
-        if dither != .none { text += ";dither=\(dither.rawValue)" }
-        if stripMetadata { text += ";meta=strip" }
-        return text
+        // Each setting adds its own part (Settings.all), in table order.
+        return Settings.all.reduce("rules=\(Self.rulesVersion);d=\(order)\(format)") { $0 + $1.fingerprint(self) }
     }
 
     /// Checks that the options agree with each other.

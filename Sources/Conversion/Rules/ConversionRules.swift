@@ -1,74 +1,5 @@
 import BinaryIO
 
-/// What is wrong with a rules file or one of its settings, in one sentence; `file` and `line`,
-/// when known, say where (`Sounds/cafconv.toml:7: ...`).
-public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// What is wrong.
-    public var message: String
-    /// The rules file.
-    public var file: String?
-    /// The line (1-based) of the key or table at fault.
-    public var line: Int?
-
-    /// Creates an error.
-    public init(_ message: String, file: String? = nil, line: Int? = nil) {
-        self.message = message
-        self.file = file
-        self.line = line
-    }
-
-    /// `file:line: message`, escaped for a terminal (``PathBytes/display(_:)``): a message
-    /// quotes the file's own patterns, keys and values, which may hold control characters.
-    public var description: String {
-        guard let file else { return PathBytes.display(message) }
-        guard let line else { return PathBytes.display("\(file): \(message)") }
-        return PathBytes.display("\(file):\(line): \(message)")
-    }
-}
-
-/// A setting a rules file may give, in `[defaults]` or a `[[rule]]`.
-public enum RuleKey: String, Sendable, CaseIterable, Comparable {
-    /// `format = "LEI16"`: the `-d` grammar (``DataFormat/init(parsing:)``).
-    case format
-    /// `endian = "little"`: `--endian`.
-    case endian
-    /// `rate = 22050`: the output sample rate.
-    case rate
-    /// `channels = 1`: the output channel count.
-    case channels
-    /// `mix = false`: keep the first channels instead of mixing (`--no-mix`).
-    case mix
-    /// `bitrate = 128000`: bits per second of a lossy encoding.
-    case bitrate
-    /// `dither = "tpdf"` (or `true`/`false`): dither when samples are narrowed.
-    case dither
-    /// `strip-metadata = true`: leave the source's metadata out of the output.
-    case stripMetadata = "strip-metadata"
-
-    public static func < (lhs: RuleKey, rhs: RuleKey) -> Bool {
-        allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
-    }
-
-    /// The keys, for error messages.
-    public static var list: String { allCases.map(\.rawValue).joined(separator: ", ") }
-}
-
-/// A value as the rules file gives it.
-public enum RuleValue: Sendable, Equatable, CustomStringConvertible {
-    case string(String)
-    case integer(Int)
-    case boolean(Bool)
-
-    /// The value as TOML writes it.
-    public var description: String {
-        switch self {
-        case .string(let text): "\"\(text)\""
-        case .integer(let value): String(value)
-        case .boolean(let value): value ? "true" : "false"
-        }
-    }
-}
-
 /// One setting and where it was written.
 public struct RuleSetting: Sendable, Equatable {
     /// The key.
@@ -173,64 +104,16 @@ public struct ConversionRules: Sendable, Equatable {
         return (options, rule)
     }
 
-    /// Checks the type and range of a value and applies it to `options`: the one place a rules
-    /// key becomes a ``ConversionOptions`` field (a new setting is one case here). Keys whose
-    /// feature this build lacks are a clear error.
+    /// Checks the type and range of a value and applies it to `options`, as the key's
+    /// ``Setting`` (in ``Settings/all``) says.
     public static func apply(_ key: RuleKey, _ value: RuleValue, to options: inout ConversionOptions)
         throws(RuleError)
     {
-        switch (key, value) {
-        case (.format, .string(let text)):
-            // The `-d` grammar, `@RATE` included (`ima4@22050`, `0@22050`).
-            do throws(DataFormatError) {
-                let request = try FormatRequest(parsing: text)
-                options.dataFormat = request.format
-                if let rate = request.sampleRate { options.sampleRate = rate }
-            } catch {
-                throw RuleError("format = \"\(text)\": \(error.message)")
-            }
-        case (.endian, .string(let text)):
-            guard let choice = EndianChoice(rawValue: text) else {
-                throw RuleError(
-                    "endian = \"\(text)\" is not a byte order; use one of \(EndianChoice.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            options.endian = choice
-        case (.rate, .integer(let rate)):
-            guard (1...1_536_000).contains(rate) else { throw RuleError("rate = \(rate) is out of range (1 to 1536000 Hz)") }
-            options.sampleRate = rate
-        case (.channels, .integer(let channels)):
-            guard (1...1024).contains(channels) else {
-                throw RuleError("channels = \(channels) is out of range (1 to 1024)")
-            }
-            options.channels = channels
-        case (.mix, .boolean(let mix)):
-            options.mix = mix
-        case (.bitrate, .integer(let bitrate)):
-            guard (8_000...512_000).contains(bitrate) else {
-                throw RuleError("bitrate = \(bitrate) is out of range (8000 to 512000 bits per second)")
-            }
-            options.bitRate = bitrate
-        case (.dither, .boolean(let on)):
-            options.dither = on ? .tpdf : .none
-        case (.dither, .string(let text)):
-            guard let dither = Dither(rawValue: text) else {
-                throw RuleError("dither = \"\(text)\" is not a dither; use \"tpdf\", \"none\", true or false")
-            }
-            options.dither = dither
-        case (.stripMetadata, .boolean(let strip)):
-            options.stripMetadata = strip
-        default:
-            throw RuleError("\(key.rawValue) = \(value) has the wrong type; \(key.rawValue) takes \(expected(key))")
+        guard let setting = Setting.named(key) else {
+            throw RuleError("unknown key '\(key)'; a rule or [defaults] may set \(RuleKey.list)")
         }
-    }
-
-    static func expected(_ key: RuleKey) -> String {
-        switch key {
-        case .format, .endian: "a string"
-        case .rate, .channels, .bitrate: "an integer"
-        case .dither: "a string or a boolean"
-        case .mix, .stripMetadata: "a boolean"
+        guard try setting.fromRules(value, &options) else {
+            throw RuleError("\(key.rawValue) = \(value) has the wrong type; \(key.rawValue) takes \(setting.takes)")
         }
     }
 }

@@ -83,23 +83,7 @@ public enum RulesFile {
 
     /// Parses the text of a rules file named `file` (for messages).
     public static func parse(_ text: String, file: String) throws(RuleError) -> ConversionRules {
-        var rules = ConversionRules(file: file)
-        enum Section { case top, defaults, rule }
-        var section = Section.top
-        var sawDefaults = false
-        var current: (line: Int, patterns: [Glob]?, settings: [RuleSetting], keys: Set<String>)? = nil
-        var defaultKeys: Set<String> = []
-        func finishRule() throws(RuleError) {
-            guard let rule = current else { return }
-            guard let patterns = rule.patterns else {
-                throw RuleError(
-                    "this [[rule]] has no 'match' (the files it applies to, as in match = \"sfx/**\")", file: file,
-                    line: rule.line)
-            }
-            rules.rules.append(
-                ConversionRule(patterns: patterns, settings: rule.settings, line: rule.line, number: rules.rules.count + 1))
-            current = nil
-        }
+        var reader = Reader(file: file)
         var lines = try logicalLines(text, file: file)[...]
         var number = 0
         while let raw = lines.popFirst() {
@@ -108,31 +92,7 @@ public enum RulesFile {
             cursor.skipSpace()
             if cursor.atEnd || cursor.peek == "#" { continue }
             if cursor.peek == "[" {
-                let header = cursor.line
-                let isArray = cursor.starts(with: "[[")
-                cursor.advance(isArray ? 2 : 1)
-                cursor.skipSpace()
-                let name = try cursor.key()
-                cursor.skipSpace()
-                guard cursor.consume(isArray ? "]]" : "]") else {
-                    throw cursor.error("expected '\(isArray ? "]]" : "]")' to close the table header")
-                }
-                try cursor.expectEnd()
-                try finishRule()
-                switch (isArray, name) {
-                case (true, "rule"):
-                    section = .rule
-                    current = (header, nil, [], [])
-                case (false, "defaults"):
-                    if sawDefaults { throw cursor.error("[defaults] is given twice") }
-                    sawDefaults = true
-                    section = .defaults
-                case (false, "rule"):
-                    throw cursor.error("rules are an array of tables: write [[rule]], not [rule]")
-                default:
-                    throw cursor.error(
-                        "unknown table \(isArray ? "[[\(name)]]" : "[\(name)]"); a rules file has [defaults] and [[rule]] tables")
-                }
+                try reader.header(&cursor)
                 continue
             }
             let key = try cursor.key()
@@ -143,6 +103,59 @@ public enum RulesFile {
             let line = cursor.line
             let value = try cursor.value(more: &lines, lineNumber: &number)
             try cursor.expectEnd()
+            try reader.set(key, value, line: line)
+        }
+        try reader.finishRule()
+        return reader.rules
+    }
+
+    /// The tables read so far and the one being read.
+    struct Reader {
+        enum Section { case top, defaults, rule }
+        let file: String
+        var rules: ConversionRules
+        var section = Section.top
+        var sawDefaults = false
+        var defaultKeys: Set<String> = []
+        /// The `[[rule]]` being read: its header's line, its patterns, its settings and its keys.
+        var current: (line: Int, patterns: [Glob]?, settings: [RuleSetting], keys: Set<String>)? = nil
+
+        init(file: String) {
+            self.file = file
+            rules = ConversionRules(file: file)
+        }
+
+        /// A `[defaults]` or `[[rule]]` header (which ends the rule before it).
+        mutating func header(_ cursor: inout Cursor) throws(RuleError) {
+            let header = cursor.line
+            let isArray = cursor.starts(with: "[[")
+            cursor.advance(isArray ? 2 : 1)
+            cursor.skipSpace()
+            let name = try cursor.key()
+            cursor.skipSpace()
+            guard cursor.consume(isArray ? "]]" : "]") else {
+                throw cursor.error("expected '\(isArray ? "]]" : "]")' to close the table header")
+            }
+            try cursor.expectEnd()
+            try finishRule()
+            switch (isArray, name) {
+            case (true, "rule"):
+                section = .rule
+                current = (header, nil, [], [])
+            case (false, "defaults"):
+                if sawDefaults { throw cursor.error("[defaults] is given twice") }
+                sawDefaults = true
+                section = .defaults
+            case (false, "rule"):
+                throw cursor.error("rules are an array of tables: write [[rule]], not [rule]")
+            default:
+                throw cursor.error(
+                    "unknown table \(isArray ? "[[\(name)]]" : "[\(name)]"); a rules file has [defaults] and [[rule]] tables")
+            }
+        }
+
+        /// `key = value` in the current table.
+        mutating func set(_ key: String, _ value: Parsed, line: Int) throws(RuleError) {
             switch section {
             case .top:
                 throw RuleError(
@@ -160,32 +173,51 @@ public enum RulesFile {
                     throw RuleError("'\(key)' is given twice in this [[rule]]", file: file, line: line)
                 }
                 if key == "match" {
-                    let texts: [String]
-                    switch value {
-                    case .string(let text): texts = [text]
-                    case .strings(let list) where !list.isEmpty: texts = list
-                    default:
-                        throw RuleError(
-                            "match takes a pattern or a non-empty array of patterns (match = \"sfx/**\")", file: file, line: line)
-                    }
-                    var patterns: [Glob] = []
-                    for text in texts {
-                        do throws(RuleError) { patterns.append(try Glob(text)) } catch {
-                            throw RuleError("match: \(error.message)", file: file, line: line)
-                        }
-                    }
+                    let patterns = try patterns(value, line: line)
                     current?.patterns = patterns
                 } else {
-                    current?.settings.append(try setting(key, value, line: line, file: file))
+                    let setting = try RulesFile.setting(key, value, line: line, file: file)
+                    current?.settings.append(setting)
                 }
             }
         }
-        try finishRule()
-        return rules
+
+        /// A rule's `match`: one pattern or a non-empty array of them.
+        func patterns(_ value: Parsed, line: Int) throws(RuleError) -> [Glob] {
+            let texts: [String]
+            switch value {
+            case .string(let text): texts = [text]
+            case .strings(let list) where !list.isEmpty: texts = list
+            default:
+                throw RuleError(
+                    "match takes a pattern or a non-empty array of patterns (match = \"sfx/**\")", file: file, line: line)
+            }
+            var patterns: [Glob] = []
+            for text in texts {
+                do throws(RuleError) { patterns.append(try Glob(text)) } catch {
+                    throw RuleError("match: \(error.message)", file: file, line: line)
+                }
+            }
+            return patterns
+        }
+
+        /// Adds the rule being read, which must have a `match`.
+        mutating func finishRule() throws(RuleError) {
+            guard let rule = current else { return }
+            guard let patterns = rule.patterns else {
+                throw RuleError(
+                    "this [[rule]] has no 'match' (the files it applies to, as in match = \"sfx/**\")", file: file,
+                    line: rule.line)
+            }
+            rules.rules.append(
+                ConversionRule(patterns: patterns, settings: rule.settings, line: rule.line, number: rules.rules.count + 1))
+            current = nil
+        }
     }
 
-    private static func setting(_ key: String, _ value: Parsed, line: Int, file: String) throws(RuleError) -> RuleSetting {
-        guard let ruleKey = RuleKey(rawValue: key) else {
+    static func setting(_ key: String, _ value: Parsed, line: Int, file: String) throws(RuleError) -> RuleSetting {
+        let ruleKey = RuleKey(rawValue: key)
+        guard let known = Setting.named(ruleKey) else {
             throw RuleError("unknown key '\(key)'; a rule or [defaults] may set \(RuleKey.list)", file: file, line: line)
         }
         let ruleValue: RuleValue
@@ -195,7 +227,7 @@ public enum RulesFile {
         case .boolean(let flag): ruleValue = .boolean(flag)
         case .strings:
             throw RuleError(
-                "\(key) takes \(ConversionRules.expected(ruleKey)), not an array", file: file, line: line)
+                "\(key) takes \(known.takes), not an array", file: file, line: line)
         }
         // Checked now, against a blank set of options: a bad value or a setting this build cannot
         // apply is an error of the file, at its line, before anything runs.

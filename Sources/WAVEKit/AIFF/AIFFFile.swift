@@ -100,6 +100,48 @@ public struct AIFFFile: Sendable {
     public init(reading source: some ByteSource) throws(WAVEError) {
         let length = source.length
         guard length > 0 else { throw WAVEError(at: 0, "empty file (0 bytes)") }
+        let (container, formSize) = try Self.readHeader(source)
+        self.container = container
+        var warnings: [WAVEWarning] = []
+        if formSize + 8 != length {
+            warnings.append(WAVEWarning(at: 4, "FORM size says the file is \(formSize + 8) bytes, but it is \(length)"))
+        }
+        let table = try ChunkWalker.walk(source, from: 12, order: .big, rf64: false)
+        warnings += table.warnings
+        chunks = table.chunks
+
+        guard let comm = chunks.first(where: { $0.type == FourCC("COMM") }) else {
+            throw WAVEError(at: 12, ChunkWalker.missing("COMM", among: chunks))
+        }
+        common = try Self.readCommon(comm, of: source, container: container, warnings: &warnings)
+        soundDataOffset = 0
+        blockSize = 0
+        audioOffset = 0
+        audioBytes = 0
+        if let ssnd = chunks.first(where: { $0.type == FourCC("SSND") }) {
+            (soundDataOffset, blockSize, audioOffset, audioBytes) = try Self.readSoundData(
+                ssnd, of: source, warnings: &warnings)
+        } else if common.sampleFrames > 0 {
+            throw WAVEError(
+                at: 12, ChunkWalker.missing("SSND", among: chunks) + ", but 'COMM' declares \(common.sampleFrames) frames")
+        }
+        self.warnings = warnings
+        if let layout = sampleLayout, layout.bits > 0 {
+            let frameBytes = UInt64(common.channels) * UInt64((layout.bits + 7) / 8)
+            let needed = frameBytes * UInt64(common.sampleFrames)
+            if needed > audioBytes {
+                self.warnings.append(
+                    WAVEWarning(
+                        at: audioOffset,
+                        "'COMM' declares \(common.sampleFrames) frames (\(needed) bytes) but 'SSND' holds \(audioBytes) audio bytes"
+                    ))
+            }
+        }
+        readMetadata(source)
+    }
+
+    /// The container of the 12-byte FORM header and its size field.
+    static func readHeader(_ source: some ByteSource) throws(WAVEError) -> (Container, formSize: UInt64) {
         let prefix: [UInt8]
         do { prefix = try source.read(at: 0, count: 12) } catch { throw WAVEError.from(error, reading: "FORM header") }
         if prefix.count < 12, prefix.count >= 4, FourCC(bytes: prefix[0], prefix[1], prefix[2], prefix[3]) == FourCC("FORM") {
@@ -111,19 +153,15 @@ public struct AIFFFile: Sendable {
         guard container == .aiff || container == .aifc else {
             throw WAVEError(at: 0, "not an AIFF file: the content is \(container.displayName)")
         }
-        self.container = container
-        var warnings: [WAVEWarning] = []
         let formSize = UInt64(prefix[4]) << 24 | UInt64(prefix[5]) << 16 | UInt64(prefix[6]) << 8 | UInt64(prefix[7])
-        if formSize + 8 != length {
-            warnings.append(WAVEWarning(at: 4, "FORM size says the file is \(formSize + 8) bytes, but it is \(length)"))
-        }
-        let table = try ChunkWalker.walk(source, from: 12, order: .big, rf64: false)
-        warnings += table.warnings
-        chunks = table.chunks
+        return (container, formSize)
+    }
 
-        guard let comm = chunks.first(where: { $0.type == FourCC("COMM") }) else {
-            throw WAVEError(at: 12, ChunkWalker.missing("COMM", among: chunks))
-        }
+    /// Parses `COMM`, refusing one without channels, a rate or (for PCM) a sample size.
+    static func readCommon(_ comm: RIFFChunk, of source: some ByteSource, container: Container, warnings: inout [WAVEWarning])
+        throws(WAVEError) -> AIFFCommon
+    {
+        let common: AIFFCommon
         do {
             var body = try ChunkWalker.body(of: comm, in: source, cap: 4096)
             common = try AIFFCommon(parsing: &body, aifc: container == .aifc)
@@ -142,47 +180,32 @@ public struct AIFFFile: Sendable {
         if AIFFFile.needsSampleSize(common), common.sampleSize <= 0 {
             throw WAVEError(at: comm.bodyOffset + 6, "'COMM' chunk declares \(common.sampleSize) bits per sample")
         }
+        return common
+    }
 
-        soundDataOffset = 0
-        blockSize = 0
-        audioOffset = 0
-        audioBytes = 0
-        if let ssnd = chunks.first(where: { $0.type == FourCC("SSND") }) {
-            do {
-                var body = try ChunkWalker.body(of: ssnd, in: source, cap: 8)
-                soundDataOffset = try body.readUInt32(.big)
-                blockSize = try body.readUInt32(.big)
-            } catch {
-                throw WAVEError.from(error, reading: "'SSND' chunk")
-            }
-            let space = ssnd.size - 8
-            if UInt64(soundDataOffset) > space {
-                warnings.append(
-                    WAVEWarning(
-                        at: ssnd.bodyOffset,
-                        "'SSND' offset \(soundDataOffset) points past the chunk's \(space) data bytes; no audio"))
-                audioOffset = ssnd.bodyOffset + ssnd.size
-            } else {
-                audioOffset = ssnd.bodyOffset + 8 + UInt64(soundDataOffset)
-                audioBytes = space - UInt64(soundDataOffset)
-            }
-        } else if common.sampleFrames > 0 {
-            throw WAVEError(
-                at: 12, ChunkWalker.missing("SSND", among: chunks) + ", but 'COMM' declares \(common.sampleFrames) frames")
+    /// The `SSND` header (offset and block size) and where its audio lies; an offset past the
+    /// chunk leaves no audio, with a warning.
+    static func readSoundData(_ ssnd: RIFFChunk, of source: some ByteSource, warnings: inout [WAVEWarning])
+        throws(WAVEError) -> (soundDataOffset: UInt32, blockSize: UInt32, audioOffset: UInt64, audioBytes: UInt64)
+    {
+        let soundDataOffset: UInt32
+        let blockSize: UInt32
+        do {
+            var body = try ChunkWalker.body(of: ssnd, in: source, cap: 8)
+            soundDataOffset = try body.readUInt32(.big)
+            blockSize = try body.readUInt32(.big)
+        } catch {
+            throw WAVEError.from(error, reading: "'SSND' chunk")
         }
-        self.warnings = warnings
-        if let layout = sampleLayout, layout.bits > 0 {
-            let frameBytes = UInt64(common.channels) * UInt64((layout.bits + 7) / 8)
-            let needed = frameBytes * UInt64(common.sampleFrames)
-            if needed > audioBytes {
-                self.warnings.append(
-                    WAVEWarning(
-                        at: audioOffset,
-                        "'COMM' declares \(common.sampleFrames) frames (\(needed) bytes) but 'SSND' holds \(audioBytes) audio bytes"
-                    ))
-            }
+        let space = ssnd.size - 8
+        guard UInt64(soundDataOffset) <= space else {
+            warnings.append(
+                WAVEWarning(
+                    at: ssnd.bodyOffset, "'SSND' offset \(soundDataOffset) points past the chunk's \(space) data bytes; no audio")
+            )
+            return (soundDataOffset, blockSize, ssnd.bodyOffset + ssnd.size, 0)
         }
-        readMetadata(source)
+        return (soundDataOffset, blockSize, ssnd.bodyOffset + 8 + UInt64(soundDataOffset), space - UInt64(soundDataOffset))
     }
 
     private static func needsSampleSize(_ common: AIFFCommon) -> Bool {
