@@ -1,4 +1,3 @@
-import BinaryIO
 import SystemLayer
 
 /// Why one file could not be converted: a stable `code` (the JSON report's `files[].code`) and one
