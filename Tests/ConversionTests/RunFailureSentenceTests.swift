@@ -1,6 +1,8 @@
-import Conversion
 import Foundation
+import TestSupport
 import Testing
+
+@testable import Conversion
 
 /// The input, output and manifest failures and the run warnings render to the sentences cafconv
 /// has always printed (scripts and people read them): each case with its code, word for word.
@@ -68,6 +70,8 @@ struct RunFailureSentenceTests {
             #expect(ConversionError.output(failure).message == sentence)
             #expect(ConversionError.output(failure).code == .output)
         }
+        let reopened = OutputFailure.notReopened(path: "out/.t", errno: ENOENT)
+        #expect(reopened.message == "cannot open out/.t: \(Self.noEntry)" && reopened.code == .io)
         let depfile = OutputFailure.depfileNotWritten(.io(errno: ENOENT, doing: "writing failed"))
         #expect(depfile.message == "cannot write the depfile: writing failed: \(Self.noEntry)")
         #expect(depfile.code == .io)
@@ -114,5 +118,19 @@ struct RunFailureSentenceTests {
             ),
         ]
         for (warning, sentence) in cases { #expect(ConversionWarning.run(warning).message == sentence) }
+    }
+
+    @Test("the file-system layer throws the cases with their data")
+    func fileSystemSites() throws {
+        let folder = TempDirectory()
+        let missing = folder.file("gone.tmp")
+        #expect(throws: ConversionError.output(.notReopened(path: missing, errno: ENOENT))) {
+            try FileSystem.openForUpdate(missing)
+        }
+        let file = folder.write("file", [1])
+        #expect(throws: ConversionError.output(.fileInTheWay(path: file))) { try FileSystem.makeDirectories(file) }
+        let fifo = folder.file("pipe.wav")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: ConversionError.input(.notRegularFile)) { try FileSystem.openForReading(fifo) }
     }
 }

@@ -131,7 +131,7 @@ enum FileSystem {
 
     static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
         let fd = withPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw ConversionError.io(errno: errno, doing: "cannot open \(PathBytes.display(path))", path: path) }
+        guard fd >= 0 else { throw ConversionError.output(.notReopened(path: path, errno: errno)) }
         var info = FileStatus()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
             close(fd)

@@ -17,6 +17,9 @@ public enum OutputFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case notReplaceable(path: String, kind: FileKind)
     /// A temporary file of this run is no longer the file it created.
     case replaced(path: String)
+    /// A temporary file of this run cannot be opened again (`errno`): a failed system call,
+    /// code `io`.
+    case notReopened(path: String, errno: Int32)
     /// The temporary file cannot be created in the output's folder.
     case temporaryNotCreated(folder: String, errno: Int32)
     /// The temporary file cannot be opened again for writing.
@@ -52,6 +55,7 @@ public enum OutputFailure: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: ConversionError.Code {
         switch self {
         case .depfileNotWritten(let reason): reason.code
+        case .notReopened: .io
         default: .output
         }
     }
@@ -70,6 +74,7 @@ public enum OutputFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .notReplaceable(let path, let kind):
             return "\(shown(path)) is \(kind.rawValue); cafconv replaces only regular files"
         case .replaced(let path): return "cannot open \(shown(path)): it was replaced by something else"
+        case .notReopened(let path, let errno): return "cannot open \(shown(path)): \(ConversionError.systemText(errno))"
         case .temporaryNotCreated(let folder, let errno):
             return "cannot create a file in \(shown(folder)): \(ConversionError.systemText(errno))"
         case .temporaryNotOpened(let errno): return "cannot open the temporary file: \(ConversionError.systemText(errno))"
