@@ -47,8 +47,9 @@ public enum InfoText {
         return PathBytes.display(line)
     }
 
-    /// The lines that describe one file. (Printed one by one: joining them was the process's
-    /// first call of the standard library's generic `joined(separator:)`, ~0.13 M instructions.)
+    /// The lines that describe one file. (Printed one by one: joining them would be the
+    /// process's only call of the standard library's generic `joined(separator:)`, paid at
+    /// every start.)
     public static func block(_ report: AudioFileInfo) -> [String] {
         var lines = ["File:            \(report.path)"]
         func add(_ label: String, _ value: String?) {

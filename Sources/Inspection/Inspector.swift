@@ -153,7 +153,7 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
     /// Sampler settings, when the file has them.
     public var instrument: Instrument?
     /// Recoverable problems.
-    public var warnings: [String]
+    public var warnings: [InfoWarning]
     /// Why the file is unreadable or invalid: the offset and the rule; absent when fine.
     public var error: String?
 
@@ -293,7 +293,7 @@ public enum Inspector {
         info.chunks = file.chunks.map { AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: $0.declaredSize) }
         info.info = (document.contents.infoStrings?.entries ?? []).map { AudioFileInfo.Text(key: $0.key, value: $0.value) }
         describeCAFMetadata(document.contents, into: &info)
-        info.warnings = document.warnings.map(\.description)
+        info.warnings = document.warnings.map(InfoWarning.caf)
         if let first = CAFValidator.validate(document, expecting: CAFExpectations()).first {
             info.error = "\(first)"
         }
@@ -353,13 +353,11 @@ public enum Inspector {
             info.instrument = AudioFileInfo.Instrument(
                 baseNote: Double(sampler.midiUnityNote) + Double(sampler.midiPitchFraction) / 4_294_967_296)
         }
-        info.warnings = file.warnings.map(\.message)
+        info.warnings = file.warnings.map(InfoWarning.wave)
         // An RF64 `ds64` can declare 2^63 bytes or more: the report's signed size holds the
         // largest it can, and says so.
         for chunk in file.chunks where chunk.declaredSize > UInt64(Int64.max) {
-            info.warnings.append(
-                "chunk '\(chunk.type.trimmed)' at byte \(chunk.offset) declares \(chunk.declaredSize) bytes, more than any file holds"
-            )
+            info.warnings.append(.chunkTooLarge(type: chunk.type.trimmed, offset: chunk.offset, declared: chunk.declaredSize))
         }
         setDuration(&info)
     }
@@ -419,7 +417,7 @@ public enum Inspector {
                         name: start.name.isEmpty ? nil : start.name))
             }
         }
-        info.warnings = file.warnings.map(\.message)
+        info.warnings = file.warnings.map(InfoWarning.wave)
         setDuration(&info)
     }
 

@@ -59,7 +59,7 @@ struct Info {
             if brief {
                 Console.output(InfoText.briefLine(report))
                 for warning in report.warnings {
-                    Console.error("\(Output.warningPrefix()) \(report.path): \(PathBytes.display(warning))")
+                    Console.error("\(Output.warningPrefix()) \(report.path): \(PathBytes.display(warning.message))")
                 }
             } else {
                 if described > 0 { Console.output("") }

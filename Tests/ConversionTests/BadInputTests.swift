@@ -104,7 +104,7 @@ struct BadInputTests {
         let input = folder.write("sound.caf", Self.good)
         let report = Engine.convert(inputs: [input], output: nil, options: ConversionOptions(jobs: 1))
         #expect(report.files.first?.status == .failed)
-        #expect(report.files.first?.reason?.contains("would be the source itself") == true)
+        #expect(report.files.first?.error == .output(.outputIsSource))
         #expect(readFile(input) == Self.good)
         let explicit = Engine.convert(inputs: [input], output: input, options: ConversionOptions(jobs: 1))
         #expect(explicit.files.first?.status == .failed)

@@ -40,9 +40,9 @@ struct OutputRootTests {
         #expect(converted.count == 1, "\(report.files.map { "\($0.output ?? ""): \($0.status) \($0.reason ?? "")" })")
         // The files after the swap, and the manifest's save, fail: the report names no place a file is not.
         for file in report.files where file.status == .failed {
-            #expect(
-                (file.code == .output || file.code == .manifest) && file.reason?.contains("moved or replaced") == true,
-                "\(file.reason ?? "")")
+            let moved = ConversionError.output(.rootMoved(path: output))
+            let manifest = ConversionError.manifest(.notRecorded(.manifest(.notWrittenBecause(moved))))
+            #expect(file.error == moved || file.error == manifest, "\(file.reason ?? "")")
         }
         #expect(report.files.filter { $0.status == .failed && $0.code == .output }.count == 3)
     }

@@ -133,19 +133,39 @@ struct CommandLineEndToEndTests {
                 #expect(result.text.contains("Fl -\(long)"), "manual lacks \(long)")
             }
         }
-        guard let groff = which("groff") else { return }
+    }
+
+    // Condition traits, not tests that return early: without the tool these are reported as
+    // skipped, never as passed.
+    @Test("the manual page passes groff's mdoc lint", .enabled(if: which("groff") != nil, "groff is not installed"))
+    func manualLint() throws {
+        let result = try run(RepositoryPaths.executable, ["--generate-manual"])
+        let groff = try #require(which("groff"))
         let folder = TempDirectory()
         let page = folder.write("cafconv.1", result.stdout)
         let lint = try run(groff, ["-mandoc", "-ww", "-z", page])
         #expect(lint.status == 0 && lint.stderr.isEmpty, "\(lint.stderr)")
     }
 
-    @Test("completion scripts parse in their shells", arguments: ["bash", "zsh", "fish"])
+    @Test("completion scripts are made for every shell", arguments: ["bash", "zsh", "fish"])
     func completion(shell: String) throws {
         let result = try run(RepositoryPaths.executable, ["--generate-completion-script", shell])
         #expect(result.status == 0)
         #expect(result.text.contains("--max-duration") || result.text.contains("max-duration"))
-        guard let program = which(shell) else { return }
+    }
+
+    @Test("the bash completion script parses in bash", .enabled(if: which("bash") != nil, "bash is not installed"))
+    func bashCompletionParses() throws { try completionParses(in: "bash") }
+
+    @Test("the zsh completion script parses in zsh", .enabled(if: which("zsh") != nil, "zsh is not installed"))
+    func zshCompletionParses() throws { try completionParses(in: "zsh") }
+
+    @Test("the fish completion script parses in fish", .enabled(if: which("fish") != nil, "fish is not installed"))
+    func fishCompletionParses() throws { try completionParses(in: "fish") }
+
+    func completionParses(in shell: String) throws {
+        let result = try run(RepositoryPaths.executable, ["--generate-completion-script", shell])
+        let program = try #require(which(shell))
         let folder = TempDirectory()
         let script = folder.write("cafconv." + shell, result.stdout)
         let check = try run(program, ["-n", script])

@@ -58,7 +58,9 @@ public enum Engine {
         if !orphans.isEmpty {
             // A folder whose WAV files are all gone still had something to check: the outputs its
             // manifest records (reported orphaned, or pruned). Only a run that checked nothing fails.
-            plan.failures.removeAll { $0.reason?.hasPrefix(Planner.nothingFound) == true }
+            plan.failures.removeAll {
+                if case .input(.nothingFound) = $0.error { true } else { false }
+            }
         }
         var report = [FileResult]()
 
@@ -126,7 +128,7 @@ public enum Engine {
                 var result: FileResult
                 if cancellation.isCancelled {
                     result = FileResult(input: job.input, output: job.output, status: .skipped)
-                    result.record(ConversionError(.interrupted, Cancellation.reason))
+                    result.record(.interrupted)
                 } else {
                     result = Converter.convert(
                         job, options: decided[index].options ?? options, sequence: index, cancellation: cancellation)
@@ -171,8 +173,7 @@ public enum Engine {
             for folder in state.dirty.sorted() {
                 guard let path = state.manifests[folder]?.path else { continue }
                 do throws(ConversionError) { try state.manifests[folder]?.save() } catch {
-                    saveFailures.append(
-                        .failed(path, code: .manifest, reason: "cannot record what was converted: \(error.message)"))
+                    saveFailures.append(.failed(path, error: .manifest(.notRecorded(error))))
                 }
             }
             state.dirty.removeAll()
@@ -182,15 +183,15 @@ public enum Engine {
 
     /// The report as people read it: bytes of names that are not UTF-8, and control characters,
     /// shown as `\xHH` (``PathBytes/display(_:)``), and the plan's warnings added.
-    static func displayed(_ report: ConversionReport, warnings: [String]) -> ConversionReport {
+    static func displayed(_ report: ConversionReport, warnings: [RunWarning]) -> ConversionReport {
         var report = report
-        report.warnings = warnings.map { .note(PathBytes.display($0)) }
+        report.warnings = warnings.map { displayed(.run($0)) }
         for index in report.files.indices {
             let file = report.files[index]
             report.files[index].input = PathBytes.display(file.input)
             report.files[index].output = file.output.map(PathBytes.display)
             report.files[index].reason = file.reason.map(PathBytes.display)
-            report.files[index].warnings = file.warnings.map { .note(PathBytes.display($0.message)) }
+            report.files[index].warnings = file.warnings.map(displayed)
             report.files[index].rule = file.rule.map(PathBytes.display)
         }
         if let sizes = report.rules {
@@ -201,6 +202,14 @@ public enum Engine {
             }
         }
         return report
+    }
+
+    /// A warning as people read it: its sentence with names escaped (``PathBytes/display(_:)``);
+    /// a warning whose sentence needs no escaping stays the value it was.
+    static func displayed(_ warning: ConversionWarning) -> ConversionWarning {
+        let message = warning.message
+        let shown = PathBytes.display(message)
+        return shown == message ? warning : .note(shown)
     }
 
     /// What the decision step found about one job.
@@ -232,31 +241,16 @@ public enum Engine {
         /// The indices of the jobs to convert, in plan order.
         var work: [Int] = []
         /// Warnings for the report (a manifest that cannot be used, when nothing will be saved).
-        var warnings: [String] = []
+        var warnings: [RunWarning] = []
         /// Warnings about rules files (a pattern that matches no file), for every run.
-        var ruleWarnings: [String] = []
+        var ruleWarnings: [RunWarning] = []
     }
 
     /// Compares every job with its manifest record: up to date, or to convert with a reason.
     static func decide(plan: Planner.Plan, options: ConversionOptions, rules: RuleBook = RuleBook()) -> Decision {
-        let count = plan.jobs.count
-        var decision = Decision(jobs: Array(repeating: JobDecision(), count: count))
+        var decision = Decision(jobs: Array(repeating: JobDecision(), count: plan.jobs.count))
         let runFingerprint = options.fingerprint
-        // Every state folder, even one no job writes to: with all inputs gone, --check and
-        // --prune must still see the orphans its manifest records.
-        let wanted = wantedKeys(plan: plan, options: options)
-        for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
-            let manifest = Manifest.load(
-                folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil,
-                wanted: wanted[PathKey(folder)])
-            // Shard manifests gathered into this folder are written into its own manifest.
-            if !manifest.absorbed.isEmpty && !options.dryRun { decision.dirty.insert(folder) }
-            // A run that saves reports this as a failure; --dry-run and --check say it here.
-            if options.dryRun, let foreign = manifest.foreign {
-                decision.warnings.append("\(manifest.path) \(foreign): it is left alone, and nothing can be recorded")
-            }
-            decision.manifests[folder] = manifest
-        }
+        loadManifests(plan: plan, options: options, into: &decision)
         let matchers = rules.matchers()
         var coverage = PatternCoverage(rules.booksToCheck(plan.jobs), matchers: matchers)
         for (index, job) in plan.jobs.enumerated() {
@@ -279,51 +273,76 @@ public enum Engine {
                 }
             }
             decision.jobs[index].fingerprint = fingerprint
-            let source = FileSystem.canonical(job.input)
-            let sourceStamp = FileSystem.stamp(of: job.input)
-            decision.jobs[index].source = source
-            decision.jobs[index].sourceStamp = sourceStamp
-            let manifest = decision.manifests[job.stateFolder]
-            let entry = manifest?.relative(job.output).flatMap { manifest?.entries[PathKey($0)] }
-            let outputStamp = FileSystem.stamp(of: job.output)
-            let reason: String?
-            if options.force {
-                reason = "--force"
-            } else if outputStamp == nil {
-                reason = "no output yet"
-            } else if manifest?.isDamaged == true {
-                reason = "\(Manifest.fileName) is damaged (a write was cut short?); its records are not trusted"
-            } else if let entry {
-                if entry.source != source {
-                    reason = "the output was made from another source"
-                } else if entry.sourceStamp != sourceStamp {
-                    reason = "the source changed"
-                } else if entry.fingerprint != fingerprint {
-                    reason = "the conversion options changed"
-                } else if entry.outputStamp != outputStamp {
-                    reason = "the output was changed after cafconv wrote it"
-                } else {
-                    reason = nil
-                    var record = FileResult(
-                        input: job.input, output: job.output, status: .upToDate, formatIn: entry.formatIn,
-                        formatOut: entry.formatOut, frames: entry.frames, bytes: outputStamp?.size)
-                    record.rule = decision.jobs[index].rule
-                    record.rulesFile = decision.jobs[index].rulesFile
-                    record.bytesIn = sourceStamp?.size
-                    decision.jobs[index].record = record
-                }
-            } else {
-                reason = "the output has no record in \(Manifest.fileName)"
-            }
-            if let reason {
-                decision.jobs[index].reason = reason
-                decision.work.append(index)
-            }
+            decision.jobs[index].source = FileSystem.canonical(job.input)
+            decision.jobs[index].sourceStamp = FileSystem.stamp(of: job.input)
+            compare(job, index: index, with: decision.manifests[job.stateFolder], options: options, in: &decision)
         }
         for pattern in coverage.unmatched {
-            decision.ruleWarnings.append("\(pattern.rules):\(pattern.line): match '\(pattern.glob.text)' matches no file")
+            decision.ruleWarnings.append(
+                .patternMatchesNothing(rules: pattern.rules, line: pattern.line, glob: pattern.glob.text))
         }
         return decision
+    }
+
+    /// Loads the manifest of every state folder into `decision`, even of one no job writes to:
+    /// with all inputs gone, --check and --prune must still see the orphans its manifest records.
+    static func loadManifests(plan: Planner.Plan, options: ConversionOptions, into decision: inout Decision) {
+        let wanted = wantedKeys(plan: plan, options: options)
+        for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
+            let manifest = Manifest.load(
+                folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil,
+                wanted: wanted[PathKey(folder)])
+            // Shard manifests gathered into this folder are written into its own manifest.
+            if !manifest.absorbed.isEmpty && !options.dryRun { decision.dirty.insert(folder) }
+            // A run that saves reports this as a failure; --dry-run and --check say it here.
+            if options.dryRun, let foreign = manifest.foreign {
+                decision.warnings.append(.manifestLeftAlone(path: manifest.path, why: foreign))
+            }
+            decision.manifests[folder] = manifest
+        }
+    }
+
+    /// Compares the job at `index` (its source and fingerprint already decided) with its record
+    /// in `manifest`: an up-to-date record, or the reason to convert it and its place in the work.
+    static func compare(
+        _ job: Job, index: Int, with manifest: Manifest?, options: ConversionOptions, in decision: inout Decision
+    ) {
+        let decided = decision.jobs[index]
+        let entry = manifest?.relative(job.output).flatMap { manifest?.entries[PathKey($0)] }
+        let outputStamp = FileSystem.stamp(of: job.output)
+        let reason: String?
+        if options.force {
+            reason = "--force"
+        } else if outputStamp == nil {
+            reason = "no output yet"
+        } else if manifest?.isDamaged == true {
+            reason = "\(Manifest.fileName) is damaged (a write was cut short?); its records are not trusted"
+        } else if let entry {
+            if entry.source != decided.source {
+                reason = "the output was made from another source"
+            } else if entry.sourceStamp != decided.sourceStamp {
+                reason = "the source changed"
+            } else if entry.fingerprint != decided.fingerprint {
+                reason = "the conversion options changed"
+            } else if entry.outputStamp != outputStamp {
+                reason = "the output was changed after cafconv wrote it"
+            } else {
+                reason = nil
+                var record = FileResult(
+                    input: job.input, output: job.output, status: .upToDate, formatIn: entry.formatIn,
+                    formatOut: entry.formatOut, frames: entry.frames, bytes: outputStamp?.size)
+                record.rule = decided.rule
+                record.rulesFile = decided.rulesFile
+                record.bytesIn = decided.sourceStamp?.size
+                decision.jobs[index].record = record
+            }
+        } else {
+            reason = "the output has no record in \(Manifest.fileName)"
+        }
+        if let reason {
+            decision.jobs[index].reason = reason
+            decision.work.append(index)
+        }
     }
 
     /// Finds manifest records whose output is not planned and whose source is gone: reports them
@@ -504,8 +523,8 @@ struct RunState {
     /// Records made since the last save.
     var changes = 0
 
-    /// Records a converted output in its manifest (in place: copying the manifest's dictionary
-    /// at every record made a run quadratic in the number of files).
+    /// Records a converted output in its manifest, in place: a copy of the manifest's
+    /// dictionary per record would make a run quadratic in the number of files.
     mutating func record(job: Job, entry: Manifest.Entry) {
         guard let key = manifests[job.stateFolder]?.relative(job.output) else { return }
         manifests[job.stateFolder]?.record(PathKey(key), entry)
@@ -515,10 +534,10 @@ struct RunState {
 
     /// Saves changed manifests now and then, so an interrupted run keeps most of what it
     /// finished (an output without a record is simply converted again). Each save writes the
-    /// whole file, so a save every 100 ms made a run quadratic in the number of files; now a
-    /// save waits at least 100 ms and until the records made since the last one are a fifth of
-    /// the manifest (so all saves together write about six times the final file), or, for runs
-    /// of few slow files, ten times as long as the last save took plus a second.
+    /// whole file, so saves at a fixed pace would make a run quadratic in the number of files:
+    /// a save waits at least 100 ms and until the records made since the last one are a fifth
+    /// of the manifest (so all saves together write about six times the final file), or, for
+    /// runs of few slow files, ten times as long as the last save took plus a second.
     mutating func saveIfDue() {
         let now = FileSystem.now()
         let elapsed = now - lastSave

@@ -1,44 +1,5 @@
 import BinaryIO
 
-/// One file to convert: where it comes from and where its CAF goes.
-public struct Job: Equatable, Sendable {
-    /// The input path as found (a given path, or a folder path joined with the relative path).
-    public var input: String
-    /// The output path.
-    public var output: String
-    /// The folder whose `.cafconv-manifest` records this output: the `-o` folder, the folder of a
-    /// single output file, or the input folder when outputs are written beside their inputs.
-    public var stateFolder: String
-    /// The folder the output path is resolved from: it is opened as named (following symlinks,
-    /// like any path the user types); below it no symlink is followed. The `-o` folder, or the
-    /// output's own folder.
-    public var root: String
-    /// The folder input this job was found under (`nil` for a file given by name): a rules file
-    /// at its root applies, and ``relative`` is relative to it.
-    public var inputRoot: String?
-    /// The input's path relative to ``inputRoot`` (`sfx/hit.wav`), or its name for a file given by
-    /// name: what rules files match.
-    public var relative: String
-
-    /// Creates a job; `stateFolder` and `root` default to the output's folder.
-    public init(
-        input: String, output: String, stateFolder: String? = nil, root: String? = nil, inputRoot: String? = nil,
-        relative: String? = nil
-    ) {
-        self.input = input
-        self.output = output
-        self.stateFolder = stateFolder ?? FileSystem.directoryName(output)
-        self.root = root ?? FileSystem.directoryName(output)
-        self.inputRoot = inputRoot
-        self.relative = relative ?? FileSystem.baseName(input)
-    }
-
-    /// Two jobs are equal when they convert the same input to the same output.
-    public static func == (lhs: Job, rhs: Job) -> Bool {
-        lhs.input == rhs.input && lhs.output == rhs.output
-    }
-}
-
 /// Turns command-line inputs into jobs: walks folders, mirrors trees, and refuses plans that would
 /// overwrite an input or write two inputs to one output.
 public enum Planner {
@@ -59,14 +20,13 @@ public enum Planner {
         /// when looking for orphans.
         public var missingInputs: [String] = []
         /// Things worth telling that are not failures (an output folder inside the input tree).
-        public var warnings: [String] = []
+        public var warnings: [RunWarning] = []
         /// Files of folder inputs that were not taken (status `ignored`, with the reason).
         public var ignored: [FileResult] = []
     }
 
     /// Why a folder input fails when it holds no file to convert.
-    public static let nothingFound =
-        "no audio files found (\(audioExtensions.map { "*." + $0 }.joined(separator: ", ")), searched recursively)"
+    public static let nothingFound = InputFailure.nothingFound(extensions: audioExtensions, leftOut: 0).message
 
     /// The extensions (lowercase, any case matches) of the files a folder input is searched for;
     /// each one found is then recognised by its content.
@@ -143,7 +103,7 @@ public enum Planner {
         }()
         let outputIdentity = output.flatMap { FileSystem.identity(of: $0) }
         var stateFolders: [String] = []
-        var warnings: [String] = []
+        var warnings: [RunWarning] = []
         var mirroredFolders: [String] = []
         var missingInputs: [String] = []
         func addState(_ folder: String) {
@@ -154,10 +114,10 @@ public enum Planner {
         for input in inputs {
             switch FileSystem.kind(of: input) {
             case .missing:
-                failures.append(.failed(input, code: .input, reason: "no such file or folder"))
+                failures.append(.failed(input, error: .input(.missing)))
                 missingInputs.append(input)
             case .other:
-                failures.append(.failed(input, code: .input, reason: "not a regular file or folder"))
+                failures.append(.failed(input, error: .input(.notFileOrFolder)))
             case .file:
                 let name = FileSystem.stem(FileSystem.baseName(input)) + ".caf"
                 let target: String
@@ -184,11 +144,8 @@ public enum Planner {
                 ignored += walk.ignored
                 // A build step that converted nothing must not pass as a success.
                 if (jobs.count, failures.count) == found {
-                    let narrowed = walk.ignored.filter {
-                        $0.reason?.contains("--include") == true || $0.reason?.contains("--exclude") == true
-                    }.count
-                    let why = narrowed == 0 ? "" : "; \(narrowed) left out by --include/--exclude"
-                    failures.append(.failed(input, code: .input, reason: Self.nothingFound + why))
+                    failures.append(
+                        .failed(input, error: .input(.nothingFound(extensions: audioExtensions, leftOut: walk.leftOut))))
                 }
             }
         }
@@ -212,8 +169,10 @@ public enum Planner {
         var visited: Set<FileSystem.Identity> = []
         var jobs: [Job] = []
         var failures: [FileResult] = []
-        var warnings: [String] = []
+        var warnings: [RunWarning] = []
         var ignored: [FileResult] = []
+        /// How many of ``ignored`` `--include`/`--exclude` left out.
+        var leftOut = 0
         /// Every output recorded by a manifest found in the tree (paths as the walk spells
         /// them), with its source: files cafconv wrote are never inputs.
         var written: [PathKey: String] = [:]
@@ -230,7 +189,7 @@ public enum Planner {
             guard let identity = FileSystem.identity(of: folder), visited.insert(identity).inserted else { return }
             let names: [String]
             do { names = try FileSystem.entries(of: folder) } catch {
-                failures.append(.failed(folder, code: error.code, reason: error.message))
+                failures.append(.failed(folder, error: error))
                 return
             }
             // A manifest here records outputs cafconv wrote (beside their inputs, or into this
@@ -247,8 +206,7 @@ public enum Planner {
                 let kind = FileSystem.kind(of: path)
                 if kind == .directory {
                     if let skip, FileSystem.identity(of: path) == skip {
-                        warnings.append(
-                            "\(path) is the output folder, inside the input tree: it is not searched for inputs")
+                        warnings.append(.outputFolderInsideInputs(path: path))
                         continue
                     }
                     walk(folder: path, relative: childRelative)
@@ -270,6 +228,7 @@ public enum Planner {
                 }
                 if let refusal = selection.refusal(childRelative) {
                     ignored.append(FileResult(input: path, status: .ignored, reason: refusal))
+                    leftOut += 1
                     continue
                 }
                 switch kind {
@@ -284,11 +243,9 @@ public enum Planner {
                             relative: childRelative))
                 case .other:
                     // Never opened (a FIFO would block the run): a clear per-file error instead.
-                    failures.append(
-                        .failed(path, code: .input, reason: "not a regular file (a FIFO, socket or device); not read"))
+                    failures.append(.failed(path, error: .input(.specialFileInFolder)))
                 case .missing where FileSystem.linkExists(path):
-                    failures.append(
-                        .failed(path, code: .input, reason: "broken symbolic link: its target is missing or the link loops"))
+                    failures.append(.failed(path, error: .input(.brokenLink)))
                 default:
                     continue
                 }
@@ -316,29 +273,17 @@ public enum Planner {
             if job.output.utf8.elementsEqual(job.input.utf8)
                 || (outputIdentity != nil && outputIdentity == FileSystem.identity(of: job.input))
             {
-                failures.append(
-                    .failed(
-                        job.input, output: job.output, code: .output,
-                        reason:
-                            "its output would be the source itself; a CAF source is never overwritten: convert it into another folder with -o"
-                    ))
+                failures.append(.failed(job.input, output: job.output, error: .output(.outputIsSource)))
                 continue
             }
             if let outputIdentity, inputIdentities.contains(outputIdentity) {
-                failures.append(
-                    .failed(
-                        job.input, output: job.output, code: .output,
-                        reason: "the output path \(job.output) is an input; refusing to overwrite it"))
+                failures.append(.failed(job.input, output: job.output, error: .output(.outputIsAnInput(output: job.output))))
                 continue
             }
             if let all = sources[PathKey(job.output)], all.count > 1 {
                 let others = all.filter { !$0.utf8.elementsEqual(job.input.utf8) }
                 failures.append(
-                    .failed(
-                        job.input, output: job.output, code: .output,
-                        reason:
-                            "\(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") also converted to \(job.output); none of them is converted: rename one or narrow the inputs with --exclude"
-                    ))
+                    .failed(job.input, output: job.output, error: .output(.sameOutput(others: others, output: job.output))))
                 continue
             }
             kept.append(job)

@@ -14,7 +14,7 @@ enum FileSystem {
         var inode: UInt64
     }
 
-    static func errorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+    static func errorText(_ code: Int32 = errno) -> String { ConversionError.systemText(code) }
 
     /// Calls a system call with the bytes of `path` (see ``PathBytes``): names that are not
     /// UTF-8 reach the system as the bytes they were read as. A path holding a NUL byte (which
@@ -83,10 +83,10 @@ enum FileSystem {
         let parent = directoryName(path)
         if parent != path { try makeDirectories(parent) }
         if withPath(path, { mkdir($0, 0o777) }) != 0 && errno != EEXIST {
-            throw ConversionError(.output, "cannot create folder \(path): \(errorText())")
+            throw ConversionError.output(.folderNotCreated(path: path, errno: errno))
         }
         guard kind(of: path) == .directory else {
-            throw ConversionError(.output, "cannot create folder \(path): a file is in the way")
+            throw ConversionError.output(.fileInTheWay(path: path))
         }
     }
 
@@ -131,11 +131,11 @@ enum FileSystem {
 
     static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
         let fd = withPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw ConversionError.io(errno: errno, doing: "cannot open \(PathBytes.display(path))", path: path) }
+        guard fd >= 0 else { throw ConversionError.output(.notReopened(path: path, errno: errno)) }
         var info = FileStatus()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
             close(fd)
-            throw ConversionError(.output, "cannot open \(PathBytes.display(path)): it was replaced by something else")
+            throw ConversionError.output(.replaced(path: path))
         }
         return fd
     }
@@ -162,7 +162,7 @@ enum FileSystem {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw ConversionError(.input, "not a regular file (a FIFO, socket, device or folder); not read")
+            throw ConversionError.input(.notRegularFile)
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd

@@ -35,7 +35,7 @@ extension FileSystem {
         static func open(_ path: String) throws(ConversionError) -> Folder {
             let fd = withPath(path.isEmpty ? "." : path) { Syscall.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
             guard fd >= 0 else {
-                throw ConversionError(.output, "cannot open folder \(PathBytes.display(path)): \(errorText())")
+                throw ConversionError.output(.folderNotOpened(path: path, errno: errno))
             }
             var info = FileStatus()
             _ = fstat(fd, &info)
@@ -60,7 +60,7 @@ extension FileSystem {
         func reopened() throws(ConversionError) -> Folder {
             let fd = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard fd >= 0 else {
-                throw ConversionError(.output, "cannot open folder \(PathBytes.display(path)): \(errorText())")
+                throw ConversionError.output(.folderNotOpened(path: path, errno: errno))
             }
             return Folder(descriptor: fd, path: path, rootPath: rootPath, rootIdentity: rootIdentity)
         }
@@ -74,7 +74,7 @@ extension FileSystem {
             var fd = openIt()
             if fd < 0 && errno == ENOENT && create {
                 if withPath(name, { mkdirat(descriptor, $0, 0o777) }) != 0 && errno != EEXIST {
-                    throw ConversionError(.output, "cannot create folder \(PathBytes.display(childPath)): \(errorText())")
+                    throw ConversionError.output(.folderNotCreated(path: childPath, errno: errno))
                 }
                 fd = openIt()
             }
@@ -83,17 +83,13 @@ extension FileSystem {
                 var info = FileStatus()
                 if withPath(name, { fstatat(descriptor, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 {
                     if (info.st_mode & S_IFMT) == S_IFLNK {
-                        throw ConversionError(
-                            .output,
-                            "\(PathBytes.display(childPath)) is a symbolic link; cafconv never follows links inside an output folder"
-                        )
+                        throw ConversionError.output(.symbolicLink(path: childPath))
                     }
                     if (info.st_mode & S_IFMT) != S_IFDIR {
-                        throw ConversionError(
-                            .output, "cannot create folder \(PathBytes.display(childPath)): a file is in the way")
+                        throw ConversionError.output(.fileInTheWay(path: childPath))
                     }
                 }
-                throw ConversionError(.output, "cannot open folder \(PathBytes.display(childPath)): \(errorText(code))")
+                throw ConversionError.output(.folderNotOpened(path: childPath, errno: code))
             }
             return Folder(descriptor: fd, path: childPath, rootPath: rootPath, rootIdentity: rootIdentity)
         }
@@ -189,16 +185,16 @@ extension FileSystem {
     }
 
     /// What a file of mode `mode` is, for a message (`a FIFO`, `a character device`...).
-    static func kindName(_ mode: mode_t) -> String {
+    static func fileKind(_ mode: mode_t) -> OutputFailure.FileKind {
         switch mode & S_IFMT {
-        case S_IFREG: "a regular file"
-        case S_IFDIR: "a folder"
-        case S_IFLNK: "a symbolic link"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFIFO: "a FIFO"
-        case S_IFSOCK: "a socket"
-        default: "not a regular file"
+        case S_IFREG: .regularFile
+        case S_IFDIR: .folder
+        case S_IFLNK: .symbolicLink
+        case S_IFCHR: .characterDevice
+        case S_IFBLK: .blockDevice
+        case S_IFIFO: .fifo
+        case S_IFSOCK: .socket
+        default: .unknown
         }
     }
 
@@ -209,10 +205,7 @@ extension FileSystem {
     {
         guard let info = folder.info(target), (info.st_mode & S_IFMT) != S_IFREG else { return }
         if allowingSymlink && (info.st_mode & S_IFMT) == S_IFLNK { return }
-        throw ConversionError(
-            .output,
-            "\(PathBytes.display(joined(folder.path, target))) is \(kindName(info.st_mode)); cafconv replaces only regular files"
-        )
+        throw ConversionError.output(.notReplaceable(path: joined(folder.path, target), kind: fileKind(info.st_mode)))
     }
 
     /// Identity, size and times of a file as it was seen, to notice another writer.
@@ -291,7 +284,7 @@ extension FileSystem {
                 if fd >= 0 || errno != EEXIST { break }
             }
             guard fd >= 0 else {
-                throw ConversionError(.output, "cannot create a file in \(PathBytes.display(folder.path)): \(errorText())")
+                throw ConversionError.output(.temporaryNotCreated(folder: folder.path, errno: errno))
             }
             var info = FileStatus()
             _ = fstat(fd, &info)
@@ -310,7 +303,7 @@ extension FileSystem {
         /// A new descriptor of the file (sharing its lock), for a writer that closes it.
         func descriptor() throws(ConversionError) -> Int32 {
             let fd = fcntl(lockDescriptor, F_DUPFD_CLOEXEC, 0)
-            guard fd >= 0 else { throw ConversionError(.output, "cannot open the temporary file: \(errorText())") }
+            guard fd >= 0 else { throw ConversionError.output(.temporaryNotOpened(errno: errno)) }
             return fd
         }
 
@@ -323,20 +316,18 @@ extension FileSystem {
 
         /// Moves the file to its target in one step: readers see the old file or the new one.
         /// An existing target is swapped out (renameat2 with RENAME_EXCHANGE) and deleted,
-        /// because ext4 writes the new file's data out at once, about 1.4 ms per file, when
-        /// rename(2) replaces a file; elsewhere it is a plain rename. Only a regular file is ever
+        /// because ext4 writes the new file's data out at once when rename(2) replaces a file (a
+        /// disk flush per output); elsewhere it is a plain rename. Only a regular file is ever
         /// replaced: anything else at the target (a folder, symlink, device, FIFO, socket) is an
         /// error, also when it appears between the check and the swap (it is swapped back). A root
         /// that no longer stands at the path the user named is an error too: the report must not
         /// name a place the file is not.
         func commit() throws(ConversionError) {
             guard isStillOurs else {
-                throw ConversionError(.output, "the temporary file \(PathBytes.display(displayPath)) was replaced by someone else")
+                throw ConversionError.output(.temporaryReplaced(path: displayPath))
             }
             guard folder.isRootInPlace else {
-                throw ConversionError(
-                    .output,
-                    "the output folder \(PathBytes.display(folder.rootPath)) was moved or replaced during the run; nothing written there")
+                throw ConversionError.output(.rootMoved(path: folder.rootPath))
             }
             try checkReplaceable(target, in: folder, allowingSymlink: replacingSymlink)
             if folder.info(target) != nil {
@@ -351,7 +342,7 @@ extension FileSystem {
                     try checkReplaceable(target, in: folder, allowingSymlink: replacingSymlink)
                     try replaceExisting(replacingSymlink: replacingSymlink)
                 } else if moved != 0 {
-                    throw ConversionError(.output, "cannot move the finished file into place: \(errorText())")
+                    throw ConversionError.output(.notMovedIntoPlace(errno: errno))
                 }
             }
             committed = true
@@ -367,7 +358,7 @@ extension FileSystem {
                     withPath(target) { to in renameat(folder.descriptor, from, folder.descriptor, to) }
                 }
                 guard moved == 0 else {
-                    throw ConversionError(.output, "cannot move the finished file into place: \(errorText())")
+                    throw ConversionError.output(.notMovedIntoPlace(errno: errno))
                 }
                 return
             }
@@ -376,10 +367,7 @@ extension FileSystem {
             {
                 // Someone put something else at the target after the check: put it back untouched.
                 _ = withPath(name) { from in withPath(target) { to in cafconv_exchange_at(folder.descriptor, from, to) } }
-                throw ConversionError(
-                    .output,
-                    "\(PathBytes.display(joined(folder.path, target))) is \(kindName(old.st_mode)); cafconv replaces only regular files"
-                )
+                throw ConversionError.output(.notReplaceable(path: joined(folder.path, target), kind: fileKind(old.st_mode)))
             }
             _ = withPath(name) { unlinkat(folder.descriptor, $0, 0) }
         }

@@ -47,7 +47,7 @@ public enum Depfile {
             try FileSystem.writeAll(fd, Array(text.utf8), at: 0)
             try temporary.commit()
         } catch {
-            throw ConversionError(error.code, "cannot write the depfile: \(error.message)")
+            throw ConversionError.output(.depfileNotWritten(error))
         }
     }
 }

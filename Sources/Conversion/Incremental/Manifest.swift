@@ -74,7 +74,7 @@ struct Manifest {
     var origin: Seal?
     /// Why the file at ``path`` is not a manifest cafconv may write (a foreign file, a FIFO, a
     /// folder...), or `nil`. Such a file is left alone: nothing is recorded.
-    var foreign: String?
+    var foreign: ManifestFailure.Unusable?
     /// Records removed by this run (pruned, or their output is gone): a merge must not bring them back.
     private(set) var removed: Set<PathKey> = []
     /// Records written by this run.
@@ -185,7 +185,7 @@ struct Manifest {
     /// What is at a manifest's path.
     enum Contents {
         case missing
-        case foreign(String)
+        case foreign(ManifestFailure.Unusable)
         case manifest(Seal, FileSystem.FileState)
     }
 
@@ -208,12 +208,12 @@ struct Manifest {
     ) -> Contents {
         let fd = FileSystem.withPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else {
-            return errno == ENOENT ? .missing : .foreign("cannot be read: \(FileSystem.errorText())")
+            return errno == ENOENT ? .missing : .foreign(.unreadable(errno: errno))
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            return .foreign("is not a regular file")
+            return .foreign(.notRegularFile)
         }
         let state = FileSystem.FileState(info)
         var block = [UInt8](repeating: 0, count: 1 << 16)
@@ -233,7 +233,7 @@ struct Manifest {
             wanted = block.count
         }
         let (seal, records) = parser.finish()
-        if seal == .foreign { return .foreign("is not a cafconv manifest") }
+        if seal == .foreign { return .foreign(.notAManifest) }
         for record in records { each(record) }
         if !parser.raw.isEmpty { keep(parser.takeRaw()) }
         return .manifest(seal, state)
@@ -320,8 +320,8 @@ struct Manifest {
 
     /// Writes the manifest, merging what other runs saved meanwhile. It is a cache (losing it
     /// costs a full re-run, never a wrong output), so it is rewritten in place, without `fsync`:
-    /// replacing it by a new file would free the old one's blocks at every run (about 1.5 ms
-    /// once they are on disk). A crash in the middle leaves a file whose `end` line does not
+    /// replacing it by a new file would free the old one's blocks at every run, which is slow
+    /// once they are on disk. A crash in the middle leaves a file whose `end` line does not
     /// match: its records then decide nothing (every output is converted again) but still name
     /// orphans. A version 1 or damaged file, one that is a symlink, has other hard links, cannot
     /// be opened for writing or is locked by another run is replaced by rename instead (a new
@@ -351,7 +351,7 @@ struct Manifest {
     }
 
     private mutating func saveFile() throws(ConversionError) {
-        if let foreign { throw ConversionError(.manifest, "it \(foreign); it is left alone (move it away to record again)") }
+        if let foreign { throw ConversionError.manifest(.leftAlone(foreign)) }
         if count == 0 && removed.isEmpty && known == nil && !FileSystem.linkExists(path) { return }
         // The run's own descriptor of the folder (never the path again), reopened for a lock that
         // ends with this call.
@@ -362,7 +362,7 @@ struct Manifest {
         if let current = directory.info(name) {
             let kind = current.st_mode & S_IFMT
             guard kind == S_IFREG || kind == S_IFLNK else {
-                throw ConversionError(.manifest, "it is not a regular file; it is left alone (move it away to record again)")
+                throw ConversionError.manifest(.leftAlone(.notRegularFile))
             }
             if kind == S_IFLNK || FileSystem.FileState(current) != known {
                 if kind == S_IFREG && rawCount > 0, case .done(let seal) = try mergeLazily(in: directory) {
@@ -372,7 +372,7 @@ struct Manifest {
                     switch Self.read(FileSystem.joined(directory.openedPath, name), each: { theirs[PathKey($0.output)] = Entry($0) }) {
                     case .missing: onDisk = nil
                     case .foreign(let why):
-                        throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
+                        throw ConversionError.manifest(.leftAlone(why))
                     case .manifest(let seal, _):
                         onDisk = seal
                         if kind == S_IFREG && seal != .damaged {
@@ -429,7 +429,7 @@ struct Manifest {
         {
         case .missing: return .done(nil)
         case .foreign(let why):
-            throw ConversionError(.manifest, "it \(why); it is left alone (move it away to record again)")
+            throw ConversionError.manifest(.leftAlone(why))
         case .manifest(let seal, _):
             if seal == .damaged { return .done(seal) }
             guard parser.ordered, theirs.keys.allSatisfy({ keys.contains($0) }) else { return .notDone }
@@ -527,7 +527,7 @@ struct Manifest {
 
     /// Writes `bytes` over the regular manifest file in place (same inode and, unless it
     /// shrinks past a block, the same blocks: freeing the blocks of a file already on disk, as
-    /// `unlink` or `O_TRUNC` do, costs about 1.5 ms on ext4 mounted with `discard`), and cuts it
+    /// `unlink` or `O_TRUNC` do, waits for the disk on ext4 mounted with `discard`), and cuts it
     /// to their length. Not atomic: readers check the `end` line. The space is reserved first
     /// (`fallocate`), so a full disk fails before a byte is overwritten. Returns `nil`, having
     /// written nothing, when the file is missing, a symlink, not a regular file, has other hard
@@ -546,15 +546,15 @@ struct Manifest {
         // A file system without locks (ENOLCK, EOPNOTSUPP) goes ahead: a mix fails the reader's check.
         if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { return nil }
         if FileSystem.reserve(fd, bytes.count) != 0, errno == ENOSPC || errno == EDQUOT {
-            throw ConversionError(.manifest, "cannot write it: \(FileSystem.errorText())")
+            throw ConversionError.manifest(.notWritten(errno: errno))
         }
         do {
             try FileSystem.writeAll(fd, bytes, at: 0)
         } catch {
-            throw ConversionError(.manifest, "cannot write it: \(error.message)")
+            throw ConversionError.manifest(.notWrittenBecause(error))
         }
         guard ftruncate(fd, off_t(bytes.count)) == 0, fstat(fd, &info) == 0 else {
-            throw ConversionError(.manifest, "cannot write it: \(FileSystem.errorText())")
+            throw ConversionError.manifest(.notWritten(errno: errno))
         }
         return FileSystem.FileState(info)
     }
@@ -566,7 +566,7 @@ struct Manifest {
     {
         let temporary: FileSystem.TemporaryFile
         do { temporary = try FileSystem.TemporaryFile(in: directory, for: name, replacingSymlink: true) } catch {
-            throw ConversionError(.manifest, "cannot write it: \(error.message)")
+            throw ConversionError.manifest(.notWrittenBecause(error))
         }
         do {
             let fd = try temporary.descriptor()
@@ -574,10 +574,10 @@ struct Manifest {
             try FileSystem.writeAll(fd, bytes, at: 0)
             try temporary.commit()
         } catch {
-            throw ConversionError(.manifest, "cannot write it: \(error.message)")
+            throw ConversionError.manifest(.notWrittenBecause(error))
         }
         guard let info = directory.info(name) else {
-            throw ConversionError(.manifest, "cannot write it: it vanished")
+            throw ConversionError.manifest(.vanished)
         }
         return FileSystem.FileState(info)
     }

@@ -1,6 +1,3 @@
-import BinaryIO
-import Dispatch
-import SndFile
 import Synchronization
 
 /// A flag that stops a run. Set it (from a signal handler, say) and the engine starts no new file

@@ -1,4 +1,3 @@
-import BinaryIO
 import SystemLayer
 
 /// Why one file could not be converted: a stable `code` (the JSON report's `files[].code`) and one
@@ -97,7 +96,7 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
     public var message: String {
         switch self {
         case .libsndfile(_, let message, let doing): return doing.isEmpty ? message : "\(doing): \(message)"
-        case .io(let errno, let doing, _): return "\(doing): \(FileSystem.errorText(errno))"
+        case .io(let errno, let doing, _): return "\(doing): \(Self.systemText(errno))"
         case .source(let failure): return failure.message
         case .encoding(let failure): return failure.message
         case .proof(let failure): return failure.message
@@ -110,4 +109,7 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     public var description: String { message }
+
+    /// The system's text for `errno` (`strerror`), as every sentence about a failed call ends.
+    public static func systemText(_ errno: Int32) -> String { String(cString: strerror(errno)) }
 }

@@ -82,6 +82,14 @@ public struct FileResult: Equatable, Sendable, Codable {
     public var bytesIn: UInt64?
     /// The rules file that applies to the file, if any (a dependency of the output: `--depfile`).
     public var rulesFile: String?
+    /// The failure itself, as a value (``record(_:)`` sets it with ``reason`` and ``code``): what
+    /// programs and tests match. Not in the JSON report, which carries its code and sentence.
+    public var error: ConversionError?
+
+    private enum CodingKeys: String, CodingKey {
+        case input, output, status, reason, code, warnings, formatIn, formatOut, channels, sampleRate, frames, bytes
+        case milliseconds, samples, proof, rule, bytesIn, rulesFile
+    }
 
     /// Creates a result.
     public init(
@@ -119,10 +127,12 @@ public struct FileResult: Equatable, Sendable, Codable {
 
     /// Puts an error into the record: the one place where a ``ConversionError`` becomes the
     /// `reason` (the text output's sentence and the JSON's `reason`) and the `code` (the JSON's
-    /// `code`), so the two cannot disagree. The status is left to the caller.
+    /// `code`), so the two cannot disagree; ``error`` keeps the value. The status is left to the
+    /// caller.
     public mutating func record(_ error: ConversionError) {
         reason = error.message
         code = error.code
+        self.error = error
     }
 }
 
