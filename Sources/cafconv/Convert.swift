@@ -13,7 +13,7 @@ struct Convert {
     static let endian = Option<EndianChoice>("endian", help: "Byte order of the output samples (default: little).")
     static let dataFormat = SharedOptions.dataFormat(
         help:
-            "Output data format, afconvert's FMT[@RATE]: \(DataFormat.examples), with an optional sample rate in Hz (LEI16@22050); 0@RATE keeps the source's format and changes only the rate. Default: the source's format and rate."
+            "Output data format, afconvert's FMT[@RATE]: \(OutputCodecs.examples), with an optional sample rate in Hz (LEI16@22050); 0@RATE keeps the source's format and changes only the rate. Default: the source's format and rate."
     )
     static let channels = Option<Int>(
         "channels", short: "c",
