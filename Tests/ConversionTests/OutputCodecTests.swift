@@ -58,3 +58,26 @@ struct OutputCodecTests {
         #expect(ConversionOptions().fingerprint == "rules=3;d=source;endian=default")
     }
 }
+
+@Suite("Encoding failures: the codecs' limits as typed cases")
+struct EncodingFailureTests {
+    @Test("AAC's limits: rate, channels and bit rate are cases with their numbers, and keep their sentences")
+    func aacLimits() {
+        #expect(throws: ConversionError.encoding(.aacChannels(9, maximum: 8))) {
+            try AACStage.bitRate(asked: nil, channels: 9, sampleRate: 44100)
+        }
+        #expect(throws: ConversionError.encoding(.aacSampleRate(hz: 44000, rates: AACStage.sampleRates, nearest: 44100))) {
+            try AACStage.bitRate(asked: nil, channels: 2, sampleRate: 44000)
+        }
+        #expect(
+            throws: ConversionError.encoding(
+                .aacBitRate(asked: 1000, sampleRate: 44100, channels: 1, lowest: 8000, highest: 264600))
+        ) { try AACStage.bitRate(asked: 1000, channels: 1, sampleRate: 44100) }
+        #expect(
+            EncodingFailure.aacSampleRate(hz: 22050.5, rates: [22050], nearest: 22050).message
+                == "AAC cannot hold 22050.5 Hz (it takes 22050 Hz); resample with -d aac@22050")
+        #expect(
+            EncodingFailure.aacSampleRate(hz: 44000, rates: [44100], nearest: 44100).message
+                == "AAC cannot hold 44000 Hz (it takes 44100 Hz); resample with -d aac@44100")
+    }
+}

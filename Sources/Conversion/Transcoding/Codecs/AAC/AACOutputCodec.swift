@@ -36,10 +36,7 @@ struct AACOutputCodec: OutputCodec {
             // 22050.5 Hz is not 22050 Hz: AAC's rates are whole; resampling makes it one.
             let rates = AACStage.sampleRates
             let nearest = rates.min { abs($0 - sampleRate) < abs($1 - sampleRate) } ?? 44100
-            throw ConversionError(
-                .unsupported,
-                "AAC cannot hold \(source.exactRate) Hz (it takes \(rates.map(String.init).joined(separator: ", ")) Hz); resample with -d aac@\(nearest)"
-            )
+            throw ConversionError.encoding(.aacSampleRate(hz: source.exactRate, rates: rates, nearest: nearest))
         }
         let bitRate = try AACStage.bitRate(asked: options.bitRate, channels: channels, sampleRate: sampleRate)
         try AACStage.checkLayout(of: source, channels: channels)

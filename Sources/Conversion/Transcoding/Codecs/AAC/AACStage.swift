@@ -31,21 +31,17 @@ enum AACStage {
     static func bitRate(asked: Int?, channels: Int, sampleRate: Int) throws(ConversionError) -> Int {
         guard sampleRates.contains(sampleRate) else {
             let nearest = sampleRates.min { abs($0 - sampleRate) < abs($1 - sampleRate) } ?? 44100
-            throw ConversionError(
-                .unsupported,
-                "AAC cannot hold \(sampleRate) Hz (it takes \(sampleRates.map(String.init).joined(separator: ", ")) Hz); resample with -d aac@\(nearest)"
-            )
+            throw .encoding(.aacSampleRate(hz: Double(sampleRate), rates: sampleRates, nearest: nearest))
         }
         guard (1...maximumChannels).contains(channels) else {
-            throw ConversionError(.unsupported, "cafconv's AAC encoder takes 1 to \(maximumChannels) channels, not \(channels)")
+            throw .encoding(.aacChannels(channels, maximum: maximumChannels))
         }
         let highest = maximumBitRate(channels: channels, sampleRate: sampleRate)
         let lowest = minimumBitRate(channels: channels)
         guard let asked else { return defaultBitRate(channels: channels, sampleRate: sampleRate) }
         guard asked >= lowest, asked <= highest else {
-            throw ConversionError(
-                .unsupported,
-                "-b \(asked): AAC at \(sampleRate) Hz with \(channels) channel\(channels == 1 ? "" : "s") takes \(lowest) to \(highest) bits per second")
+            throw .encoding(
+                .aacBitRate(asked: asked, sampleRate: sampleRate, channels: channels, lowest: lowest, highest: highest))
         }
         return asked
     }

@@ -27,10 +27,10 @@ enum IMA4Stage {
     ) throws(ConversionError) -> Int64? {
         let channels = audio.channels
         guard (1...1024).contains(channels) else {
-            throw ConversionError(.unsupported, "IMA4 holds 1 to 1024 channels; the audio has \(channels)")
+            throw .encoding(.ima4Channels(channels))
         }
         guard audio.sampleRate > 0 else {
-            throw ConversionError(.unsupported, "IMA4 needs a positive sample rate; the audio has \(audio.sampleRate) Hz")
+            throw .encoding(.ima4SampleRate(audio.sampleRate))
         }
         // The exact rate the caller names (a source's 22254.545 Hz), else the audio's.
         let rate = sampleRate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? Double(audio.sampleRate)
