@@ -12,7 +12,7 @@ struct Convert {
         completion: .files)
     static let dataFormat = SharedOptions.dataFormat(
         help:
-            "Output data format, afconvert's FMT[@RATE]: \(DataFormat.examples), with an optional sample rate in Hz (LEI16@22050); 0@RATE keeps the source's format and changes only the rate. Default: the source's format and rate."
+            "Output data format, afconvert's FMT[@RATE]: \(OutputCodecs.examples), with an optional sample rate in Hz (LEI16@22050); 0@RATE keeps the source's format and changes only the rate. Default: the source's format and rate."
     )
     static let check = Flag(
         "check", help: "Write nothing; list what is missing, out of date or orphaned, and exit 1 if anything is.")

@@ -91,26 +91,9 @@ public struct ConversionOptions: Sendable, Equatable {
     /// `--src-quality` when `@RATE` is given, the channels with `--mix`/`--no-mix` when `-c` is,
     /// `--dither tpdf` and `--strip-metadata`. (Without those options the text is what it was
     /// before they existed, so earlier outputs stay up to date.) `-j` and the block size change
-    /// nothing and are left out.
-    public var fingerprint: String {
-        var format = "source"
-        switch dataFormat?.kind {
-        case .linearPCM(let bits, let isFloat)?: format = (isFloat ? "F" : "I") + String(bits)
-        case .ulaw?: format = "ulaw"
-        case .alaw?: format = "alaw"
-        case .alac?: format = "alac"
-        case .alacBits(let bits)?: format = "alac\(bits)"
-        case .ima4?:
-            // The encoder's revision and search decide the bytes; the floor decides which files
-            // are written at all.
-            format =
-                "ima4(enc=\(IMA4Stage.encoderRevision),width=\(ima4Search.searchWidth),range=\(ima4Search.codeRange),floor=\(ima4MinimumSNR))"
-        case .aac?:
-            // The encoder's identity and version decide the bytes as much as the bit rate does
-            // (libavcodec is loaded here only for AAC options).
-            format = "aac;b=\(bitRate.map(String.init) ?? "default");enc=\(LibAVCodec.encoderIdentity)"
-        case nil: break
-        }
+    /// nothing and are left out. `format` is the data format's part, which its codec decides
+    /// (`OutputCodecs.fingerprint`): `source` without `-d`.
+    public func fingerprint(format: String) -> String {
         let order = dataFormat?.byteOrder.map { $0 == .little ? "LE" : "BE" } ?? ""
         // Each setting adds its own part (Settings.all), in table order.
         return Settings.all.reduce("rules=\(Self.rulesVersion);d=\(order)\(format)") { $0 + $1.fingerprint(self) }

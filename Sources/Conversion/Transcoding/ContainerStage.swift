@@ -3,12 +3,12 @@ import CAFKit
 import SndFile
 import SystemLayer
 
-/// Stage 3 of a conversion, the **Container**: how the CAF is laid out. Today libsndfile's CAF
-/// writer makes the header and chunks on the temporary file's descriptor (the direct payload then
-/// appends to its empty `data` chunk); `finish` trims libsndfile's stray pad byte and checks the
-/// layout with CAFKit against what the target says it must be. The source's loops, markers and
-/// text, which libsndfile cannot write, are placed before `data` by CAFKit's
-/// `CAFWriter.placeBeforeData`. CAFKit's writer (for `pakt`, `kuki`) is the second container to come.
+/// Stage 3 of a conversion, the **Container**, for the codecs libsndfile's CAF writer lays out
+/// (`LibsndfileWriterCodec`; IMA4 and AAC lay out their files with CAFKit's writer): libsndfile
+/// makes the header and chunks on the temporary file's descriptor (the direct payload then appends
+/// to its empty `data` chunk); `finish` trims libsndfile's stray pad byte and checks the layout
+/// with CAFKit against what the codec says it must be. The source's loops, markers and text, which
+/// libsndfile cannot write, are placed before `data` by CAFKit's `CAFWriter.placeBeforeData`.
 enum ContainerStage {
     /// libsndfile's CAF writer for `target` on `descriptor` (the temporary file at `path`), with
     /// the source's rate, channels and channel map, or those the transform `plan` makes; no peak
@@ -186,27 +186,13 @@ enum ContainerStage {
         }
     }
 
-    /// What the written file must say, derived from the target (not from libsndfile).
+    /// What the written file must say, derived from the target by its codec (not from libsndfile).
     static func expectations(for target: TargetFormat, channels: Int, sampleRate: Double, frames: UInt64) -> CAFExpectations {
         var expected = CAFExpectations(channels: UInt32(channels), sampleRate: sampleRate)
-        switch target.encoding {
-        case .pcmS8, .pcm16, .pcm24, .pcm32, .float32, .float64:
-            expected.formatID = .lpcm
-            expected.bitsPerChannel = UInt32(target.encoding.bits ?? 0)
-            expected.isFloat = target.encoding.isFloat
-            expected.byteOrder = target.byteOrder
-            expected.validFrames = frames
-        case .ulaw:
-            expected.formatID = .ulaw
-            expected.validFrames = frames
-        case .alaw:
-            expected.formatID = .alaw
-            expected.validFrames = frames
-        case .alac16, .alac20, .alac24, .alac32:
-            expected.formatID = .alac
-            expected.validFrames = frames
-        default: break
-        }
+        let codec = OutputCodecs.libsndfileCodec(writing: target)
+        guard codec.writes(target, asked: nil) else { return expected }
+        codec.expectations(&expected, for: target)
+        expected.validFrames = frames
         return expected
     }
 }

@@ -10,12 +10,15 @@ extension FileResult {
     mutating func finishIMA4(
         _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, cancellation: Cancellation
     ) throws(ConversionError) {
-        if let headerFrames, done.frames < headerFrames {
-            warnings.append(
-                "the header declares \(headerFrames) frames but only \(done.frames) could be read; converted \(done.frames)")
-        }
-        if done.frames == 0 { warnings.append("no audio frames: the output holds an empty 'data' chunk") }
-        if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+        try finishIMA4(done, headerFrames: headerFrames, isCancelled: { cancellation.isCancelled })
+    }
+
+    /// Records an IMA4 output, `isCancelled` asked before the report says it was written.
+    mutating func finishIMA4(
+        _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, isCancelled: () -> Bool
+    ) throws(ConversionError) {
+        warnAboutFrames(done.frames, headerFrames: headerFrames, empty: "no audio frames: the output holds an empty 'data' chunk")
+        if isCancelled() { throw ConversionError(.interrupted, Cancellation.reason) }
         frames = done.frames
         bytes = done.document.file.fileLength
         proof = done.proof
@@ -51,127 +54,55 @@ enum SampleRoute: Equatable {
     }
 }
 
-/// Converts one job as a chain of stages: `SourceStage` (open and cross-check the input) ->
-/// `EncoderStage` (the road the samples take) -> `ContainerStage` (libsndfile's CAF writer on a
-/// temporary file, then CAFKit's check of the layout) -> `ProofStage` (the output decoded and
-/// compared with the source) -> commit (`FileSystem.TemporaryFile`: the atomic rename). Any
-/// failure leaves nothing at the output path.
+/// Converts one job as a chain of stages, the same for every output encoding: Source
+/// (`SourceStage`: open and cross-check the input) -> Transforms, Encoder, Container and Proof,
+/// each asked of the job's codec (``OutputCodec``, picked from ``OutputCodecs``) -> Commit
+/// (`FileSystem.TemporaryFile`: the atomic rename, in ``run(_:_:)``). Any failure leaves nothing
+/// at the output path.
 enum Converter {
     static func convert(
         _ job: Job, options: ConversionOptions, sequence: Int, cancellation: Cancellation = Cancellation()
     ) -> FileResult {
-        // AAC CAF sources: their own route (decoded by libavcodec, written by CAFKit).
+        // Sources libsndfile cannot read and that are not yet ordinary sources of the Source stage:
+        // AAC CAF (decoded by libavcodec) and IMA4 (decoded by CAFKit) convert on their own roads.
         if AACSourceRoute.handles(job.input) { return AACSourceRoute.convert(job, options: options, cancellation: cancellation) }
-        if options.dataFormat?.kind == .aac { return AACStage.convertJob(job, options: options, cancellation: cancellation) }
         return run(job) { result, temporaryFile in
-            // IMA4 CAF sources: CAFKit decodes them (IMA4Source), libsndfile cannot.
-            if let ima4 = try IMA4Source.openChecked(job.input) {
+            // `-d aac` has always opened an IMA4 source as any other (and refused it there).
+            if options.dataFormat?.kind != .aac, let ima4 = try IMA4Source.openChecked(job.input) {
                 try ima4.convert(
                     job, options: options, result: &result, temporaryFile: &temporaryFile, cancellation: cancellation)
                 return
             }
             let source = try SourceStage.open(job.input, warnings: &result.warnings)
-            let target = TargetFormat.resolve(
-                source: source.encoding, sourceOrder: source.byteOrder,
-                dataFormat: options.dataFormat, endian: options.endian)
             result.formatIn = source.formatCode
-            result.formatOut = target.description
-            let plan = try TransformPlan.make(source: source, target: target, options: options, warnings: &result.warnings)
-            let channels = plan?.outputChannels ?? source.info.channels
-            let sampleRate = plan?.outputRate ?? source.info.sampleRate
-            // What the output's `desc` says: the asked rate after a resampling, else the source's
-            // rate exactly as its container stores it (libsndfile's is an integer).
-            let exactRate = plan?.rate == nil ? source.exactRate : Double(sampleRate)
-            result.channels = channels
-            result.sampleRate = sampleRate
-
-            // Below the output root no symlink is followed; the file is new (O_EXCL), locked and
-            // named so that nobody can guess it.
-            let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
-            let temporaryOutput = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
-            temporaryFile = temporaryOutput
-            let temporary = temporaryOutput.path
-            let isCancelled = { cancellation.isCancelled }
-            if target.isIMA4 {
-                // `-d ima4`: CAFKit encodes, writes and proves (IMA4Stage); libsndfile only reads.
-                // The transform stage, when there is one, stands between the source and the
-                // encoder, and the proof applies the same plan to the independent decoding.
-                let pumpAudio: SourceAudio
-                do { pumpAudio = try source.pumpAudio() } catch let error as SndFileError {
-                    throw ConversionError.libsndfile(code: error.code, message: error.message, doing: "reading failed")
-                }
-                let audio: any FrameSource
-                let proofAudio: () throws(ConversionError) -> any FrameSource
-                var announced = pumpAudio.limit ?? source.headerFrames ?? 0
-                if let plan {
-                    do throws(SourceError) { audio = try TransformedAudio(source: pumpAudio, plan: plan) } catch {
-                        throw ConversionError(.unsupported, error.message)
-                    }
-                    proofAudio = { () throws(ConversionError) -> any FrameSource in
-                        do { return try TransformedAudio(source: try source.proofAudio(), plan: plan) } catch {
-                            throw ConversionError(.proof, "\(error)")
-                        }
-                    }
-                    announced = plan.rate?.frames(announced) ?? announced
-                } else {
-                    audio = pumpAudio
-                    proofAudio = { () throws(ConversionError) -> any FrameSource in try source.proofAudio() }
-                }
-                let metadata =
-                    options.stripMetadata
-                    ? []
-                    : ContainerStage.metadata(
-                        of: source.input, sourceRate: source.exactRate,
-                        outputRate: exactRate, outputFrames: UInt64(max(0, announced)),
-                        warnings: &result.warnings)
-                guard
-                    let done = try IMA4Stage.run(
-                        audio: audio, announcedFrames: UInt64(max(0, announced)), proofAudio: proofAudio,
-                        metadata: metadata, temporary: temporaryOutput, options: options, sampleRate: exactRate,
-                        isCancelled: isCancelled)
-                else { throw ConversionError(.interrupted, Cancellation.reason) }
-                try? source.reader?.close()
-                try result.finishIMA4(
-                    done, headerFrames: plan?.rate == nil ? source.headerFrames : nil, cancellation: cancellation)
-                if let plan, var proof = result.proof {
-                    proof.rule = [plan.rule, proof.rule].compactMap { $0 }.joined(separator: "; ")
-                    result.proof = proof
-                }
-                return
-            }
-            let writer = try ContainerStage.libsndfileWriter(
-                descriptor: try temporaryOutput.descriptor(), path: temporary, source: source, target: target, plan: plan)
-            let encoder = EncoderStage.choose(for: source, target: target, options: options, plan: plan)
-            let pumped = try encoder.run(
-                source: source, writer: writer, temporary: temporary, blockSamples: options.blockSamples,
-                isCancelled: isCancelled)
-            guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
-            if plan?.rate == nil, let headerFrames = source.headerFrames, frames < headerFrames {
-                result.warnings.append(
-                    "the header declares \(headerFrames) frames but only \(frames) could be read; converted \(frames)")
-            }
-            if frames == 0 {
-                result.warnings.append("no audio frames: the output holds an empty 'data' chunk")
-            }
-            if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
-            let metadata =
-                options.stripMetadata
-                ? []
-                : ContainerStage.metadata(
-                    of: source.input, sourceRate: source.exactRate,
-                    outputRate: exactRate, outputFrames: UInt64(frames),
-                    warnings: &result.warnings)
-            let document = try ContainerStage.finish(
-                temporary, target: target, channels: channels, sampleRate: exactRate,
-                frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)
-            result.proof = try ProofStage.run(
-                temporary, document: document, encoder: encoder, source: source, target: target,
-                blockSamples: options.blockSamples, isCancelled: isCancelled)
-            if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
-            result.bytes = document.file.fileLength
-            result.frames = frames
-            result.samples = encoder.transfer(from: source)
+            let codec = OutputCodecs.codec(for: source, options: options)
+            try chain(
+                codec, source: source, job: job, options: options, result: &result, temporaryFile: &temporaryFile,
+                isCancelled: { cancellation.isCancelled })
         }
+    }
+
+    /// Transforms, Encoder, Container and Proof of one job by `codec`, into a temporary file in
+    /// the output folder (below the output root no symlink is followed; the file is new, locked
+    /// and named so that nobody can guess it).
+    static func chain<Codec: OutputCodec>(
+        _ codec: Codec, source: SourceStage, job: Job, options: ConversionOptions, result: inout FileResult,
+        temporaryFile: inout FileSystem.TemporaryFile?, isCancelled: @escaping () -> Bool
+    ) throws {
+        func openOutput() throws(ConversionError) -> OutputTarget {
+            let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
+            let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
+            temporaryFile = temporary
+            return OutputTarget(temporary: temporary, options: options, isCancelled: isCancelled)
+        }
+        var output = try codec.opensOutputFirst ? openOutput() : nil
+        let plan = try codec.plan(source, options: options, result: &result)
+        if output == nil { output = try openOutput() }
+        guard let output else { return }
+        guard let written = try codec.write(plan, from: source, into: output, result: &result),
+            let proof = try codec.prove(written, plan: plan, source: source, output: output)
+        else { throw ConversionError(.interrupted, Cancellation.reason) }
+        try codec.record(written, proof: proof, plan: plan, source: source, into: &result, output: output)
     }
 
     /// The frame every road of a job shares: the result is `failed` until `body` returns, then

@@ -2,12 +2,12 @@ import BinaryIO
 import CAFKit
 import SndFile
 
-/// Stage 2 of a conversion, the **Encoder**: how the samples get into the output. Three roads
-/// today: the direct payload (a Source/Encoder pair that moves bytes: kernel copy, byte swap or
+/// Stage 2 of a conversion, the **Encoder**, for the codecs libsndfile's CAF writer lays out
+/// (`LibsndfileWriterCodec`): how the samples get into the output. Four roads: the direct payload (a Source/Encoder pair that moves bytes: kernel copy, byte swap or
 /// sign flip, when nothing else changes), the G.711 code copy (a µ-law/A-law source into an output
 /// of the same law), and the sample pump (decode blocks, map them by the `SampleRoute`, encode
-/// them with libsndfile or cafconv's G.711 encoder). The transforms of later waves (channel map,
-/// rate, dither) go between the pump's read and its write.
+/// them with libsndfile or cafconv's G.711 encoder), and the same pump reading from the transform
+/// stage (channels, rate, dither) instead of the source.
 enum EncoderStage {
     /// The source's bytes are the output's payload, moved by `PayloadMover`; `probe` is what the
     /// proof compares the output's ends with.

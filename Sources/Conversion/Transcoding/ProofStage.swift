@@ -35,63 +35,19 @@ enum ProofStage {
             blockSamples: blockSamples, isCancelled: isCancelled)
     }
 
-    /// Decodes the written output (CAFKit for linear PCM, µ-law and A-law, libsndfile for ALAC)
-    /// and compares every frame with `source`, after the conversion rule; throws at the first
+    /// Decodes the written output as its codec says (CAFKit for linear PCM, µ-law and A-law,
+    /// libsndfile for ALAC) and compares every frame with `source`, after the conversion rule; throws at the first
     /// difference. G.711 codes `codesCopied` from a source of the same law are compared byte for
     /// byte with the source's codes.
     static func prove(
         _ path: String, document: CAFDocument, target: TargetFormat, source: any FrameSource, codesCopied: Bool = false,
         transformRule: String? = nil, blockSamples: Int, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof {
-        let outputBits = target.encoding.bits ?? 16
-        var rule = Proof.rule(
-            sourceIsFloat: source.isFloat, sourceBits: source.bits, outputIsFloat: target.encoding.isFloat,
-            outputBits: outputBits)
-        let decoder: OutputProof.OutputDecoder
-        var outputDecoder = "cafkit"
-        switch target.encoding {
-        case .ulaw, .alaw:
-            let law: G711Law = target.encoding == .ulaw ? .muLaw : .aLaw
-            let desc = document.file.audioDescription
-            guard Int(desc.bytesPerPacket) == source.channels, desc.framesPerPacket == 1 else {
-                throw ConversionError(
-                    .proof,
-                    "the written CAF failed verification: it does not hold one \(law) code per channel and frame")
-            }
-            let bytes: FileByteSource
-            do { bytes = try FileByteSource(path: path) } catch {
-                throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
-            }
-            rule = Proof.rule(sourceLaw: source.law, outputLaw: law)
-            if let transformRule { rule = "\(transformRule); \(rule ?? "")" }
-            decoder = .g711(
-                law, bytes, offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0),
-                check: OutputProof.G711Check(law: law, sourceLaw: source.law, copied: codesCopied))
-        case .alac16, .alac20, .alac24, .alac32:
-            do {
-                let written = try SoundFile.open(readingFrom: path)
-                try written.setNormalisation(false)
-                decoder = .libsndfile(written, bits: outputBits)
-                outputDecoder = "libsndfile"
-            } catch {
-                throw ConversionError(.unsupported, "cannot check the written \(target): \(error.message)")
-            }
-        default:
-            guard let layout = PCMLayout(document.file.audioDescription) else {
-                throw ConversionError(.proof, "the written CAF failed verification: its samples are not packed linear PCM")
-            }
-            let bytes: FileByteSource
-            do { bytes = try FileByteSource(path: path) } catch {
-                throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
-            }
-            decoder = .cafkit(
-                layout, bytes, offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0))
-        }
-        if let transformRule, G711Law(target.encoding) == nil {
-            // The stage rounded to the output's bits (or hands floats to a float output): the
-            // comparison itself is exact; the rule says what was done.
-            rule = transformRule
-        }
+        let codec = OutputCodecs.libsndfileCodec(writing: target)
+        let decoding = try codec.proofDecoding(
+            path, document: document, target: target, source: source, codesCopied: codesCopied)
+        let decoder = decoding.decoder
+        let rule = transformRule.map { codec.rule(decoding.rule, after: $0) } ?? decoding.rule
         let mismatch: OutputProof.Mismatch?
         do {
             mismatch = try OutputProof.firstMismatch(
@@ -119,7 +75,7 @@ enum ProofStage {
         }
         return Proof(
             comparison: rule == nil ? "exact" : "exact-after-rule", rule: rule, sourceDecoder: source.decoderName,
-            outputDecoder: outputDecoder, extent: "every-frame")
+            outputDecoder: decoding.name, extent: "every-frame")
     }
 
     /// Compares the first and last frames of the written CAF, as CAFKit decodes them, with what

@@ -571,6 +571,8 @@ public enum Verifier {
             return ([VerifyFailure(rule: .against, expected: "a readable source", found: "\(source): \(error.message)")], nil)
         }
         let desc = file.audioDescription
+        let against = AgainstComparison(
+            file: file, byteSource: byteSource, path: path, source: source, opened: opened, minimumSNR: minimumSNR)
         // A file at another rate or channel count than its source is compared with the source
         // transformed as `convert -d FMT@RATE -c N` transforms it by default (libsoxr VHQ, --mix,
         // no dither): the same plan applied to the same independent decoding, so a file convert
@@ -579,9 +581,9 @@ public enum Verifier {
         if desc.sampleRate != opened.exactSampleRate || Int(desc.channelsPerFrame) != opened.channels,
             let transformed = transformedReference(source, like: desc)
         {
-            let attempt = compare(with: transformed.audio, transformRule: transformed.rule)
+            let attempt = against.compare(with: transformed.audio, transformRule: transformed.rule)
             if attempt.0.isEmpty { return attempt }
-            var plain = compare(with: opened, transformRule: nil)
+            var plain = against.compare(with: opened, transformRule: nil)
             if let first = attempt.0.first {
                 plain.0.append(
                     VerifyFailure(
@@ -592,172 +594,235 @@ public enum Verifier {
             }
             return plain
         }
-        return compare(with: opened, transformRule: nil)
+        return against.compare(with: opened, transformRule: nil)
+    }
+}
 
-        func compare(with audio: any FrameSource, transformRule: String?) -> ([VerifyFailure], Proof?) {
-            var failures: [VerifyFailure] = []
-            // Bit for bit: 22254.545454545456 Hz is not 22254 Hz.
-            if desc.sampleRate.bitPattern != audio.exactSampleRate.bitPattern {
-                failures.append(
-                    VerifyFailure(
-                        rule: .againstRate, expected: "\(rateText(audio.exactSampleRate)) Hz as in \(source)",
-                        found: "\(rateText(desc.sampleRate)) Hz",
-                        chunk: "desc"))
-            }
-            if Int(desc.channelsPerFrame) != audio.channels {
-                failures.append(
-                    VerifyFailure(
-                        rule: .againstChannels,
-                        expected: "\(audio.channels) channel\(audio.channels == 1 ? "" : "s") as in \(source)",
-                        found: "\(desc.channelsPerFrame)", chunk: "desc"))
-                return (failures, nil)
-            }
-            // The header's frame counts first: a 'pakt' that calls frames priming, or a short file,
-            // fails here with both counts. Only where cafconv decodes the source is its header count
-            // the audio's: a decoder may yield fewer frames than `fact` promises (a cut file), and
-            // `convert` then writes what it decodes; the comparison below counts those frames.
-            if transformRule == nil, case .cafconv = opened.decoder, let expected = opened.limit, let found = file.validFrames,
-                UInt64(max(0, expected)) != found
-            {
-                failures.append(
-                    VerifyFailure(
-                        rule: .againstFrames, expected: "\(expected) frames as in \(source)", found: "\(found) frames",
-                        chunk: file.packetTableHeader == nil ? "data" : "pakt"))
-                return (failures, nil)
-            }
-            // Where the audio of `frameBytes`-byte frames starts and how many frames it holds: a
-            // packet table's priming frames come first and are not audio.
-            func audioExtent(frameBytes: Int) -> (offset: UInt64, frames: Int64) {
-                let priming = UInt64(max(0, file.packetTableHeader?.primingFrames ?? 0))
-                let stored = file.audioBytes / UInt64(frameBytes)
-                let frames = min(file.validFrames ?? 0, stored > priming ? stored - priming : 0)
-                return (file.audioOffset + priming * UInt64(frameBytes), Int64(clamping: frames))
-            }
-            if AACFileDecoder.formatIDs.contains(desc.formatID) {
-                var (more, proof) = compareAAC(file, byteSource: byteSource, with: audio, source: source)
-                if let transformRule, let rule = proof?.rule { proof?.rule = "\(transformRule); \(rule)" }
-                return (failures + more, failures.isEmpty && more.isEmpty ? proof : nil)
-            }
-            let decoder: OutputProof.OutputDecoder
-            let rule: String?
-            var outputDecoder = "cafkit"
-            switch desc.formatID {
-            case .lpcm:
-                guard let layout = PCMLayout(desc) else {
-                    failures.append(
-                        VerifyFailure(
-                            rule: .against, expected: "packed linear PCM to compare sample by sample",
-                            found: "\(desc.bitsPerChannel)-bit samples in \(desc.bytesPerPacket)-byte packets", chunk: "desc"))
-                    return (failures, nil)
-                }
-                let extent = audioExtent(frameBytes: layout.bytesPerFrame)
-                decoder = .cafkit(layout, byteSource, offset: extent.offset, frames: extent.frames)
-                rule = Proof.rule(
-                    sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: layout.isFloat, outputBits: layout.bits)
-            case .alac:
-                let reader: SoundFile
-                do {
-                    reader = try SoundFile.open(readingFrom: path)
-                    try reader.setNormalisation(false)
-                } catch {
-                    failures.append(VerifyFailure(rule: .against, expected: "ALAC that libsndfile decodes", found: error.message))
-                    return (failures, nil)
-                }
-                let outputBits = alacBits(desc) ?? reader.info.encoding.bits ?? 16
-                decoder = .libsndfile(reader, bits: outputBits)
-                rule = Proof.rule(
-                    sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: false, outputBits: outputBits)
-                outputDecoder = "libsndfile"
-                if let frames = file.validFrames, frames != UInt64(max(0, reader.info.frames)) {
-                    failures.append(
-                        VerifyFailure(
-                            rule: .against, expected: "ALAC whose 'pakt' agrees with libsndfile's decoding",
-                            found: "'pakt' says \(frames) frames, libsndfile decodes \(reader.info.frames)", chunk: "pakt"))
-                }
-            case .ulaw, .alaw:
-                let law: G711Law = desc.formatID == .ulaw ? .muLaw : .aLaw
-                let channels = Int(desc.channelsPerFrame)
-                guard desc.framesPerPacket == 1, Int(desc.bytesPerPacket) == channels else {
-                    failures.append(
-                        VerifyFailure(
-                            rule: .against, expected: "one \(law) code per channel and frame to compare",
-                            found:
-                                "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channel\(channels == 1 ? "" : "s")",
-                            chunk: "desc"))
-                    return (failures, nil)
-                }
-                let extent = audioExtent(frameBytes: channels)
-                decoder = .g711(
-                    law, byteSource, offset: extent.offset, frames: extent.frames,
-                    check: OutputProof.G711Check(law: law, sourceLaw: audio.law, copied: false))
-                rule = Proof.rule(sourceLaw: audio.law, outputLaw: law)
-            case .ima4:
-                // Lossy: the same measure as convert's proof (exact length, SNR over every frame).
-                let measurement: IMA4Proof.Measurement
-                do { measurement = try IMA4Proof.measure(file, bytes: byteSource, against: audio) } catch {
-                    failures.append(VerifyFailure(rule: .against, expected: "IMA4 audio that decodes", found: error.message))
-                    return (failures, nil)
-                }
-                if measurement.sourceFrames != measurement.outputFrames {
-                    failures.append(
-                        VerifyFailure(
-                            rule: .againstFrames, expected: "\(measurement.sourceFrames) frames as in \(source)",
-                            found: "\(measurement.outputFrames) frames decoded",
-                            chunk: file.packetTableHeader == nil ? "data" : "pakt"))
-                    return (failures, nil)
-                }
-                switch IMA4Proof.proof(measurement, floor: minimumSNR, sourceDecoder: audio.decoderName) {
-                case .success(var proof):
-                    if let transformRule { proof.rule = [transformRule, proof.rule].compactMap { $0 }.joined(separator: "; ") }
-                    return (failures, failures.isEmpty ? proof : nil)
-                case .failure:
-                    failures.append(
-                        VerifyFailure(
-                            rule: .against, expected: "an SNR of at least \(IMA4Proof.rounded(minimumSNR)) dB against \(source)",
-                            found:
-                                "\(measurement.snr.map { "\(IMA4Proof.rounded($0)) dB" } ?? "no SNR (silent source)"), error RMS \(IMA4Proof.rounded(measurement.errorRMS)) LSB",
-                            chunk: "data"))
-                    return (failures, nil)
-                }
-            default:
-                failures.append(
-                    VerifyFailure(
-                        rule: .against, expected: "linear PCM, ALAC, µ-law, A-law or IMA4 to compare sample by sample",
-                        found: "'\(desc.formatID.trimmed)'", chunk: "desc"))
-                return (failures, nil)
-            }
-            let mismatch: OutputProof.Mismatch?
-            // After the transform stage, samples are rounded to the output's bits (or floats): the
-            // comparison is exact and the transform is the rule.
-            let isG711 = desc.formatID == .ulaw || desc.formatID == .alaw
-            let comparedRule = transformRule.map { [$0, isG711 ? rule : nil].compactMap { $0 }.joined(separator: "; ") } ?? rule
-            do { mismatch = try OutputProof.firstMismatch(source: audio, output: decoder) } catch {
-                failures.append(VerifyFailure(rule: .against, expected: "readable audio", found: error.message))
-                return (failures, nil)
-            }
-            if let mismatch {
-                if let frames = mismatch.frames {
-                    failures.append(
-                        VerifyFailure(
-                            rule: .againstFrames, expected: "\(frames.expected) frames as in \(source)",
-                            found: "\(frames.found) frames"))
-                } else {
-                    failures.append(
-                        VerifyFailure(
-                            rule: .against,
-                            expected:
-                                "\(mismatch.expected) at frame \(mismatch.frame), channel \(mismatch.channel) (as in \(source)\(comparedRule.map { ", after rule \($0)" } ?? "")\(transformRule == nil ? "" : "; the source transformed as convert does by default: soxr VHQ, --mix, no dither"))",
-                            found: mismatch.found, chunk: "data", offset: mismatch.offset))
-                }
-            }
-            if !failures.isEmpty { return (failures, nil) }
-            return (
-                [],
-                Proof(
-                    comparison: comparedRule == nil ? "exact" : "exact-after-rule", rule: comparedRule, sourceDecoder: audio.decoderName,
-                    outputDecoder: outputDecoder, extent: "every-frame")
-            )
+/// One CAF compared with its source for `verify --against`: the header's rate, channels and frame
+/// count, then every sample, the output decoded as its format says (CAFKit for linear PCM, µ-law,
+/// A-law and IMA4, libsndfile for ALAC, libavcodec for AAC).
+struct AgainstComparison {
+    let file: CAFFile
+    let byteSource: FileByteSource
+    let path: String
+    /// The source's path, as reports name it.
+    let source: String
+    /// The source as `convert` decodes it.
+    let opened: SourceAudio
+    let minimumSNR: Double
+    var desc: AudioDescription { file.audioDescription }
+
+    /// The comparison with `audio` (the source, or the source transformed as `convert` does by
+    /// default, `transformRule` naming how).
+    func compare(with audio: any FrameSource, transformRule: String?) -> ([VerifyFailure], Proof?) {
+        let (failures, stop) = header(against: audio, transformRule: transformRule)
+        if stop { return (failures, nil) }
+        if AACFileDecoder.formatIDs.contains(desc.formatID) {
+            var (more, proof) = Verifier.compareAAC(file, byteSource: byteSource, with: audio, source: source)
+            if let transformRule, let rule = proof?.rule { proof?.rule = "\(transformRule); \(rule)" }
+            return (failures + more, failures.isEmpty && more.isEmpty ? proof : nil)
         }
+        if desc.formatID == .ima4 { return compareIMA4(audio, transformRule: transformRule, failures: failures) }
+        switch decoding(for: audio) {
+        case .failed(let more): return (failures + more, nil)
+        case .decoded(let decoding, let more):
+            return compareSamples(audio, decoding: decoding, transformRule: transformRule, failures: failures + more)
+        }
+    }
+
+    /// The rate, channels and (where cafconv decodes the source) frame count of the header;
+    /// `stop` when the samples cannot be compared after what was found.
+    func header(against audio: any FrameSource, transformRule: String?) -> (failures: [VerifyFailure], stop: Bool) {
+        var failures: [VerifyFailure] = []
+        // Bit for bit: 22254.545454545456 Hz is not 22254 Hz.
+        if desc.sampleRate.bitPattern != audio.exactSampleRate.bitPattern {
+            failures.append(
+                VerifyFailure(
+                    rule: .againstRate, expected: "\(Verifier.rateText(audio.exactSampleRate)) Hz as in \(source)",
+                    found: "\(Verifier.rateText(desc.sampleRate)) Hz",
+                    chunk: "desc"))
+        }
+        if Int(desc.channelsPerFrame) != audio.channels {
+            failures.append(
+                VerifyFailure(
+                    rule: .againstChannels,
+                    expected: "\(audio.channels) channel\(audio.channels == 1 ? "" : "s") as in \(source)",
+                    found: "\(desc.channelsPerFrame)", chunk: "desc"))
+            return (failures, true)
+        }
+        // The header's frame counts first: a 'pakt' that calls frames priming, or a short file,
+        // fails here with both counts. Only where cafconv decodes the source is its header count
+        // the audio's: a decoder may yield fewer frames than `fact` promises (a cut file), and
+        // `convert` then writes what it decodes; the comparison of the samples counts those frames.
+        if transformRule == nil, case .cafconv = opened.decoder, let expected = opened.limit, let found = file.validFrames,
+            UInt64(max(0, expected)) != found
+        {
+            failures.append(
+                VerifyFailure(
+                    rule: .againstFrames, expected: "\(expected) frames as in \(source)", found: "\(found) frames",
+                    chunk: file.packetTableHeader == nil ? "data" : "pakt"))
+            return (failures, true)
+        }
+        return (failures, false)
+    }
+
+    /// Where the audio of `frameBytes`-byte frames starts and how many frames it holds: a packet
+    /// table's priming frames come first and are not audio.
+    func audioExtent(frameBytes: Int) -> (offset: UInt64, frames: Int64) {
+        let priming = UInt64(max(0, file.packetTableHeader?.primingFrames ?? 0))
+        let stored = file.audioBytes / UInt64(frameBytes)
+        let frames = min(file.validFrames ?? 0, stored > priming ? stored - priming : 0)
+        return (file.audioOffset + priming * UInt64(frameBytes), Int64(clamping: frames))
+    }
+
+    /// How the file's samples are decoded, or why they cannot be.
+    enum Decoding {
+        /// The decoder, the rule from the source's samples, who decodes, and what was found on the way.
+        case decoded(OutputDecoding, [VerifyFailure])
+        /// The samples cannot be compared.
+        case failed([VerifyFailure])
+    }
+
+    func decoding(for audio: any FrameSource) -> Decoding {
+        switch desc.formatID {
+        case .lpcm:
+            guard let layout = PCMLayout(desc) else {
+                return .failed([
+                    VerifyFailure(
+                        rule: .against, expected: "packed linear PCM to compare sample by sample",
+                        found: "\(desc.bitsPerChannel)-bit samples in \(desc.bytesPerPacket)-byte packets", chunk: "desc")
+                ])
+            }
+            let extent = audioExtent(frameBytes: layout.bytesPerFrame)
+            let rule = Proof.rule(
+                sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: layout.isFloat, outputBits: layout.bits)
+            return .decoded(
+                OutputDecoding(
+                    decoder: .cafkit(layout, byteSource, offset: extent.offset, frames: extent.frames), rule: rule,
+                    name: "cafkit"), [])
+        case .alac: return decodingALAC(for: audio)
+        case .ulaw, .alaw: return decodingG711(for: audio)
+        default:
+            return .failed([
+                VerifyFailure(
+                    rule: .against, expected: "linear PCM, ALAC, µ-law, A-law or IMA4 to compare sample by sample",
+                    found: "'\(desc.formatID.trimmed)'", chunk: "desc")
+            ])
+        }
+    }
+
+    /// ALAC, which CAFKit does not decode: libsndfile decodes it, and its count must agree with the `pakt`.
+    func decodingALAC(for audio: any FrameSource) -> Decoding {
+        let reader: SoundFile
+        do {
+            reader = try SoundFile.open(readingFrom: path)
+            try reader.setNormalisation(false)
+        } catch {
+            return .failed([VerifyFailure(rule: .against, expected: "ALAC that libsndfile decodes", found: error.message)])
+        }
+        let outputBits = Verifier.alacBits(desc) ?? reader.info.encoding.bits ?? 16
+        let rule = Proof.rule(
+            sourceIsFloat: audio.isFloat, sourceBits: audio.bits, outputIsFloat: false, outputBits: outputBits)
+        var failures: [VerifyFailure] = []
+        if let frames = file.validFrames, frames != UInt64(max(0, reader.info.frames)) {
+            failures.append(
+                VerifyFailure(
+                    rule: .against, expected: "ALAC whose 'pakt' agrees with libsndfile's decoding",
+                    found: "'pakt' says \(frames) frames, libsndfile decodes \(reader.info.frames)", chunk: "pakt"))
+        }
+        return .decoded(OutputDecoding(decoder: .libsndfile(reader, bits: outputBits), rule: rule, name: "libsndfile"), failures)
+    }
+
+    /// µ-law or A-law: one code per channel and frame, decoded by CAFKit.
+    func decodingG711(for audio: any FrameSource) -> Decoding {
+        let law: G711Law = desc.formatID == .ulaw ? .muLaw : .aLaw
+        let channels = Int(desc.channelsPerFrame)
+        guard desc.framesPerPacket == 1, Int(desc.bytesPerPacket) == channels else {
+            return .failed([
+                VerifyFailure(
+                    rule: .against, expected: "one \(law) code per channel and frame to compare",
+                    found:
+                        "\(desc.bytesPerPacket) bytes per packet of \(desc.framesPerPacket) frames, \(channels) channel\(channels == 1 ? "" : "s")",
+                    chunk: "desc")
+            ])
+        }
+        let extent = audioExtent(frameBytes: channels)
+        let decoder = OutputProof.OutputDecoder.g711(
+            law, byteSource, offset: extent.offset, frames: extent.frames,
+            check: OutputProof.G711Check(law: law, sourceLaw: audio.law, copied: false))
+        return .decoded(OutputDecoding(decoder: decoder, rule: Proof.rule(sourceLaw: audio.law, outputLaw: law), name: "cafkit"), [])
+    }
+
+    /// IMA4, lossy: the same measure as convert's proof (exact length, SNR over every frame).
+    func compareIMA4(
+        _ audio: any FrameSource, transformRule: String?, failures: [VerifyFailure]
+    ) -> ([VerifyFailure], Proof?) {
+        var failures = failures
+        let measurement: IMA4Proof.Measurement
+        do { measurement = try IMA4Proof.measure(file, bytes: byteSource, against: audio) } catch {
+            failures.append(VerifyFailure(rule: .against, expected: "IMA4 audio that decodes", found: error.message))
+            return (failures, nil)
+        }
+        if measurement.sourceFrames != measurement.outputFrames {
+            failures.append(
+                VerifyFailure(
+                    rule: .againstFrames, expected: "\(measurement.sourceFrames) frames as in \(source)",
+                    found: "\(measurement.outputFrames) frames decoded",
+                    chunk: file.packetTableHeader == nil ? "data" : "pakt"))
+            return (failures, nil)
+        }
+        switch IMA4Proof.proof(measurement, floor: minimumSNR, sourceDecoder: audio.decoderName) {
+        case .success(var proof):
+            if let transformRule { proof.rule = [transformRule, proof.rule].compactMap { $0 }.joined(separator: "; ") }
+            return (failures, failures.isEmpty ? proof : nil)
+        case .failure:
+            failures.append(
+                VerifyFailure(
+                    rule: .against, expected: "an SNR of at least \(IMA4Proof.rounded(minimumSNR)) dB against \(source)",
+                    found:
+                        "\(measurement.snr.map { "\(IMA4Proof.rounded($0)) dB" } ?? "no SNR (silent source)"), error RMS \(IMA4Proof.rounded(measurement.errorRMS)) LSB",
+                    chunk: "data"))
+            return (failures, nil)
+        }
+    }
+
+    /// Every frame of `audio` compared with the decoded file, after the rule.
+    func compareSamples(
+        _ audio: any FrameSource, decoding: OutputDecoding, transformRule: String?, failures: [VerifyFailure]
+    ) -> ([VerifyFailure], Proof?) {
+        var failures = failures
+        let mismatch: OutputProof.Mismatch?
+        // After the transform stage, samples are rounded to the output's bits (or floats): the
+        // comparison is exact and the transform is the rule.
+        let isG711 = desc.formatID == .ulaw || desc.formatID == .alaw
+        let comparedRule =
+            transformRule.map { [$0, isG711 ? decoding.rule : nil].compactMap { $0 }.joined(separator: "; ") } ?? decoding.rule
+        do { mismatch = try OutputProof.firstMismatch(source: audio, output: decoding.decoder) } catch {
+            failures.append(VerifyFailure(rule: .against, expected: "readable audio", found: error.message))
+            return (failures, nil)
+        }
+        if let mismatch {
+            if let frames = mismatch.frames {
+                failures.append(
+                    VerifyFailure(
+                        rule: .againstFrames, expected: "\(frames.expected) frames as in \(source)",
+                        found: "\(frames.found) frames"))
+            } else {
+                failures.append(
+                    VerifyFailure(
+                        rule: .against,
+                        expected:
+                            "\(mismatch.expected) at frame \(mismatch.frame), channel \(mismatch.channel) (as in \(source)\(comparedRule.map { ", after rule \($0)" } ?? "")\(transformRule == nil ? "" : "; the source transformed as convert does by default: soxr VHQ, --mix, no dither"))",
+                        found: mismatch.found, chunk: "data", offset: mismatch.offset))
+            }
+        }
+        if !failures.isEmpty { return (failures, nil) }
+        return (
+            [],
+            Proof(
+                comparison: comparedRule == nil ? "exact" : "exact-after-rule", rule: comparedRule,
+                sourceDecoder: audio.decoderName, outputDecoder: decoding.name, extent: "every-frame")
+        )
     }
 }
 

@@ -31,21 +31,17 @@ enum AACStage {
     static func bitRate(asked: Int?, channels: Int, sampleRate: Int) throws(ConversionError) -> Int {
         guard sampleRates.contains(sampleRate) else {
             let nearest = sampleRates.min { abs($0 - sampleRate) < abs($1 - sampleRate) } ?? 44100
-            throw ConversionError(
-                .unsupported,
-                "AAC cannot hold \(sampleRate) Hz (it takes \(sampleRates.map(String.init).joined(separator: ", ")) Hz); resample with -d aac@\(nearest)"
-            )
+            throw .encoding(.aacSampleRate(hz: Double(sampleRate), rates: sampleRates, nearest: nearest))
         }
         guard (1...maximumChannels).contains(channels) else {
-            throw ConversionError(.unsupported, "cafconv's AAC encoder takes 1 to \(maximumChannels) channels, not \(channels)")
+            throw .encoding(.aacChannels(channels, maximum: maximumChannels))
         }
         let highest = maximumBitRate(channels: channels, sampleRate: sampleRate)
         let lowest = minimumBitRate(channels: channels)
         guard let asked else { return defaultBitRate(channels: channels, sampleRate: sampleRate) }
         guard asked >= lowest, asked <= highest else {
-            throw ConversionError(
-                .unsupported,
-                "-b \(asked): AAC at \(sampleRate) Hz with \(channels) channel\(channels == 1 ? "" : "s") takes \(lowest) to \(highest) bits per second")
+            throw .encoding(
+                .aacBitRate(asked: asked, sampleRate: sampleRate, channels: channels, lowest: lowest, highest: highest))
         }
         return asked
     }
@@ -66,32 +62,83 @@ enum AACStage {
         _ audio: any FrameSource, bitRate: Int, to output: Int32, folder: FileSystem.Folder, blockSamples: Int,
         isCancelled: () -> Bool
     ) throws(ConversionError) -> Written? {
-        let channels = audio.channels
         let encoder: AACEncoder
         do {
-            encoder = try AACEncoder(sampleRate: audio.sampleRate, channels: channels, bitRate: bitRate)
+            encoder = try AACEncoder(sampleRate: audio.sampleRate, channels: audio.channels, bitRate: bitRate)
         } catch {
             throw ConversionError(.unsupported, error.message)
         }
-        let packets = try Spool(in: folder)
-        let table = try Spool(in: folder)
-        var packetCount: Int64 = 0
+        let spooled = Spooled(packets: try Spool(in: folder), table: try Spool(in: folder))
+        guard
+            let frames = try encode(
+                audio, with: encoder, into: spooled, blockSamples: blockSamples, isCancelled: isCancelled)
+        else { return nil }
+        try spooled.packets.flush()
+        try spooled.table.flush()
+        let framesPerPacket = encoder.framesPerPacket
+        var priming = encoder.priming
+        var remainder = spooled.count * Int64(framesPerPacket) - Int64(priming) - frames
+        if spooled.count == 0 {
+            priming = 0
+            remainder = 0
+        }
+        guard remainder >= 0, remainder < Int64(framesPerPacket) + Int64(priming) else {
+            throw ConversionError(
+                .proof,
+                "libavcodec's AAC encoder gave \(spooled.count) packets of \(framesPerPacket) frames for \(frames) frames after \(priming) priming frames"
+            )
+        }
+        let written = Written(
+            frames: frames, packets: spooled.count, priming: priming, remainder: Int(remainder), bitRate: bitRate,
+            audioBytes: spooled.packets.length)
+        let done = try assemble(
+            written, spooled: spooled, encoder: encoder, channels: audio.channels, sampleRate: audio.sampleRate,
+            to: output, isCancelled: isCancelled)
+        return done ? written : nil
+    }
+
+    /// The packets and their sizes as the encoder hands them out, each in its spool file (the
+    /// `pakt` table's size is known only at the end).
+    final class Spooled {
+        let packets: Spool
+        let table: Spool
+        /// Packets so far.
+        var count: Int64 = 0
+        /// The largest packet's bytes (the `kuki`'s peak bit rate).
         var largest = 0
-        var varint: [UInt8] = []
+        private var varint: [UInt8] = []
+
+        init(packets: Spool, table: Spool) {
+            self.packets = packets
+            self.table = table
+        }
+
+        func append(_ bytes: UnsafeRawBufferPointer) throws(ConversionError) {
+            try packets.append(bytes)
+            varint.removeAll(keepingCapacity: true)
+            PacketTable.appendVariableLength(UInt64(bytes.count), to: &varint)
+            try table.append(varint)
+            count += 1
+            largest = max(largest, bytes.count)
+        }
+    }
+
+    /// Feeds every frame of `audio` to `encoder` as floats, its packets into `spooled`; returns
+    /// the frames encoded, or `nil` when `isCancelled` said stop (asked before every block).
+    static func encode(
+        _ audio: any FrameSource, with encoder: AACEncoder, into spooled: Spooled, blockSamples: Int,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Int64? {
+        // A spool's failure passes through the encoder's callback as its own error type; the
+        // original is kept to be thrown instead.
         var spoolError: ConversionError?
         let store: (UnsafeRawBufferPointer) throws(AACCodecError) -> Void = { bytes throws(AACCodecError) in
-            do throws(ConversionError) {
-                try packets.append(bytes)
-                varint.removeAll(keepingCapacity: true)
-                PacketTable.appendVariableLength(UInt64(bytes.count), to: &varint)
-                try table.append(varint)
-            } catch {
+            do throws(ConversionError) { try spooled.append(bytes) } catch {
                 spoolError = error
                 throw AACCodecError(error.message)
             }
-            packetCount += 1
-            largest = max(largest, bytes.count)
         }
+        let channels = audio.channels
         let blockFrames = max(1, blockSamples / channels)
         var ints = [Int32](repeating: 0, count: blockFrames * channels)
         var doubles = [Double](repeating: 0, count: audio.isFloat ? blockFrames * channels : 0)
@@ -122,46 +169,38 @@ enum AACStage {
         } catch {
             throw ConversionError(.io, "\(error)")
         }
-        try packets.flush()
-        try table.flush()
+        return frames
+    }
 
+    /// Lays out the CAF in `output`: the header, `desc`, `kuki` and `pakt` header, the size table
+    /// copied from its spool, `free` to the next page, `data`, the packets copied from theirs.
+    /// `false` when cancelled.
+    static func assemble(
+        _ written: Written, spooled: Spooled, encoder: AACEncoder, channels: Int, sampleRate: Int, to output: Int32,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Bool {
         let framesPerPacket = encoder.framesPerPacket
-        var priming = encoder.priming
-        var remainder = Int64(packetCount) * Int64(framesPerPacket) - Int64(priming) - frames
-        if packetCount == 0 {
-            priming = 0
-            remainder = 0
-        }
-        guard remainder >= 0, remainder < Int64(framesPerPacket) + Int64(priming) else {
-            throw ConversionError(
-                .proof,
-                "libavcodec's AAC encoder gave \(packetCount) packets of \(framesPerPacket) frames for \(frames) frames after \(priming) priming frames"
-            )
-        }
-        let sampleRate = audio.sampleRate
-        let seconds = Double(max(packetCount, 1) * Int64(framesPerPacket)) / Double(sampleRate)
+        let seconds = Double(max(written.packets, 1) * Int64(framesPerPacket)) / Double(sampleRate)
         let cookie = MPEG4ESDescriptor(
             bufferSize: UInt32(768 * channels),
-            maxBitRate: UInt32(clamping: largest * 8 * sampleRate / framesPerPacket),
-            averageBitRate: packetCount == 0 ? 0 : UInt32(clamping: Int((Double(packets.length) * 8 / seconds).rounded())),
+            maxBitRate: UInt32(clamping: spooled.largest * 8 * sampleRate / framesPerPacket),
+            averageBitRate: written.packets == 0
+                ? 0 : UInt32(clamping: Int((Double(spooled.packets.length) * 8 / seconds).rounded())),
             audioSpecificConfig: encoder.audioSpecificConfig)
         let header = PacketTableHeader(
-            numberPackets: packetCount, numberValidFrames: frames, primingFrames: Int32(priming),
-            remainderFrames: Int32(remainder))
+            numberPackets: written.packets, numberValidFrames: written.frames, primingFrames: Int32(written.priming),
+            remainderFrames: Int32(written.remainder))
         let layout = CAFWriter.aacLayout(
             sampleRate: Double(sampleRate), channels: channels, framesPerPacket: framesPerPacket, cookie: cookie,
-            packetTable: header, tableBytes: Int(table.length), audioBytes: packets.length)
+            packetTable: header, tableBytes: Int(spooled.table.length), audioBytes: spooled.packets.length)
         var offset: UInt64 = 0
         try FileSystem.writeAll(output, layout.before, at: offset)
         offset += UInt64(layout.before.count)
-        offset = try table.copy(to: output, at: offset, isCancelled: isCancelled)
+        offset = try spooled.table.copy(to: output, at: offset, isCancelled: isCancelled)
         try FileSystem.writeAll(output, layout.after, at: offset)
         offset += UInt64(layout.after.count)
-        offset = try packets.copy(to: output, at: offset, isCancelled: isCancelled)
-        if isCancelled() { return nil }
-        return Written(
-            frames: frames, packets: packetCount, priming: priming, remainder: Int(remainder), bitRate: bitRate,
-            audioBytes: packets.length)
+        _ = try spooled.packets.copy(to: output, at: offset, isCancelled: isCancelled)
+        return !isCancelled()
     }
 
     /// An unnamed file in the output folder that bytes are appended to through a 64 KiB buffer and
@@ -299,79 +338,6 @@ extension AACStage {
         return proof
     }
 
-    /// Converts one job to AAC: the source opened by the Source stage, then `write` and `prove`
-    /// on the temporary output. Fills `result` like `Converter.convert` does.
-    static func convert(
-        source: SourceStage, options: ConversionOptions, temporary: FileSystem.TemporaryFile,
-        result: inout FileResult, isCancelled: () -> Bool
-    ) throws(ConversionError) {
-        // The transform stage (rate, channels, dither) stands between the source and the encoder,
-        // handing out floats; the proof applies the same plan to the independent decoding.
-        let floats = TargetFormat(encoding: .float32, byteOrder: .little)
-        let plan = try TransformPlan.make(source: source, target: floats, options: options, warnings: &result.warnings)
-        let channels = plan?.outputChannels ?? source.info.channels
-        let sampleRate = plan?.outputRate ?? source.info.sampleRate
-        result.channels = channels
-        result.sampleRate = sampleRate
-        if plan?.rate == nil, source.exactRate != Double(sampleRate) {
-            // 22050.5 Hz is not 22050 Hz: AAC's rates are whole; resampling makes it one.
-            let nearest = sampleRates.min { abs($0 - sampleRate) < abs($1 - sampleRate) } ?? 44100
-            throw ConversionError(
-                .unsupported,
-                "AAC cannot hold \(source.exactRate) Hz (it takes \(sampleRates.map(String.init).joined(separator: ", ")) Hz); resample with -d aac@\(nearest)"
-            )
-        }
-        let bitRate = try bitRate(asked: options.bitRate, channels: channels, sampleRate: sampleRate)
-        try checkLayout(of: source, channels: channels)
-        do { try LibAVCodec.load() } catch { throw ConversionError(.unsupported, error.message) }
-        result.formatOut = "aac"
-        let audio: any FrameSource
-        do {
-            let pumped = try source.pumpAudio()
-            audio = try plan.map { plan throws in try TransformedAudio(source: pumped, plan: plan) } ?? pumped
-        } catch {
-            throw ConversionError(.libsndfile, "cannot read the source: \(error)")
-        }
-        let descriptor = try temporary.descriptor()
-        defer { close(descriptor) }
-        guard
-            let written = try write(
-                audio, bitRate: bitRate, to: descriptor, folder: temporary.folder, blockSamples: options.blockSamples,
-                isCancelled: isCancelled)
-        else { throw ConversionError(.interrupted, Cancellation.reason) }
-        if plan?.rate == nil, let headerFrames = source.headerFrames, written.frames < headerFrames {
-            result.warnings.append(
-                "the header declares \(headerFrames) frames but only \(written.frames) could be read; converted \(written.frames)")
-        }
-        if written.frames == 0 { result.warnings.append("no audio frames: the output holds no AAC packet") }
-        if !options.stripMetadata, !MetadataMapping.read(source.input).0.isEmpty {
-            // AAC outputs carry no metadata chunks (where a position falls with the encoder's
-            // priming is not settled); a silent loss would surprise, so it is said.
-            result.warnings.append(
-                "the source's loops, markers and text are not written: -d aac outputs carry none (--strip-metadata drops them without this warning)"
-            )
-        }
-        let proofAudio: any FrameSource
-        do {
-            let independent = try source.proofAudio()
-            proofAudio = try plan.map { plan throws in try TransformedAudio(source: independent, plan: plan) } ?? independent
-        } catch let error as ConversionError {
-            throw error
-        } catch {
-            throw ConversionError(.proof, "\(error)")
-        }
-        guard
-            var proof = try prove(
-                temporary.path, source: proofAudio, written: written, blockSamples: options.blockSamples,
-                isCancelled: isCancelled)
-        else { throw ConversionError(.interrupted, Cancellation.reason) }
-        if let plan { proof.rule = [plan.rule, proof.rule].compactMap { $0 }.joined(separator: "; ") }
-        result.proof = proof
-        result.bytes = try FileSystem.length(of: descriptor)
-        result.frames = written.frames
-        result.samples = .aacEncoded
-    }
-
     /// libavcodec codes 6, 7 and 8 channels as 5.1, 6.1 and 7.1, whose 4th channel (in WAVE's
     /// order) is the LFE: low-passed at about 120 Hz. A source whose own layout (a channel mask,
     /// a CAF `chan`) puts another speaker there would lose that channel's content, and the SNR
@@ -385,22 +351,6 @@ extension AACStage {
             .unsupported,
             "AAC codes \(channels) channels with the 4th as the LFE (bass only, cut above about 120 Hz), but this source's 4th channel is \(layout.speakers[3].map(\.description) ?? "unpositioned") (layout \(layout)); mix it down with -c 2, or keep it as linear PCM"
         )
-    }
-
-    /// One `-d aac` job from start to commit, laid out like `Converter.convert`: any failure leaves
-    /// nothing at the output path.
-    static func convertJob(_ job: Job, options: ConversionOptions, cancellation: Cancellation) -> FileResult {
-        Converter.run(job) { result, temporaryFile in
-            let source = try SourceStage.open(job.input, warnings: &result.warnings)
-            result.formatIn = source.formatCode
-            let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
-            let temporaryOutput = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
-            temporaryFile = temporaryOutput
-            try convert(
-                source: source, options: options, temporary: temporaryOutput, result: &result,
-                isCancelled: { cancellation.isCancelled })
-            if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
-        }
     }
 }
 

@@ -1,0 +1,83 @@
+import AACCodec
+import CAFKit
+@testable import Conversion
+import SndFile
+import Testing
+
+@Suite("Output codecs: one registry of the encodings -d names")
+struct OutputCodecTests {
+    @Test("the registry's spellings are the -d list the parser's errors quote, in the same order")
+    func spellingsAreTheParsersList() {
+        #expect(OutputCodecs.examples == DataFormat.examples)
+    }
+
+    @Test("every spelling parses, and the registry gives it the codec that lists it")
+    func everySpellingFindsItsCodec() throws {
+        let anyTarget = TargetFormat(encoding: .pcm16, byteOrder: .little)
+        for codec in OutputCodecs.all {
+            for spelling in codec.spellings {
+                let format = try DataFormat(parsing: spelling)
+                let found = OutputCodecs.codec(writing: anyTarget, asked: format.kind)
+                #expect(found.spellings == codec.spellings, "\(spelling)")
+            }
+        }
+    }
+
+    @Test("without -d, the source's own format finds the codec that keeps it")
+    func sourceFormatFindsItsCodec() {
+        let cases: [(Encoding, String)] = [
+            (.pcm16, "LEI16"), (.float64, "LEI16"), (.pcmS8, "LEI16"), (.ulaw, "ulaw"), (.alaw, "alaw"),
+            (.alac20, "alac"),
+        ]
+        for (encoding, first) in cases {
+            let codec = OutputCodecs.codec(writing: TargetFormat(encoding: encoding, byteOrder: .little), asked: nil)
+            #expect(codec.spellings.first == first, "\(encoding)")
+        }
+    }
+
+    @Test(
+        "each codec's part of the fingerprint is the text earlier outputs were recorded with",
+        arguments: [
+            ("LEI16", "d=LEI16"), ("BEF64", "d=BEF64"), ("I8", "d=I8"), ("ulaw", "d=ulaw"), ("alaw", "d=alaw"),
+            ("alac", "d=alac"), ("alac20", "d=alac20"),
+        ])
+    func fingerprints(spelling: String, part: String) throws {
+        let options = ConversionOptions(dataFormat: try DataFormat(parsing: spelling))
+        #expect(options.fingerprint == "rules=3;\(part);endian=default")
+    }
+
+    @Test("the lossy codecs' fingerprints name their encoders")
+    func lossyFingerprints() throws {
+        let standard = IMA4Encoder.Options.standard
+        let ima4 = ConversionOptions(dataFormat: try DataFormat(parsing: "ima4"))
+        #expect(
+            ima4.fingerprint
+                == "rules=3;d=ima4(enc=1,width=\(standard.searchWidth),range=\(standard.codeRange),floor=10.0);endian=default")
+        let aac = ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), bitRate: 96000)
+        #expect(aac.fingerprint == "rules=3;d=aac;b=96000;enc=\(LibAVCodec.encoderIdentity);endian=default")
+        #expect(ConversionOptions().fingerprint == "rules=3;d=source;endian=default")
+    }
+}
+
+@Suite("Encoding failures: the codecs' limits as typed cases")
+struct EncodingFailureTests {
+    @Test("AAC's limits: rate, channels and bit rate are cases with their numbers, and keep their sentences")
+    func aacLimits() {
+        #expect(throws: ConversionError.encoding(.aacChannels(9, maximum: 8))) {
+            try AACStage.bitRate(asked: nil, channels: 9, sampleRate: 44100)
+        }
+        #expect(throws: ConversionError.encoding(.aacSampleRate(hz: 44000, rates: AACStage.sampleRates, nearest: 44100))) {
+            try AACStage.bitRate(asked: nil, channels: 2, sampleRate: 44000)
+        }
+        #expect(
+            throws: ConversionError.encoding(
+                .aacBitRate(asked: 1000, sampleRate: 44100, channels: 1, lowest: 8000, highest: 264600))
+        ) { try AACStage.bitRate(asked: 1000, channels: 1, sampleRate: 44100) }
+        #expect(
+            EncodingFailure.aacSampleRate(hz: 22050.5, rates: [22050], nearest: 22050).message
+                == "AAC cannot hold 22050.5 Hz (it takes 22050 Hz); resample with -d aac@22050")
+        #expect(
+            EncodingFailure.aacSampleRate(hz: 44000, rates: [44100], nearest: 44100).message
+                == "AAC cannot hold 44000 Hz (it takes 44100 Hz); resample with -d aac@44100")
+    }
+}
