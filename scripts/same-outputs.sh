@@ -8,10 +8,11 @@
 # BASE_COMMIT is built from a temporary `git worktree add --detach` (removed afterwards); the
 # second argument is a commit (built the same way) or a work tree folder (built as it is, with
 # uncommitted changes); without it, the work tree this script belongs to. Either may also be a
-# cafconv binary, used as it is. Debug builds, or with SAME_OUTPUTS_CONFIG=release the binary
-# `make release` builds (longer to build, much faster through the IMA4 and AAC cases), each in its
-# own scratch folder under .build-compare/ (SAME_OUTPUTS_CACHE); a commit's binary is built once
-# and reused by later runs.
+# cafconv binary, used as it is. The binaries `make release` builds (SAME_OUTPUTS_CONFIG=debug for
+# debug ones: quicker to build, but their IMA4 and AAC encoders and verify --against are about ten
+# times slower, which dominates the run), each in its own scratch folder under .build-compare/
+# (SAME_OUTPUTS_CACHE); a commit's binary is built once and reused by later runs, and by
+# bench/compare.sh, which keeps its release binaries in the same place.
 #
 # Both binaries run the same matrix, one after the other, in the same folder (so absolute paths
 # in reports are the same), reached through the same name (so argv[0] is):
@@ -26,7 +27,7 @@
 #   --strip-metadata, --dither tpdf, a rules file, a dry run on a fresh folder, and a second run
 #   (up to date, --json, --check, a dry run with other options); every conversion once with
 #   --json and once as text (-v) into another folder (on the shared corpus: --json only, and of
-#   the IMA4 and AAC cases only plain -d ima4 and -d aac, which dominate the time in a debug build);
+#   the IMA4 and AAC cases only plain -d ima4 and -d aac, whose encoders dominate the time);
 # - `info`, `info --json` and `info --brief` of every source and output folder, `verify`,
 #   `verify --json` and `verify --against` of every output folder (`verify --json --against` of
 #   Samples/'s), `--help` of every subcommand,
@@ -55,7 +56,7 @@ usage() {
 [[ $# -ge 1 && $# -le 2 && -n $1 && -n ${2-x} ]] || usage
 cache=${SAME_OUTPUTS_CACHE:-$here/.build-compare}
 show=${SAME_OUTPUTS_SHOW:-10}
-config=${SAME_OUTPUTS_CONFIG:-debug}
+config=${SAME_OUTPUTS_CONFIG:-release}
 [[ $config == debug || $config == release ]] || usage
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
@@ -342,7 +343,7 @@ format = "BEI24"
 channels = 1
 mix = false
 TOML
-echo "   $(find "$src" -type f | wc -l) source files: $(for s in "${sets[@]}" bad; do printf '%s %s, ' "$s" "$(find "$src/$s" -type f | wc -l)"; done)" >&2
+echo "   source files: $(for s in "${sets[@]}" bad; do printf '%s %s, ' "$s" "$(find "$src/$s" -type f | wc -l)"; done)" >&2
 
 # ---- one side ----------------------------------------------------------------------------
 
@@ -389,9 +390,9 @@ run_side() {
         for entry in "${cases[@]}"; do
             name=$set-${entry%%|*}
             read -r -a options <<<"${entry#*|}"
-            # The shared corpus's larger files make the IMA4 and AAC encoders (slow in a debug
-            # build) dominate: there, -d ima4 and -d aac once each (their variants run on the other
-            # sets), and each case converts once, with --json, rather than also as text.
+            # The shared corpus's larger files make the IMA4 and AAC encoders dominate: there,
+            # -d ima4 and -d aac once each (their variants run on the other sets), and each case
+            # converts once, with --json, rather than also as text.
             if [[ $set == real ]]; then
                 case ${entry%%|*} in
                     ima4 | aac) ;;
