@@ -42,7 +42,8 @@
 # first SAME_OUTPUTS_SHOW differences of each kind are printed, default 10), 2 usage or build error.
 # Environment: SAME_OUTPUTS_CACHE (default .build-compare), SAME_OUTPUTS_SHOW, SAME_OUTPUTS_KEEP=1
 # (keep the scratch folder with both runs and print its path), SAME_OUTPUTS_CONFIG (debug or
-# release), SAME_OUTPUTS_SETS (some of "samples real gen": a quicker, partial comparison).
+# release), SAME_OUTPUTS_SETS (some of "samples real gen") and SAME_OUTPUTS_CASES (some of the
+# convert cases by name: "source LEI16 aac@22050 ima4-c1 rules"...): a quicker, partial comparison.
 set -euo pipefail
 export LC_ALL=C
 # The whole script is one block, read before it runs: editing it during a run changes nothing.
@@ -389,6 +390,7 @@ run_side() {
     for set in "${sets[@]}"; do
         for entry in "${cases[@]}"; do
             name=$set-${entry%%|*}
+            if [[ -n ${SAME_OUTPUTS_CASES:-} && " $SAME_OUTPUTS_CASES " != *" ${entry%%|*} "* ]]; then continue; fi
             read -r -a options <<<"${entry#*|}"
             # The shared corpus's larger files make the IMA4 and AAC encoders dominate: there,
             # -d ima4 and -d aac once each (their variants run on the other sets), and each case
