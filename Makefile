@@ -12,7 +12,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/cafconv
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test example plugin-example docs release release-check install uninstall lint format fuzz bench bench-aac clean
+.PHONY: help deps build run test example plugin-example docs release release-check install uninstall lint format fuzz bench bench-aac bench-compare same-outputs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -105,6 +105,14 @@ fuzz: deps ## Fuzz the CAF, WAVE/AIFF, manifest and rules parsers, info (inspect
 
 bench: deps ## Time cafconv against sndfile-convert, ffmpeg and cp on generated corpora (CAFCONV_BENCH_SKIP_HUGE=1 skips the 2 GiB file)
 	bash bench/run.sh
+
+bench-compare: deps ## make bench with BASE's release binary timed beside this tree's in the same run, and a table new / base (BASE=commit)
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=commit" >&2; exit 2; }
+	bash bench/compare.sh $(BASE)
+
+same-outputs: ## Prove outputs, reports, messages and exit codes identical to BASE's (BASE=commit [HEAD=commit or work tree]; builds both, not part of test)
+	@test -n "$(BASE)" || { echo "usage: make same-outputs BASE=commit [HEAD=commit or work tree]" >&2; exit 2; }
+	bash scripts/same-outputs.sh $(BASE) $(HEAD)
 
 bench-aac: deps ## The music corpus to AAC 128 kb/s: cafconv against ffmpeg to .m4a, and PCM start-up against main
 	bash bench/aac.sh

@@ -2,6 +2,7 @@
 """Print the benchmark results as Markdown (Python standard library only).
 
     python3 bench/report.py bench/work/results
+    python3 bench/report.py --baseline bench/work/results   # new / base (BENCH_BASELINE_BIN rows)
 
 Reads what bench/run.sh left there: CORPUS.json (hyperfine), CORPUS.size (source bytes, files),
 rss.tsv (peak RSS in KiB), tiny.json (start-up), machine.txt, and ../out/check.tsv (bench/check.py).
@@ -28,7 +29,58 @@ def peer(name):
     return name.startswith("sndfile-convert") or name.startswith("ffmpeg")
 
 
+def baseline(results):
+    """The rows timed against BENCH_BASELINE_BIN in the same hyperfine calls: new / base."""
+    rss = {}
+    if os.path.exists(os.path.join(results, "rss.tsv")):
+        for line in open(os.path.join(results, "rss.tsv")):
+            corpus, name, kib = line.rstrip("\n").split("\t")
+            rss[(corpus, name)] = int(kib) if kib.isdigit() else None
+    groups = [(c, c) for c in CORPORA] + [
+        ("tiny", "start-up, one file"),
+        ("perfile", "300 files, one process each"),
+        ("resample", "sfx to -d LEI16@22050 -c 1"),
+    ]
+    print("New against the baseline, each pair timed in the same hyperfine call (< 1: new is faster):")
+    print()
+    print("| run | new median s (min-max) | baseline median s (min-max) | new / base median | new / base min | peak RSS new / base |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    found = False
+    for key, label in groups:
+        rows = load(os.path.join(results, key + ".json"))
+        if not rows:
+            continue
+        by_name = {r["command"]: r for r in rows}
+        for name, base in by_name.items():
+            if "(baseline)" not in name:
+                continue
+            new = by_name.get(name.replace(" (baseline)", ""))
+            if new is None:
+                continue
+            found = True
+            a, b = rss.get((key, new["command"])), rss.get((key, name))
+            cells = [
+                f"{label}: {new['command']}",
+                f"{new['median']:.4f} ({new['min']:.4f}-{new['max']:.4f})",
+                f"{base['median']:.4f} ({base['min']:.4f}-{base['max']:.4f})",
+                f"**{new['median'] / base['median']:.3f}**",
+                f"{new['min'] / base['min']:.3f}",
+                f"{a / 1024:.1f} / {b / 1024:.1f} MB" if a and b else "",
+            ]
+            print("| " + " | ".join(cells) + " |")
+    if not found:
+        print("| no baseline rows (run with BENCH_BASELINE_BIN=PATH or make bench-compare BASE=COMMIT) | | | | | |")
+    machine = os.path.join(results, "machine.txt")
+    if os.path.exists(machine):
+        print()
+        print("```")
+        print(open(machine).read().rstrip())
+        print("```")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--baseline":
+        return baseline(sys.argv[2])
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     results = sys.argv[1]
@@ -97,10 +149,10 @@ def main():
         print()
         print("| tool | median s (min-max) | ms per file | x sndfile-convert | runs |")
         print("| --- | --- | --- | --- | --- |")
-        peer = next((r["median"] for r in perfile if r["command"] == "sndfile-convert"), None)
+        sndfile = next((r["median"] for r in perfile if r["command"] == "sndfile-convert"), None)
         for r in perfile:
             medians[("perfile", r["command"])] = r["median"]
-            ratio = f"{r['median'] / peer:.2f}" if peer else ""
+            ratio = f"{r['median'] / sndfile:.2f}" if sndfile else ""
             print(
                 f"| {r['command']} | {r['median']:.3f} ({r['min']:.3f}-{r['max']:.3f}) | {r['median'] / 300 * 1e3:.2f} "
                 f"| {ratio} | {len(r['times'])} |"

@@ -43,13 +43,19 @@ commands=(
     "bash bench/peers-resample.sh ffmpeg $src $out/ffmpeg $list"
 )
 dirs=(cafconv sox ffmpeg)
+# BENCH_BASELINE_BIN (bench/run.sh, bench/compare.sh): another cafconv timed in the same run.
+if [[ -n ${BENCH_BASELINE_BIN:-} ]]; then
+    names+=("cafconv (baseline) -j 2")
+    commands+=("$BENCH_BASELINE_BIN convert $src -o $out/baseline --force -q -d LEI16@22050 -c 1")
+    dirs+=(baseline)
+fi
 args=()
-for i in 0 1 2; do args+=(-n "${names[$i]}" --prepare "rm -rf $out/${dirs[$i]}" "${commands[$i]}"); done
+for i in "${!names[@]}"; do args+=(-n "${names[$i]}" --prepare "rm -rf $out/${dirs[$i]}" "${commands[$i]}"); done
 echo "== sfx to 22050 Hz mono: timing" >&2
 hyperfine --warmup 1 --runs "$RUNS" --export-json "$R/timing.json" "${args[@]}" >&2
 
 echo "== peak RSS" >&2
-for i in 0 1 2; do
+for i in "${!names[@]}"; do
     rm -rf "${out:?}/${dirs[$i]}"
     /usr/bin/time -f '%M' -o "$R/time.tmp" bash -c "${commands[$i]}"
     printf '%s\t%s\n' "${names[$i]}" "$(cat "$R/time.tmp")" >>"$R/rss.tsv"

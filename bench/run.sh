@@ -57,12 +57,27 @@ mkdir -p "$R" "$W/out"
     echo "hyperfine: $(hyperfine --version)"
 } >"$R/machine.txt"
 
+# BENCH_BASELINE_BIN=/path/to/another/cafconv (`make bench-compare BASE=COMMIT` builds one) adds
+# a "cafconv (baseline)" row beside every cafconv row, timed in the same hyperfine call, and the
+# report ends with the ratios new / base.
+BASELINE=${BENCH_BASELINE_BIN:-}
+if [[ -n $BASELINE ]]; then
+    [[ -x $BASELINE ]] || { echo "bench: BENCH_BASELINE_BIN=$BASELINE is not an executable" >&2; exit 1; }
+    echo "baseline: $("$BASELINE" --version 2>/dev/null || echo unknown), ${BENCH_BASELINE_NAME:-$BASELINE}" >>"$R/machine.txt"
+fi
+
 # name | output folder | command (SRC, OUT and LIST are substituted)
 commands() {
     local corpus=$1
     echo "cafconv -j 2|cafconv|$BIN convert SRC -o OUT --force -q -j 2"
+    if [[ -n $BASELINE ]]; then
+        echo "cafconv (baseline) -j 2|baseline|$BASELINE convert SRC -o OUT --force -q -j 2"
+    fi
     if [[ $corpus != huge ]]; then
         echo "cafconv -j 1|cafconv-j1|$BIN convert SRC -o OUT --force -q -j 1"
+        if [[ -n $BASELINE ]]; then
+            echo "cafconv (baseline) -j 1|baseline-j1|$BASELINE convert SRC -o OUT --force -q -j 1"
+        fi
     fi
     echo "sndfile-convert loop|sndfile-loop|bash bench/peers.sh sndfile loop SRC OUT LIST"
     if [[ $corpus != huge ]]; then
@@ -82,8 +97,13 @@ mkdir -p "$t"
 # Start-up first, before the corpora write gigabytes: a process this short feels the writeback
 # they leave behind. `sync` for what the corpus generation left dirty.
 sync
+baseline=()
+if [[ -n $BASELINE ]]; then
+    baseline=(-n "cafconv (baseline)" "$BASELINE convert $tiny -o $t/baseline.caf --force -q")
+fi
 hyperfine -N --warmup 5 --runs "$STARTUP_RUNS" --export-json "$R/tiny.json" \
     -n "cafconv" "$BIN convert $tiny -o $t/cafconv.caf --force -q" \
+    "${baseline[@]}" \
     -n "sndfile-convert" "sndfile-convert -endian=little -pcm16 $tiny $t/sndfile.caf" \
     -n "ffmpeg" "ffmpeg -nostdin -v error -y -i $tiny -c:a pcm_s16le $t/ffmpeg.caf" \
     -n "cp" "cp $tiny $t/cp.wav"
@@ -96,10 +116,9 @@ echo "== start-up: 300 files, one process each" >&2
 many=$W/corpus/tiny300
 rm -rf "$many" && mkdir -p "$many"
 for i in $(seq -w 1 300); do cp "$tiny" "$many/t$i.wav"; done
-# BENCH_BASELINE_BIN=/path/to/an/older/cafconv adds its row to the same run (a before/after).
 baseline=()
-if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
-    baseline=(-n "cafconv (baseline)" "bash bench/per-file.sh cafconv $BENCH_BASELINE_BIN $many $t/many-baseline")
+if [[ -n $BASELINE ]]; then
+    baseline=(-n "cafconv (baseline)" "bash bench/per-file.sh cafconv $BASELINE $many $t/many-baseline")
 fi
 hyperfine --warmup 1 --runs "${BENCH_PERFILE_RUNS:-5}" --export-json "$R/perfile.json" \
     -n "cafconv" "bash bench/per-file.sh cafconv $BIN $many $t/many-cafconv" \
@@ -157,6 +176,7 @@ python3 bench/report.py "$R" | tee "$R/report.md"
 if [[ ${CAFCONV_BENCH_SKIP_RESAMPLE:-0} != 1 ]]; then
     echo "== rate and channel conversion" >&2
     CAFCONV_BIN=$BIN bash bench/resample.sh | tee "$R/resample.md"
+    if [[ -n $BASELINE ]]; then cp bench/work/results-resample/timing.json "$R/resample.json"; fi
 fi
 
 # IMA4: cafconv convert -d ima4 (CAFKit's encoder) against ffmpeg's
@@ -170,5 +190,11 @@ fi
 # (bench/aac.sh). CAFCONV_BENCH_SKIP_AAC=1 skips it.
 if [[ ${CAFCONV_BENCH_SKIP_AAC:-0} != 1 ]]; then
     echo "== AAC" >&2
-    BIN=$BIN bash bench/aac.sh | tee "$R/aac.md"
+    BIN=$BIN MAIN_BIN=${BASELINE:-${MAIN_BIN:-}} bash bench/aac.sh | tee "$R/aac.md"
+fi
+
+# One table of new / base for every row timed against the baseline in this run.
+if [[ -n $BASELINE ]]; then
+    echo "== against the baseline" >&2
+    python3 bench/report.py --baseline "$R" | tee "$R/baseline.md"
 fi
