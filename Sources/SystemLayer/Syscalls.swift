@@ -76,3 +76,8 @@ extension FileStatus {
         #endif
     }
 }
+
+extension Syscall {
+    /// The processors online, at least 1: the default number of jobs.
+    public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+}

@@ -28,18 +28,11 @@ public enum Planner {
     /// Why a folder input fails when it holds no file to convert.
     public static let nothingFound = InputFailure.nothingFound(extensions: audioExtensions, leftOut: 0).message
 
-    /// The extensions (lowercase, any case matches) of the files a folder input is searched for;
-    /// each one found is then recognised by its content.
-    public static let audioExtensions = [
-        "wav", "wave", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "au", "snd",
-    ]
+    /// The extensions a folder input is searched for (``FileSystem/audioExtensions``).
+    public static var audioExtensions: [String] { FileSystem.audioExtensions }
 
-    /// Whether a file name is picked up from a folder: an audio extension (``audioExtensions``,
-    /// any case), and not a hidden name (`.name`: cafconv's manifest and temporary files).
-    public static func isAudioName(_ name: String) -> Bool {
-        guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return false }
-        return audioExtensions.contains(name[name.index(after: dot)...].lowercased())
-    }
+    /// Whether a file name is picked up from a folder (``FileSystem/isAudioName(_:)``).
+    public static func isAudioName(_ name: String) -> Bool { FileSystem.isAudioName(name) }
 
     /// Which files of folder inputs are taken: `--include` and `--exclude` patterns. Files named
     /// on the command line are always taken.
@@ -65,29 +58,9 @@ public enum Planner {
         }
     }
 
-    /// Relative paths of the files under `folder` whose names match, sorted, following symlinked
-    /// folders but never into a loop.
+    /// Relative paths of the files under `folder` whose names match (``FileSystem/files(under:matching:)``).
     public static func files(under folder: String, matching: (String) -> Bool) -> [String] {
-        var found: [String] = []
-        var visited: Set<FileSystem.Identity> = []
-        func walk(_ path: String, _ relative: String) {
-            guard let identity = FileSystem.identity(of: path), visited.insert(identity).inserted,
-                let names = try? FileSystem.entries(of: path)
-            else { return }
-            for name in names {
-                let child = FileSystem.joined(path, name)
-                let childRelative = relative.isEmpty ? name : relative + "/" + name
-                switch FileSystem.kind(of: child) {
-                case .directory: walk(child, childRelative)
-                // A FIFO, socket or device with a matching name is listed too: its reader says
-                // why it cannot be read (never silently skipped, never opened for waiting).
-                case .file where matching(name), .other where matching(name): found.append(childRelative)
-                default: continue
-                }
-            }
-        }
-        walk(folder, "")
-        return found
+        FileSystem.files(under: folder, matching: matching)
     }
 
     /// Plans the conversion of `inputs` into `output` (a file or folder; `nil` writes beside inputs).

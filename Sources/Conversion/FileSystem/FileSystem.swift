@@ -277,5 +277,5 @@ enum FileSystem {
     }
 
     /// The number of processors online.
-    static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    static var processorCount: Int { Syscall.processorCount }
 }

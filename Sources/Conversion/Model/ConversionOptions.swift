@@ -1,5 +1,6 @@
 import AACCodec
 import BinaryIO
+import SystemLayer
 import CAFKit
 import SndFile
 import WAVEKit
@@ -42,8 +43,10 @@ public struct ConversionOptions: Sendable, Equatable {
     /// of 12 states, by default). Part of the fingerprint for IMA4 outputs.
     public var ima4Search: IMA4Encoder.Options = .standard
     /// `-d ima4`: the proof's floor in dB; an IMA4 output whose SNR against the source is lower
-    /// (and whose error is louder than ``IMA4Proof/quietError``) fails. See ``IMA4Proof``.
-    public var ima4MinimumSNR: Double = IMA4Proof.defaultFloor
+    /// (and whose error is louder than the IMA4 proof's quiet error) fails. See `IMA4Proof`.
+    public var ima4MinimumSNR: Double = Self.defaultIMA4Floor
+    /// The IMA4 proof's default SNR floor in dB (docs/ima4.md says how it was chosen).
+    public static let defaultIMA4Floor: Double = 10
     /// `--shard K/N`: convert only this shard's share of the planned files (run-wide; not part of
     /// the fingerprint).
     public var shard: Shard? = nil
@@ -62,7 +65,7 @@ public struct ConversionOptions: Sendable, Equatable {
         self.bitRate = bitRate
         self.dataFormat = dataFormat
         self.endian = endian
-        self.jobs = max(1, jobs ?? FileSystem.processorCount)
+        self.jobs = max(1, jobs ?? Syscall.processorCount)
         self.blockSamples = max(1, blockSamples)
         self.force = force
         self.dryRun = dryRun

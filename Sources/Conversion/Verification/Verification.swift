@@ -262,7 +262,7 @@ public enum Verifier {
         for path in paths {
             switch FileSystem.kind(of: path) {
             case .directory:
-                let found = Planner.files(under: path, matching: isCAFName)
+                let found = FileSystem.files(under: path, matching: isCAFName)
                 if found.isEmpty {
                     // A gate that checked nothing must not pass.
                     results.append(
@@ -320,7 +320,7 @@ public enum Verifier {
                 var names: [PathKey: String] = [:]
                 // A source that is not CAF wins over a CAF of the same stem (which, beside its
                 // source, is the output itself).
-                for name in (try? FileSystem.entries(of: parent)) ?? [] where Planner.isAudioName(name) {
+                for name in (try? FileSystem.entries(of: parent)) ?? [] where FileSystem.isAudioName(name) {
                     let stem = PathKey(FileSystem.stem(name))
                     if let earlier = names[stem], !earlier.lowercased().hasSuffix(".caf") || name.lowercased().hasSuffix(".caf") {
                         continue

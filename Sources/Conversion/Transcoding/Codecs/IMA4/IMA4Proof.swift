@@ -21,7 +21,7 @@ import CAFKit
 /// ``quietError`` (4 LSB on the 16-bit scale, -78 dBFS) passes whatever its SNR.
 public enum IMA4Proof {
     /// The default SNR floor in dB.
-    public static let defaultFloor: Double = 10
+    public static let defaultFloor = ConversionOptions.defaultIMA4Floor
     /// The RMS error, in LSB of the 16-bit scale, up to which a file passes whatever its SNR.
     public static let quietError: Double = 4
 

@@ -11,12 +11,6 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// How many shards there are.
     public var count: Int
 
-    /// `.cafconv-manifest.shard-`: shard manifests start with this.
-    static let manifestPrefix = Manifest.fileName + ".shard-"
-    /// `.cafconv-manifest.shards`: an empty file a shard run leaves beside its manifest, so that a
-    /// run without `--shard` lists the folder for shard manifests only when there are some.
-    static let markerName = Manifest.fileName + ".shards"
-
     /// Parses `K/N` (1 <= K <= N), or throws a sentence saying what is wrong.
     public init(parsing text: String) throws(DataFormatError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
@@ -31,10 +25,6 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(index)/\(count)" }
-
-    /// The shard's own manifest file name, so that N shards' output folders can be gathered into
-    /// one without overwriting each other's records: `.cafconv-manifest.shard-2-of-4`.
-    var manifestName: String { Self.manifestPrefix + "\(index)-of-\(count)" }
 
     /// The stable 64-bit hash of a relative path.
     public static func hash(_ path: String) -> UInt64 {
