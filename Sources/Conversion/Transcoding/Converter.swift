@@ -60,17 +60,33 @@ enum Converter {
     static func convert(
         _ job: Job, options: ConversionOptions, sequence: Int, cancellation: Cancellation = Cancellation()
     ) -> FileResult {
-        // AAC CAF sources: their own route (decoded by libavcodec, written by CAFKit).
-        if AACSourceRoute.handles(job.input) { return AACSourceRoute.convert(job, options: options, cancellation: cancellation) }
-        if options.dataFormat?.kind == .aac { return AACStage.convertJob(job, options: options, cancellation: cancellation) }
         return run(job) { result, temporaryFile in
-            // IMA4 CAF sources: CAFKit decodes them (IMA4Source), libsndfile cannot.
-            if let ima4 = try IMA4Source.openChecked(job.input) {
-                try ima4.convert(
-                    job, options: options, result: &result, temporaryFile: &temporaryFile, cancellation: cancellation)
+            // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
+            let source = try SourceStage.open(job, options: options, warnings: &result.warnings)
+            switch source.codec {
+            case .aac?:
+                // AAC CAF sources: decoded by libavcodec, written by CAFKit.
+                return try AACSourceRoute.convert(
+                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
+                    cancellation: cancellation)
+            case .ima4(let ima4)?:
+                // IMA4 sources: decoded by CAFKit (libsndfile cannot).
+                return try ima4.convert(
+                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
+                    cancellation: cancellation)
+            case nil: break
+            }
+            if options.dataFormat?.kind == .aac {
+                result.formatIn = source.formatCode
+                let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
+                let temporaryOutput = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
+                temporaryFile = temporaryOutput
+                try AACStage.convert(
+                    source: source, options: options, temporary: temporaryOutput, result: &result,
+                    isCancelled: { cancellation.isCancelled })
+                if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
                 return
             }
-            let source = try SourceStage.open(job.input, warnings: &result.warnings)
             let target = TargetFormat.resolve(
                 source: source.encoding, sourceOrder: source.byteOrder,
                 dataFormat: options.dataFormat, endian: options.endian)
