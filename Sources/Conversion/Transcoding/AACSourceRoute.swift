@@ -84,7 +84,7 @@ enum AACSourceRoute {
         result.proof = Proof(
             comparison: layout.isFloat ? "exact" : "exact-after-rule", rule: layout.isFloat ? nil : "float-to-\(layout.bits)-bit",
             sourceDecoder: "libavcodec-\(LibAVCodec.version)", outputDecoder: "cafkit", extent: "every-frame")
-        if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+        if cancellation.isCancelled { throw .interrupted }
         result.bytes = try FileSystem.length(of: descriptor)
         result.frames = frames
         result.samples = .aacDecoded
@@ -117,7 +117,7 @@ enum AACSourceRoute {
         var samples: [Double] = []
         var written: Int64 = 0
         while true {
-            if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+            if cancellation.isCancelled { throw .interrupted }
             let got: Int
             do { got = try audio.read(ints: &ints, doubles: &samples, frames: blockFrames) } catch {
                 throw .source(.samplesUndecodable(error.message))

@@ -128,7 +128,7 @@ struct IMA4Source {
                     audio: try source.codecAudio(), announcedFrames: stream.validFrames,
                     proofAudio: { () throws(ConversionError) -> any FrameSource in try source.proofAudio() },
                     metadata: metadata, temporary: temporary, options: options, isCancelled: isCancelled)
-            else { throw ConversionError(.interrupted, Cancellation.reason) }
+            else { throw .interrupted }
             try result.finishIMA4(done, headerFrames: Int64(stream.validFrames), cancellation: cancellation)
             return
         }
@@ -162,7 +162,7 @@ struct IMA4Source {
         } catch {
             throw ConversionError(.io, "\(error)")
         }
-        guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
+        guard let frames = pumped else { throw .interrupted }
         if frames == 0 { result.warnings.append(.source(.noFrames)) }
         let document = try ContainerStage.finish(
             temporary.path, target: target, channels: stream.channels, sampleRate: stream.sampleRate,
@@ -171,7 +171,7 @@ struct IMA4Source {
             temporary.path, document: document, target: target, source: try source.proofAudio(),
             blockSamples: options.blockSamples, isCancelled: isCancelled)
         proof.sourceDecoder = "cafkit-ima4"
-        if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+        if cancellation.isCancelled { throw .interrupted }
         result.proof = proof
         result.frames = frames
         result.bytes = document.file.fileLength
