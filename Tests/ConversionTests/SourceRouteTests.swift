@@ -58,6 +58,9 @@ struct SourceRouteTests {
         #expect(throws: ConversionError.source(.ima4ConvertsToPCMOrIMA4(aifc: false))) {
             try SourceStage.open(path, warnings: &warnings)
         }
+        // `verify --against`'s reader takes it through the same table.
+        let audio = try SourceAudio.open(path)
+        #expect(audio.decoderName == "cafkit-ima4" && audio.channels == 2 && audio.limit == 2205)
         let job = Job(input: path, output: folder.file("out.caf"))
         let ulaw = ConversionOptions(dataFormat: try DataFormat(parsing: "ulaw"), jobs: 1)
         let result = Converter.convert(job, options: ulaw, sequence: 0)

@@ -47,6 +47,14 @@ enum SourceContent {
         }
     }
 
+    /// How `convert` and `verify --against` name a CAF CAFKit cannot parse: in the words of the
+    /// IMA4 and AAC readers, which look at a CAF first, once its first 12 bytes are there;
+    /// shorter, as every reader names it.
+    static func convertsBrokenCAF(_ input: FileByteSource) -> (String) -> SourceFailure {
+        if input.length >= 12 { return { reason in .cannotReadCAF(reason: reason) } }
+        return { reason in .unreadableCAF(reason: reason) }
+    }
+
     /// `starts with 'OggS'`, `only 3 bytes`.
     static func describe(_ prefix: [UInt8]) -> String {
         if prefix.count < 4 { return "only \(prefix.count) byte\(prefix.count == 1 ? "" : "s")" }

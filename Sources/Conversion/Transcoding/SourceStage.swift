@@ -94,7 +94,7 @@ struct SourceStage {
         // `-d aac` meets a broken CAF as any road does; convert's own decoders name it their way.
         let toAAC = options.dataFormat?.kind == .aac
         let content = try SourceContent.read(
-            input, brokenCAF: toAAC ? SourceFailure.unreadableCAF : SourceFailure.cannotReadCAF)
+            input, brokenCAF: toAAC ? SourceFailure.unreadableCAF : SourceContent.convertsBrokenCAF(input))
         switch Result(catching: { () throws(ConversionError) in try DecodeRoute.route(for: content) }) {
         case .success(.aac):
             return try AACSourceRoute.admit(path, input: input, content: content, output: job.output, options: options)

@@ -145,22 +145,6 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
             .aacUnreadable(let reason), .transform(let reason), .channelMix(let reason):
             return reason
         case .cannotReopen(let reason): return "cannot read it again: \(reason)"
-        case .wavLayout, .aiffLayout, .cafLayout: return layoutMessage
-        case .channelsDisagree, .encodingDisagrees, .framesDisagree, .libsndfileShort, .samplesDisagree:
-            return disagreementMessage
-        case .ima4Undecodable, .ima4Channels, .ima4AIFFRate, .ima4Rate, .ima4NoTransform, .ima4Target,
-            .ima4ConvertsToPCMOrIMA4:
-            return ima4Message
-        case .aacProfileNotDecoded, .aacDecodedOnlyByConvert, .aacBits, .aacToAAC, .aacToOther, .aacNoTransform,
-            .aacUndecodable, .aacFrames:
-            return aacMessage
-        case .notTransformable, .resampleRatio, .resampleFraction, .resampleChannels:
-            return transformMessage
-        }
-    }
-
-    private var layoutMessage: String {
-        switch self {
         case .wavLayout(let bits, let isFloat, let bytesPerFrame, let channels):
             return
                 "cafconv's WAV reader cannot decode \(bits)-bit \(isFloat ? "float" : "integer") samples in \(bytesPerFrame)-byte frames of \(channels) channel\(channels == 1 ? "" : "s"), and the file is not converted on libsndfile's reading alone"
@@ -170,32 +154,19 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .cafLayout(let bits, let isFloat, let bytesPerPacket, let framesPerPacket):
             return
                 "cafconv's CAF reader cannot decode \(bits)-bit \(isFloat ? "float" : "integer") samples in \(bytesPerPacket)-byte packets of \(framesPerPacket) frames, and the file is not converted on libsndfile's reading alone"
-        default: return ""
-        }
-    }
-
-    private var disagreementMessage: String {
-        func what(_ container: String) -> String { "libsndfile and cafconv's \(container) reader disagree about this file" }
-        switch self {
         case .channelsDisagree(let container, let header, let libsndfile, let declared):
             return
-                "\(what(container)): libsndfile reads \(libsndfile) channels, the '\(header)' chunk says \(declared); not converted"
+                "libsndfile and cafconv's \(container) reader disagree about this file: libsndfile reads \(libsndfile) channels, the '\(header)' chunk says \(declared); not converted"
         case .encodingDisagrees(let container, let header, let libsndfile, let declared):
             return
-                "\(what(container)): libsndfile reads \(libsndfile), the '\(header)' chunk says \(declared); not converted"
+                "libsndfile and cafconv's \(container) reader disagree about this file: libsndfile reads \(libsndfile), the '\(header)' chunk says \(declared); not converted"
         case .framesDisagree(let container, let libsndfile, let extent):
-            return "\(what(container)): libsndfile reads \(libsndfile) frames, \(extent); not converted"
+            return "libsndfile and cafconv's \(container) reader disagree about this file: libsndfile reads \(libsndfile) frames, \(extent); not converted"
         case .libsndfileShort(let container, let frames):
-            return "\(what(container)): libsndfile reads fewer than the \(frames) frames it announces; not converted"
+            return "libsndfile and cafconv's \(container) reader disagree about this file: libsndfile reads fewer than the \(frames) frames it announces; not converted"
         case .samplesDisagree(let container, let frame, let channel, let libsndfile, let cafconv):
             return
-                "\(what(container)): at frame \(frame), channel \(channel) libsndfile decodes \(libsndfile), cafconv \(cafconv); not converted"
-        default: return ""
-        }
-    }
-
-    private var ima4Message: String {
-        switch self {
+                "libsndfile and cafconv's \(container) reader disagree about this file: at frame \(frame), channel \(channel) libsndfile decodes \(libsndfile), cafconv \(cafconv); not converted"
         case .ima4Undecodable(let reason): return "cannot decode its IMA4 audio: \(reason)"
         case .ima4Channels(let channels): return "IMA4 AIFF-C declares \(channels) channels, expected 1 to 1024"
         case .ima4AIFFRate(let rate): return "the AIFF-C 'COMM' chunk declares sample rate \(rate)"
@@ -211,12 +182,6 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .ima4ConvertsToPCMOrIMA4(aifc: false):
             return
                 "CAF with IMA4 ADPCM ('ima4') converts to linear PCM or ima4 only (decoded by cafconv; libsndfile cannot read it): convert it to LEI16 first, then that file"
-        default: return ""
-        }
-    }
-
-    private var aacMessage: String {
-        switch self {
         case .aacProfileNotDecoded(let formatID):
             return
                 "CAF with AAC ('\(formatID)') is not converted: cafconv decodes AAC-LC ('aac') and AAC-LD ('aacl') only"
@@ -232,19 +197,12 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
                 "rate and channel conversion of AAC sources is not supported yet; convert to LEI16 first, then convert that file"
         case .aacUndecodable(let reason): return "cannot decode its AAC: \(reason)"
         case .aacFrames(let decoded, let declared): return "it decodes to \(decoded) frames, its 'pakt' declares \(declared)"
-        default: return ""
-        }
-    }
-
-    private var transformMessage: String {
-        switch self {
         case .notTransformable(let channels, let rate): return "cannot convert a source of \(channels) channels at \(rate) Hz"
         case .resampleRatio(let from, let to):
             return "cannot resample \(from) Hz to \(to) Hz: cafconv resamples by factors up to 256 either way"
         case .resampleFraction(let from, let to):
             return "cannot resample \(from) Hz to \(to) Hz: the source's rate has too many fraction bits"
         case .resampleChannels(let channels): return "cannot resample \(channels) channels: cafconv resamples at most 256"
-        default: return ""
         }
     }
 
