@@ -118,7 +118,7 @@ enum ContainerStage {
     ) -> [CAFChunk] {
         let (mapped, notes) = MetadataMapping.read(input)
         let (scaled, drops) = mapped.rescaled(sourceRate: sourceRate, outputRate: outputRate, outputFrames: outputFrames)
-        warnings += (notes + drops).map(ConversionWarning.note)
+        warnings += notes.map(ConversionWarning.metadata) + drops.map(ConversionWarning.note)
         return scaled.chunks
     }
 

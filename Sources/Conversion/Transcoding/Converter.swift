@@ -63,17 +63,22 @@ enum Converter {
     static func convert(
         _ job: Job, options: ConversionOptions, sequence: Int, cancellation: Cancellation = Cancellation()
     ) -> FileResult {
-        // Sources libsndfile cannot read and that are not yet ordinary sources of the Source stage:
-        // AAC CAF (decoded by libavcodec) and IMA4 (decoded by CAFKit) convert on their own roads.
-        if AACSourceRoute.handles(job.input) { return AACSourceRoute.convert(job, options: options, cancellation: cancellation) }
         return run(job) { result, temporaryFile in
-            // `-d aac` has always opened an IMA4 source as any other (and refused it there).
-            if options.dataFormat?.kind != .aac, let ima4 = try IMA4Source.openChecked(job.input) {
-                try ima4.convert(
-                    job, options: options, result: &result, temporaryFile: &temporaryFile, cancellation: cancellation)
-                return
+            // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
+            let source = try SourceStage.open(job, options: options, warnings: &result.warnings)
+            switch source.codec {
+            case .aac?:
+                // AAC CAF sources: decoded by libavcodec, written by CAFKit.
+                return try AACSourceRoute.convert(
+                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
+                    cancellation: cancellation)
+            case .ima4(let ima4)?:
+                // IMA4 sources: decoded by CAFKit (libsndfile cannot).
+                return try ima4.convert(
+                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
+                    cancellation: cancellation)
+            case nil: break
             }
-            let source = try SourceStage.open(job.input, warnings: &result.warnings)
             result.formatIn = source.formatCode
             let codec = OutputCodecs.codec(for: source, options: options)
             try chain(

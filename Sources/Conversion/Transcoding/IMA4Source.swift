@@ -4,10 +4,10 @@ import SndFile
 import WAVEKit
 
 /// IMA4 sources: a CAF or AIFF-C file of `ima4` audio, decoded by CAFKit's IMA4 decoder
-/// (libsndfile has no IMA4 in CAF). Self-contained so that the Source stage can route such files here: `open`
-/// recognises them (and returns `nil` for anything else), `audio` gives the samples as every
-/// other source gives them (left-justified 16-bit integers), cut by the `pakt` to exactly the
-/// valid frames.
+/// (libsndfile has no IMA4 in CAF, and decodes IMA4 in AIFF-C wrongly). The route table
+/// (``DecodeRoute``) tells them; ``admit(_:input:content:options:warnings:)`` opens one as a
+/// `SourceStage` whose `pumpAudio` and `proofAudio` give the samples as every other source gives
+/// them (left-justified 16-bit integers), cut by the `pakt` to exactly the valid frames.
 ///
 /// The preamble rule follows the file's writer (``IMA4Proof/rule(for:)``): ffmpeg's files (4 bits
 /// per channel, no `pakt`) with ffmpeg's rule, because ffmpeg's encoder continues from its
@@ -17,146 +17,142 @@ import WAVEKit
 /// counts packets): its length is whole packets; ffmpeg's AIFF-C (sample size 4 in `COMM`, as its
 /// CAF says 4 bits per channel) decodes with ffmpeg's rule, any other with the reload rule.
 struct IMA4Source {
-    /// The input's path.
-    let path: String
+    /// The input's bytes.
+    let input: FileByteSource
     /// Where the packets are and which frames are audio.
     let stream: IMA4Extent
     /// The preamble rule for this file.
     let rule: IMA4Decoder.PreambleRule
     /// What the report should say about the source.
-    var warnings: [String] = []
+    var warnings: [SourceWarning] = []
 
-    /// The IMA4 CAF or AIFF-C at `path`, `nil` when it is not one (other routes take it); throws
-    /// when it is one but cannot be decoded (a `pakt` beyond the packets, a bad `desc`).
-    static func open(_ path: String) throws(ConversionError) -> IMA4Source? {
-        guard let bytes = try? FileByteSource(path: path), let head = try? bytes.readExactly(at: 0, count: 12)
-        else { return nil }
-        if head.prefix(4).elementsEqual("caff".utf8) {
-            let file: CAFFile
-            do { file = try CAFFile(reading: bytes) } catch {
-                throw ConversionError(.notAudio, "cannot read this CAF: \(error)")
-            }
-            guard file.audioDescription.formatID == .ima4 else { return nil }
-            do {
-                return IMA4Source(path: path, stream: IMA4Extent(try IMA4Stream(file)), rule: IMA4Proof.rule(for: file))
-            } catch {
-                throw ConversionError(.notAudio, "cannot decode its IMA4 audio: \(error)")
-            }
-        }
-        guard head.prefix(4).elementsEqual("FORM".utf8), head[8..<12].elementsEqual("AIFC".utf8) else { return nil }
-        let aiff: AIFFFile
-        do { aiff = try AIFFFile(reading: bytes) } catch { throw ConversionError(.notAudio, error.message) }
-        guard aiff.compressionType == FourCC("ima4") else { return nil }
-        guard (1...1024).contains(aiff.channels) else {
-            throw ConversionError(.notAudio, "IMA4 AIFF-C declares \(aiff.channels) channels, expected 1 to 1024")
-        }
-        guard aiff.sampleRate.isFinite, aiff.sampleRate > 0 else {
-            throw ConversionError(.notAudio, "the AIFF-C 'COMM' chunk declares sample rate \(aiff.sampleRate)")
-        }
-        let packetBytes = UInt64(IMA4.bytesPerPacket(channels: aiff.channels))
-        let available = aiff.audioBytes / packetBytes * UInt64(IMA4.framesPerPacket)
-        var source = IMA4Source(
-            path: path,
-            stream: IMA4Extent(
+    /// The IMA4 source `content` holds (the route table, ``DecodeRoute/route(for:)``, told it
+    /// IMA4): its packets and the rule for its writer; throws when it cannot be decoded (a
+    /// `pakt` beyond the packets, a bad `desc`, an AIFF-C `COMM` out of range) or its rate is
+    /// not a whole number of Hz up to 2^31 - 1 (cafconv's rates are integers; a hostile rate
+    /// must not trap).
+    init(_ content: SourceContent, input: FileByteSource) throws(ConversionError) {
+        self.input = input
+        switch content {
+        case .aiff(let aiff):
+            guard (1...1024).contains(aiff.channels) else { throw .source(.ima4Channels(aiff.channels)) }
+            guard aiff.sampleRate.isFinite, aiff.sampleRate > 0 else { throw .source(.ima4AIFFRate(aiff.sampleRate)) }
+            let packetBytes = UInt64(IMA4.bytesPerPacket(channels: aiff.channels))
+            let available = aiff.audioBytes / packetBytes * UInt64(IMA4.framesPerPacket)
+            stream = IMA4Extent(
                 channels: aiff.channels, sampleRate: aiff.sampleRate, audioOffset: aiff.audioOffset, primingFrames: 0,
-                validFrames: min(aiff.frames, available)),
-            rule: aiff.common.sampleSize == 4 ? .continueWhenClose : .reload)
-        if aiff.frames > available {
-            source.warnings.append(
-                "'COMM' declares \(aiff.frames / 64) packets but 'SSND' holds \(available / 64); converted \(available) frames")
+                validFrames: min(aiff.frames, available))
+            // ffmpeg's AIFF-C says 4 bits per sample, as its CAF does.
+            rule = aiff.common.sampleSize == 4 ? .continueWhenClose : .reload
+            if aiff.frames > available {
+                warnings.append(.ima4PacketsMissing(declared: aiff.frames / 64, held: available / 64, frames: available))
+            }
+        case .caf(let file):
+            do { stream = IMA4Extent(try IMA4Stream(file)) } catch { throw .source(.ima4Undecodable("\(error)")) }
+            rule = IMA4Proof.rule(for: file)
+        case .wave, .other:
+            throw .source(.ima4Undecodable("not an IMA4 CAF or AIFF-C"))
         }
-        return source
+        let rate = stream.sampleRate
+        guard rate >= 1, rate <= Double(Int32.max), rate == rate.rounded() else { throw .source(.ima4Rate(rate)) }
     }
 
-    /// The IMA4 CAF or AIFF-C at `path` like ``open(_:)``, refused when its rate is not a whole
-    /// number of Hz up to 2^31 - 1 (cafconv's rates are integers; a hostile rate must not trap).
+    /// The IMA4 CAF or AIFF-C at `path` as `convert` opens it, for `verify --against`; `nil` when
+    /// it is neither (other readers take it).
     static func openChecked(_ path: String) throws(ConversionError) -> IMA4Source? {
-        guard let source = try open(path) else { return nil }
-        let rate = source.stream.sampleRate
-        guard rate >= 1, rate <= Double(Int32.max), rate == rate.rounded() else {
-            throw ConversionError(
-                .unsupported, "the IMA4 source's sample rate \(rate) Hz is not a whole number of Hz cafconv handles")
-        }
-        return source
+        guard let bytes = try? FileByteSource(path: path), let head = try? bytes.readExactly(at: 0, count: 12),
+            head.prefix(4).elementsEqual("caff".utf8)
+                || (head.prefix(4).elementsEqual("FORM".utf8) && head[8..<12].elementsEqual("AIFC".utf8))
+        else { return nil }
+        let content = try SourceContent.read(bytes, brokenCAF: SourceFailure.cannotReadCAF)
+        guard case .ima4? = try? DecodeRoute.route(for: content) else { return nil }
+        return try IMA4Source(content, input: bytes)
     }
+
+    /// A `convert` job's IMA4 source (``SourceStage/open(_:options:warnings:)``): its warnings
+    /// reported, refused when the job asks for another rate or channel count.
+    static func admit(
+        _ path: String, input: FileByteSource, content: SourceContent, options: ConversionOptions,
+        warnings: inout [ConversionWarning]
+    ) throws(ConversionError) -> SourceStage {
+        let source = try IMA4Source(content, input: input)
+        warnings += source.warnings.map(ConversionWarning.source)
+        let rate = source.sampleRate
+        if options.sampleRate.map({ $0 != rate }) ?? false || options.channels.map({ $0 != source.stream.channels }) ?? false {
+            throw .source(.ima4NoTransform)
+        }
+        let frames = Int64(clamping: source.stream.validFrames)
+        let info = SoundInfo(
+            frames: frames, sampleRate: rate, channels: source.stream.channels, major: .caf, encoding: .imaADPCM,
+            endianness: .little)
+        return SourceStage(
+            path: path, input: input, content: content, reader: nil, info: info, avcodec: nil, samples: nil, probe: nil,
+            encoding: .imaADPCM, headerFrames: frames, codec: .ima4(source))
+    }
+
+    /// The rate, a whole number of Hz (``init(_:input:)`` checked it).
+    var sampleRate: Int { Int(exactly: stream.sampleRate) ?? 0 }
 
     /// The samples, decoded afresh from the file (each call is an independent decoding).
     func audio() throws(ConversionError) -> SourceAudio {
-        do {
-            let reader = IMA4PullReader(stream: stream, bytes: try FileByteSource(path: path), rule: rule)
-            return SourceAudio(ima4: reader, sampleRate: Int(stream.sampleRate.rounded()))
-        } catch {
-            throw ConversionError(.io, "cannot read it again: \(error)")
-        }
+        SourceAudio(ima4: IMA4PullReader(stream: stream, bytes: input, rule: rule), sampleRate: sampleRate)
     }
 
-    /// Converts the job from this source: `-d ima4` through ``IMA4Stage``, linear PCM through
-    /// libsndfile's writer and the usual proof. µ-law, A-law and ALAC from IMA4 are refused.
+    /// Converts the job from `source` (this source's stage): `-d ima4` through ``IMA4Stage``,
+    /// linear PCM through libsndfile's writer and the usual proof. µ-law, A-law and ALAC from
+    /// IMA4 are refused.
     func convert(
-        _ job: Job, options: ConversionOptions, result: inout FileResult, temporaryFile: inout FileSystem.TemporaryFile?,
-        cancellation: Cancellation
+        _ job: Job, source: SourceStage, options: ConversionOptions, result: inout FileResult,
+        temporaryFile: inout FileSystem.TemporaryFile?, cancellation: Cancellation
     ) throws(ConversionError) {
-        result.warnings += warnings.map(ConversionWarning.note)
-        let rate = Int(stream.sampleRate.rounded())
-        if options.sampleRate.map({ $0 != rate }) ?? false || options.channels.map({ $0 != stream.channels }) ?? false {
-            throw ConversionError(
-                .unsupported,
-                "rate and channel conversion of IMA4 sources is not supported yet; convert to LEI16 first, then convert that file"
-            )
-        }
         let target = TargetFormat.resolve(
             source: .imaADPCM, sourceOrder: .little, dataFormat: options.dataFormat, endian: options.endian)
-        result.formatIn = "ima4"
+        result.formatIn = source.formatCode
         result.formatOut = target.description
         result.channels = stream.channels
-        result.sampleRate = Int(stream.sampleRate.rounded())
+        result.sampleRate = sampleRate
         let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
         let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
         temporaryFile = temporary
         let isCancelled = { cancellation.isCancelled }
         // The source's loops, markers and text travel as from any other source (the rate is kept).
-        var metadata: [CAFChunk] = []
-        if !options.stripMetadata {
-            do {
-                metadata = ContainerStage.metadata(
-                    of: try FileByteSource(path: path), sourceRate: stream.sampleRate, outputRate: stream.sampleRate,
-                    outputFrames: stream.validFrames, warnings: &result.warnings)
-            } catch {
-                throw ConversionError(.io, "cannot read it again: \(error)")
-            }
-        }
+        let metadata =
+            options.stripMetadata
+            ? []
+            : ContainerStage.metadata(
+                of: input, sourceRate: stream.sampleRate, outputRate: stream.sampleRate,
+                outputFrames: stream.validFrames, warnings: &result.warnings)
         if target.isIMA4 {
             guard
                 let done = try IMA4Stage.run(
-                    audio: try audio(), announcedFrames: stream.validFrames,
-                    proofAudio: { () throws(ConversionError) -> any FrameSource in try audio() }, metadata: metadata,
-                    temporary: temporary, options: options, isCancelled: isCancelled)
-            else { throw ConversionError(.interrupted, Cancellation.reason) }
+                    audio: try source.codecAudio(), announcedFrames: stream.validFrames,
+                    proofAudio: { () throws(ConversionError) -> any FrameSource in try source.proofAudio() },
+                    metadata: metadata, temporary: temporary, options: options, isCancelled: isCancelled)
+            else { throw .interrupted }
             try result.finishIMA4(done, headerFrames: Int64(stream.validFrames), cancellation: cancellation)
             return
         }
         guard case .linearPCM = options.dataFormat?.kind ?? .linearPCM(bits: 16, isFloat: false) else {
-            throw ConversionError(.unsupported, "an IMA4 source converts to linear PCM or ima4, not \(target)")
+            throw .source(.ima4Target("\(target)"))
         }
-        let info = SoundInfo(
-            sampleRate: Int(stream.sampleRate), channels: stream.channels, major: .caf, encoding: target.encoding,
-            endianness: target.byteOrder == .little ? .little : .big)
-        let writer: SoundFile
-        do {
-            writer = try SoundFile.create(descriptor: try temporary.descriptor(), path: temporary.path, info: info)
-            try writer.setAddPeakChunk(false)
-            try writer.setNormalisation(false)
-        } catch let error as SndFileError {
-            throw ConversionError(.unsupported, "libsndfile cannot write \(target) CAF: \(error.message)")
-        } catch let error as ConversionError {
-            throw error
-        } catch {
-            throw ConversionError(.io, "\(error)")
-        }
+        try convertToPCM(
+            source: source, target: target, metadata: metadata, temporary: temporary, options: options,
+            result: &result, cancellation: cancellation)
+    }
+
+    /// The linear PCM road: libsndfile writes what the pump reads from `source`, CAFKit reads it
+    /// back, and every frame is compared with a second decoding.
+    private func convertToPCM(
+        source: SourceStage, target: TargetFormat, metadata: [CAFChunk], temporary: FileSystem.TemporaryFile,
+        options: ConversionOptions, result: inout FileResult, cancellation: Cancellation
+    ) throws(ConversionError) {
+        let isCancelled = { cancellation.isCancelled }
+        let writer = try ContainerStage.libsndfileWriter(
+            descriptor: try temporary.descriptor(), path: temporary.path, source: source, target: target)
         let pumped: Int64?
         do {
             pumped = try EncoderStage.pump(
-                from: try audio(), to: writer, route: SampleRoute(from: .pcm16, to: target.encoding),
+                from: try source.codecAudio(), to: writer, route: SampleRoute(from: .pcm16, to: target.encoding),
                 blockSamples: options.blockSamples, isCancelled: isCancelled)
             try writer.close()
         } catch let error as ConversionError {
@@ -166,16 +162,16 @@ struct IMA4Source {
         } catch {
             throw ConversionError(.io, "\(error)")
         }
-        guard let frames = pumped else { throw ConversionError(.interrupted, Cancellation.reason) }
-        if frames == 0 { result.warnings.append("no audio frames: the output holds an empty 'data' chunk") }
+        guard let frames = pumped else { throw .interrupted }
+        if frames == 0 { result.warnings.append(.source(.noFrames)) }
         let document = try ContainerStage.finish(
             temporary.path, target: target, channels: stream.channels, sampleRate: stream.sampleRate,
             frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)
         var proof = try ProofStage.prove(
-            temporary.path, document: document, target: target, source: try audio(), blockSamples: options.blockSamples,
-            isCancelled: isCancelled)
+            temporary.path, document: document, target: target, source: try source.proofAudio(),
+            blockSamples: options.blockSamples, isCancelled: isCancelled)
         proof.sourceDecoder = "cafkit-ima4"
-        if cancellation.isCancelled { throw ConversionError(.interrupted, Cancellation.reason) }
+        if cancellation.isCancelled { throw .interrupted }
         result.proof = proof
         result.frames = frames
         result.bytes = document.file.fileLength

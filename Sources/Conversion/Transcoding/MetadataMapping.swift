@@ -24,7 +24,7 @@ public enum MetadataMapping {
     /// The metadata of the file `source` holds (WAV, RIFX, RF64, AIFF, AIFF-C or CAF, told from its
     /// first bytes), with what could not be carried. A file none of the readers can parse has none.
     /// Memory is bounded by the readers' metadata budgets.
-    public static func read(_ source: some ByteSource) -> (CAFMetadata, [String]) {
+    public static func read(_ source: some ByteSource) -> (CAFMetadata, [MetadataWarning]) {
         let prefix = (try? source.read(at: 0, count: 12)) ?? []
         switch Container.detect(prefix) {
         case .wav?, .rifx?, .rf64?:
@@ -45,17 +45,17 @@ public enum MetadataMapping {
     /// (or fewer) pairs than the chunk holds, or stray bytes after the last pair, would make the
     /// output break the `info-count` rule; the pairs present are kept under their true count,
     /// with a warning naming what the source said.
-    static func corrected(_ metadata: CAFMetadata) -> (CAFMetadata, [String]) {
+    static func corrected(_ metadata: CAFMetadata) -> (CAFMetadata, [MetadataWarning]) {
         var metadata = metadata
-        var warnings: [String] = []
+        var warnings: [MetadataWarning] = []
         func fix(_ strings: InfoStrings, _ name: String) -> InfoStrings {
             guard UInt64(strings.declaredCount) != UInt64(strings.entries.count) || !strings.trailing.isEmpty else {
                 return strings
             }
-            let stray = strings.trailing.isEmpty ? "" : " and \(strings.trailing.count) stray bytes after them"
             warnings.append(
-                "the source's '\(name)' chunk declares \(strings.declaredCount) key/value pairs but holds \(strings.entries.count)\(stray); the output's says \(strings.entries.count)"
-            )
+                .infoCount(
+                    chunk: name, declared: Int(clamping: strings.declaredCount), held: strings.entries.count,
+                    strayBytes: strings.trailing.count))
             return InfoStrings(strings.entries)
         }
         if let info = metadata.info { metadata.info = fix(info, "info") }
@@ -85,7 +85,7 @@ public enum MetadataMapping {
         var regions: [Region] = []
         var names: [(id: UInt32, text: String)] = []
         var info: [(key: String, value: String)] = []
-        var warnings: [String] = []
+        var warnings: [MetadataWarning] = []
 
         mutating func newID() -> UInt32 {
             defer { nextID &+= 1 }
@@ -152,7 +152,7 @@ public enum MetadataMapping {
 
     /// A WAV file's `cue ` points (named by `labl`, else `note`, else `ltxt`), `ltxt` regions,
     /// `smpl` loops and settings, `LIST`/`INFO` text and `bext` description and originator.
-    public static func from(wave: WAVEFile) -> (CAFMetadata, [String]) {
+    public static func from(wave: WAVEFile) -> (CAFMetadata, [MetadataWarning]) {
         var builder = Builder()
         let adtl = wave.associatedData
         var names: [UInt32: String] = [:]
@@ -167,7 +167,7 @@ public enum MetadataMapping {
             // dwSampleOffset.
             let position = cue.position == 0 && cue.chunkID == FourCC("data") ? cue.sampleOffset : cue.position
             if cuePositions[cue.id] != nil {
-                builder.warnings.append("'cue ' point \(cue.id) comes more than once; the first is kept")
+                builder.warnings.append(.duplicateCue(Int(clamping: cue.id)))
                 continue
             }
             cuePositions[cue.id] = position
@@ -188,21 +188,17 @@ public enum MetadataMapping {
                 // The end is the last frame played; a loop that ends before it starts has no frames.
                 guard loop.end >= loop.start else {
                     builder.warnings.append(
-                        "'smpl' loop \(index + 1) ends (frame \(loop.end)) before it starts (frame \(loop.start)); it is not carried"
-                    )
+                        .smplLoopBackwards(loop: index + 1, start: Int(clamping: loop.start), end: Int(clamping: loop.end)))
                     regionIDs.append(0)
                     continue
                 }
                 var flags = flags(smplType: loop.type)
                 if flags == nil {
-                    builder.warnings.append(
-                        "'smpl' loop \(index + 1) has the vendor type \(loop.type); it is carried as a forward loop")
+                    builder.warnings.append(.smplVendorType(loop: index + 1, type: Int(clamping: loop.type)))
                     flags = Region.loopEnable | Region.playForward
                 }
                 if loop.playCount != 0 {
-                    builder.warnings.append(
-                        "'smpl' loop \(index + 1) plays \(loop.playCount) times; a CAF region has no play count, so it loops until released"
-                    )
+                    builder.warnings.append(.smplPlayCount(loop: index + 1, count: Int(clamping: loop.playCount)))
                 }
                 let id = builder.loop(
                     index: index, start: Double(loop.start), end: Double(loop.end),
@@ -229,13 +225,13 @@ public enum MetadataMapping {
 
     /// An AIFF file's `MARK` markers (names in `strg`), `INST` sustain and release loops and
     /// settings, and `NAME`, `AUTH`, `(c) `, `ANNO` and `COMT` text.
-    public static func from(aiff: AIFFFile) -> (CAFMetadata, [String]) {
+    public static func from(aiff: AIFFFile) -> (CAFMetadata, [MetadataWarning]) {
         var builder = Builder()
         var positions: [Int16: UInt32] = [:]
         var names: [Int16: String] = [:]
         for marker in aiff.markers {
             if positions[marker.id] != nil {
-                builder.warnings.append("'MARK' marker \(marker.id) comes more than once; the first is kept")
+                builder.warnings.append(.duplicateMarker(Int(marker.id)))
                 continue
             }
             positions[marker.id] = marker.position
@@ -249,15 +245,13 @@ public enum MetadataMapping {
                 let what = index == 0 ? "sustain" : "release"
                 guard let start = positions[loop.beginMarker], let end = positions[loop.endMarker] else {
                     builder.warnings.append(
-                        "'INST' \(what) loop names markers \(loop.beginMarker) and \(loop.endMarker), which 'MARK' does not hold; it is not carried"
-                    )
+                        .instLoopMarkers(loop: what, begin: Int(loop.beginMarker), end: Int(loop.endMarker)))
                     continue
                 }
                 // The end marker is the frame after the loop (AIFF): a loop must end after it starts.
                 guard end > start else {
                     builder.warnings.append(
-                        "'INST' \(what) loop ends (frame \(end)) before it starts (frame \(start)) or where it starts; it is not carried"
-                    )
+                        .instLoopBackwards(loop: what, start: Int(clamping: start), end: Int(clamping: end)))
                     continue
                 }
                 let flags: UInt32
@@ -265,8 +259,7 @@ public enum MetadataMapping {
                 case 1: flags = Region.loopEnable | Region.playForward
                 case 2: flags = Region.loopEnable | Region.playForward | Region.playBackward
                 default:
-                    builder.warnings.append(
-                        "'INST' \(what) loop has the play mode \(loop.playMode); it is carried as a forward loop")
+                    builder.warnings.append(.instPlayMode(loop: what, mode: Int(loop.playMode)))
                     flags = Region.loopEnable | Region.playForward
                 }
                 regionIDs[index] = builder.loop(

@@ -425,9 +425,10 @@ final class SourceAudio {
             reader.info.encoding.isLossy ? 32 : reader.info.encoding.isLinearPCM ? (reader.info.encoding.bits ?? 16) : 16
     }
 
-    /// Opens `path` for reading as `convert` reads it: the container told by content, and the
-    /// decoder ``DecodeRoute/route(for:)`` picks (cafconv's own for linear PCM and G.711 in WAV,
-    /// AIFF and CAF; else libsndfile limited to the header's frame count, or its own count).
+    /// Opens `path` for reading as `convert` reads it: the container told by content, once, and
+    /// the decoder ``DecodeRoute/route(for:)`` picks (cafconv's own for linear PCM and G.711 in
+    /// WAV, AIFF and CAF; CAFKit for IMA4; libavcodec for AAC; else libsndfile limited to the
+    /// header's frame count, or its own count).
     static func open(_ path: String) throws(SourceError) -> SourceAudio {
         let byteSource: FileByteSource
         let content: SourceContent
@@ -438,8 +439,9 @@ final class SourceAudio {
             throw SourceError("\(path): \(error)")
         }
         do {
-            content = try SourceContent.read(byteSource)
+            content = try SourceContent.read(byteSource, brokenCAF: SourceContent.convertsBrokenCAF(byteSource))
             route = try DecodeRoute.route(for: content)
+            if let audio = try codecAudio(route, content: content, input: byteSource) { return audio }
         } catch {
             throw SourceError("\(path): \(error.message)")
         }
@@ -453,7 +455,7 @@ final class SourceAudio {
             case .other: declared = 0
             }
             // An AIFF's 80-bit rate or a CAF's Float64 can be 1e300 (finite and positive, so the
-            // readers take it): `Int(_:)` of it trapped `verify --against`.
+            // readers take it): `Int(_:)` of it would trap.
             guard let rate = Int(exactly: declared.rounded()), rate >= 0 else {
                 throw SourceError("\(path): the sample rate \(declared) Hz is out of range")
             }
@@ -500,6 +502,20 @@ final class SourceAudio {
         }
         audio.exactSampleRate = content.exactRate(integerRate: reader.info.sampleRate)
         return audio
+    }
+
+    /// The decoding of an IMA4 or AAC source (CAFKit's, libavcodec's), as `convert` decodes it;
+    /// `nil` for the other kinds.
+    private static func codecAudio(
+        _ route: DecodeRoute, content: SourceContent, input: FileByteSource
+    ) throws(ConversionError) -> SourceAudio? {
+        switch (route, content) {
+        case (.ima4, _): return try IMA4Source(content, input: input).audio()
+        case (.aac, .caf(let file)):
+            try LibAVCodecLoad.load()
+            return SourceAudio(aac: try AACSourceRoute.decoder(file, input))
+        default: return nil
+        }
     }
 
     /// Reads up to `frames` frames into `ints` or `doubles` (by `isFloat`); 0 at the end.

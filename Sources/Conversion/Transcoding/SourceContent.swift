@@ -19,33 +19,40 @@ enum SourceContent {
     case other(prefix: String)
 
     /// Parses the container of `input`. A file that starts like WAV, AIFF or CAF and is broken
-    /// fails with its parser's reason; anything else is left to libsndfile.
-    static func read(_ input: some ByteSource) throws(ConversionError) -> SourceContent {
+    /// fails with its parser's reason (a CAF's in the words `brokenCAF` makes of it); anything
+    /// else is left to libsndfile.
+    static func read(
+        _ input: some ByteSource, brokenCAF: (String) -> SourceFailure = SourceFailure.unreadableCAF
+    ) throws(ConversionError) -> SourceContent {
         let prefix: [UInt8]
-        do { prefix = try input.read(at: 0, count: 12) } catch {
-            throw ConversionError(.io, "cannot read it: \(error)")
-        }
-        guard !prefix.isEmpty else { throw ConversionError(.notAudio, "empty file (0 bytes)") }
+        do { prefix = try input.read(at: 0, count: 12) } catch { throw .source(.unreadable(reason: "\(error)")) }
+        guard !prefix.isEmpty else { throw .source(.empty) }
         switch Container.detect(prefix) {
         case .wav?, .rifx?, .rf64?:
-            do { return .wave(try WAVEFile(reading: input)) } catch { throw ConversionError(.notAudio, error.message) }
+            do { return .wave(try WAVEFile(reading: input)) } catch { throw .source(.brokenContainer(reason: error.message)) }
         case .aiff?, .aifc?:
-            do { return .aiff(try AIFFFile(reading: input)) } catch { throw ConversionError(.notAudio, error.message) }
+            do { return .aiff(try AIFFFile(reading: input)) } catch { throw .source(.brokenContainer(reason: error.message)) }
         case .caf?:
-            do { return .caf(try CAFFile(reading: input)) } catch {
-                throw ConversionError(.notAudio, "not a readable CAF file: \(error)")
-            }
+            do { return .caf(try CAFFile(reading: input)) } catch { throw .source(brokenCAF("\(error)")) }
         case nil:
             // A header cut short is still told by its first four bytes, and its parser says so.
             let head = prefix.prefix(4)
             if ["RIFF", "RIFX", "RF64", "BW64"].contains(where: { Array($0.utf8) == Array(head) }) {
-                do { _ = try WAVEFile(reading: input) } catch { throw ConversionError(.notAudio, error.message) }
+                do { _ = try WAVEFile(reading: input) } catch { throw .source(.brokenContainer(reason: error.message)) }
             }
             if Array("FORM".utf8) == Array(head) {
-                do { _ = try AIFFFile(reading: input) } catch { throw ConversionError(.notAudio, error.message) }
+                do { _ = try AIFFFile(reading: input) } catch { throw .source(.brokenContainer(reason: error.message)) }
             }
             return .other(prefix: describe(prefix))
         }
+    }
+
+    /// How `convert` and `verify --against` name a CAF CAFKit cannot parse: in the words of the
+    /// IMA4 and AAC readers, which look at a CAF first, once its first 12 bytes are there;
+    /// shorter, as every reader names it.
+    static func convertsBrokenCAF(_ input: FileByteSource) -> (String) -> SourceFailure {
+        if input.length >= 12 { return { reason in .cannotReadCAF(reason: reason) } }
+        return { reason in .unreadableCAF(reason: reason) }
     }
 
     /// `starts with 'OggS'`, `only 3 bytes`.
@@ -87,11 +94,11 @@ enum SourceContent {
     }
 
     /// The container's own warnings (size lies, missing pad bytes...).
-    var warnings: [String] {
+    var warnings: [SourceWarning] {
         switch self {
-        case .wave(let wave): return wave.warnings.map(\.message)
-        case .aiff(let aiff): return aiff.warnings.map(\.message)
-        case .caf(let caf): return caf.warnings.map(\.message)
+        case .wave(let wave): return wave.warnings.map { .container($0.message) }
+        case .aiff(let aiff): return aiff.warnings.map { .container($0.message) }
+        case .caf(let caf): return caf.warnings.map { .container($0.message) }
         case .other: return []
         }
     }
@@ -166,77 +173,6 @@ enum SourceContent {
             case .mp3: return "mp3"
             default: return Conversion.formatCode(encoding, sampleByteOrder(info))
             }
-        }
-    }
-}
-
-/// Who decodes a source's samples. Decided in one place, ``route(for:)``, for every kind of
-/// source: the decoders cafconv gains (IMA4, AAC) become new cases here.
-enum DecodeRoute {
-    /// cafconv's own reader (linear PCM, µ-law and A-law in WAV, AIFF or CAF), cross-checked
-    /// with libsndfile's reading before anything is written; the proof compares with it.
-    case cafconv(WAVESamples)
-    /// libsndfile alone (FLAC, Vorbis, Opus, MP3, ADPCM and GSM in WAV, ALAC...); the proof
-    /// compares the output with a second libsndfile decoding, cut to the header's frame count.
-    case libsndfile
-
-    /// The route for `content`, or an error naming why the source is refused: IMA4 (AIFF-C and
-    /// CAF), whose libsndfile decoding is wrong, AAC, which libsndfile does not decode, and
-    /// linear PCM laid out in a way cafconv's reader cannot check.
-    static func route(for content: SourceContent) throws(ConversionError) -> DecodeRoute {
-        switch content {
-        case .wave(let wave):
-            if let samples = WAVESamples(wave: wave) { return .cafconv(samples) }
-            if wave.format.isLinearPCM {
-                throw ConversionError(
-                    .unsupported,
-                    "cafconv's WAV reader cannot decode \(wave.format.bitsPerSample)-bit \(wave.format.isFloat ? "float" : "integer") samples in \(wave.bytesPerFrame)-byte frames of \(wave.format.channels) channel\(wave.format.channels == 1 ? "" : "s"), and the file is not converted on libsndfile's reading alone"
-                )
-            }
-            return .libsndfile
-        case .aiff(let aiff):
-            if aiff.compressionType == .ima4 {
-                throw ConversionError(
-                    .unsupported,
-                    "AIFF-C with IMA4 ADPCM ('ima4') converts to linear PCM or ima4 only (decoded by cafconv; libsndfile's decoder of it is wrong, libsndfile issue #845): convert it to LEI16 first, then that file"
-                )
-            }
-            if let samples = WAVESamples(aiff: aiff) { return .cafconv(samples) }
-            if aiff.formatID == "lpcm" {
-                throw ConversionError(
-                    .unsupported,
-                    "cafconv's AIFF reader cannot decode \(aiff.common.sampleSize)-bit \(aiff.isFloat ? "float" : "integer") samples, and the file is not converted on libsndfile's reading alone"
-                )
-            }
-            return .libsndfile
-        case .caf(let caf):
-            let description = caf.audioDescription
-            switch description.formatID {
-            case .ima4:
-                throw ConversionError(
-                    .unsupported,
-                    "CAF with IMA4 ADPCM ('ima4') converts to linear PCM or ima4 only (decoded by cafconv; libsndfile cannot read it): convert it to LEI16 first, then that file"
-                )
-            case .aac, FourCC("aach"), FourCC("aacl"), FourCC("aace"), FourCC("aacf"), FourCC("aacg"), FourCC("aacp"):
-                // AAC-LC and AAC-LD are decoded by `convert`'s own AAC road (AACSourceRoute), and only there.
-                throw ConversionError(
-                    .unsupported,
-                    AACFileDecoder.formatIDs.contains(description.formatID)
-                        ? "CAF with AAC ('\(description.formatID.trimmed)') is decoded only by convert, to linear PCM: convert it to LEI16 first, then use that file"
-                        : "CAF with AAC ('\(description.formatID.trimmed)') is not converted: cafconv decodes AAC-LC ('aac') and AAC-LD ('aacl') only"
-                )
-            default: break
-            }
-            if let samples = WAVESamples(caf: caf) { return .cafconv(samples) }
-            if description.isLinearPCM {
-                throw ConversionError(
-                    .unsupported,
-                    "cafconv's CAF reader cannot decode \(description.bitsPerChannel)-bit \(description.isFloat ? "float" : "integer") samples in \(description.bytesPerPacket)-byte packets of \(description.framesPerPacket) frames, and the file is not converted on libsndfile's reading alone"
-                )
-            }
-            return .libsndfile
-        case .other:
-            return .libsndfile
         }
     }
 }

@@ -35,6 +35,25 @@ struct SourceStage {
     let encoding: Encoding
     /// The header's frame count (`nil` when the header does not say).
     let headerFrames: Int64?
+    /// The decoder of a source whose kind has one of its own (``DecodeRoute/ima4``,
+    /// ``DecodeRoute/aac``); `nil` for the others.
+    var codec: CodecSource? = nil
+
+    /// The sources a decoder of their own reads, with what it needs.
+    enum CodecSource {
+        /// CAFKit's IMA4 decoder.
+        case ima4(IMA4Source)
+        /// libavcodec's AAC decoder, and the linear PCM the job asks of it.
+        case aac(AACSourceRoute.Source)
+
+        /// A fresh decoding of the source (each call is an independent decoding).
+        func audio() throws(ConversionError) -> SourceAudio {
+            switch self {
+            case .ima4(let source): return try source.audio()
+            case .aac(let source): return try source.audio()
+            }
+        }
+    }
 
     /// The input as cafconv's WAV reader parses it, when it is WAV.
     var wave: WAVEFile? {
@@ -47,109 +66,158 @@ struct SourceStage {
     var decodesAsFloats: Bool { encoding.isFloat || encoding.isLossy }
 
     /// The byte order of the source's samples (`--endian source`).
-    var byteOrder: ByteOrder { content.sampleByteOrder(info) }
+    var byteOrder: ByteOrder {
+        if case .ima4? = codec { return .little }
+        return content.sampleByteOrder(info)
+    }
 
-    /// Opens `path`, tells its container by content, opens it with libsndfile too and
-    /// cross-checks the two readings; throws when they disagree, either cannot read it, or the
-    /// source is one cafconv refuses (``DecodeRoute/route(for:)``). What the report should say
-    /// about the source (the container's warnings, cross-check notes) is appended to `warnings`
-    /// as it is found, so that it is kept when a later step fails.
-    static func open(_ path: String, warnings: inout [ConversionWarning]) throws -> SourceStage {
-        let input: FileByteSource
-        do {
-            input = try FileByteSource(path: path)
-        } catch {
+    /// Opens `path` for a road that decodes neither IMA4 nor AAC sources (`-d aac`, `verify`'s
+    /// transformed reference): the container told by content, libsndfile's reading of it, the
+    /// two readings cross-checked. Throws when they disagree, either cannot read it, or the
+    /// source is one this road refuses. What the report should say about the source (the
+    /// container's warnings, cross-check notes) is appended to `warnings` as it is found, so that
+    /// it is kept when a later step fails.
+    static func open(_ path: String, warnings: inout [ConversionWarning]) throws(ConversionError) -> SourceStage {
+        let input = try openInput(path)
+        return try open(path, input: input, content: try SourceContent.read(input), warnings: &warnings)
+    }
+
+    /// Opens the source of a `convert` job, of any kind the route table (``DecodeRoute``) names:
+    /// IMA4 and AAC sources with their own decoders, after the refusals that depend on what
+    /// `options` ask of them (``IMA4Source/admit(_:options:warnings:)``,
+    /// ``AACSourceRoute/admit(_:options:)``); every other kind as ``open(_:warnings:)`` opens it.
+    static func open(
+        _ job: Job, options: ConversionOptions, warnings: inout [ConversionWarning]
+    ) throws(ConversionError) -> SourceStage {
+        let path = job.input
+        let input = try openInput(path)
+        // `-d aac` meets a broken CAF as any road does; convert's own decoders name it their way.
+        let toAAC = options.dataFormat?.kind == .aac
+        let content = try SourceContent.read(
+            input, brokenCAF: toAAC ? SourceFailure.unreadableCAF : SourceContent.convertsBrokenCAF(input))
+        switch Result(catching: { () throws(ConversionError) in try DecodeRoute.route(for: content) }) {
+        case .success(.aac):
+            return try AACSourceRoute.admit(path, input: input, content: content, output: job.output, options: options)
+        case .success(.ima4) where !toAAC:
+            return try IMA4Source.admit(path, input: input, content: content, options: options, warnings: &warnings)
+        default:
+            return try open(path, input: input, content: content, warnings: &warnings)
+        }
+    }
+
+    /// The input's bytes, or why they cannot be read.
+    private static func openInput(_ path: String) throws(ConversionError) -> FileByteSource {
+        do { return try FileByteSource(path: path) } catch {
             // Opening or reading the input failed: that says nothing about its content.
-            if case .io(_, let code, _) = error {
-                throw ConversionError([ENOENT, ENOTDIR, EISDIR, EINVAL].contains(code) ? .input : .io, error.description)
-            }
-            throw ConversionError(.notAudio, error.description)
+            guard case .io(_, let code, _) = error else { throw .source(.unusable(reason: error.description)) }
+            let missing = [ENOENT, ENOTDIR, EISDIR, EINVAL].contains(code)
+            throw .source(missing ? .missing(reason: error.description) : .unopenable(reason: error.description))
         }
-        let content = try SourceContent.read(input)
-        warnings = content.warnings.map(ConversionWarning.note)
-        let route = try DecodeRoute.route(for: content)
+    }
 
-        let opened: SoundFile
-        do { opened = try SoundFile.open(readingFrom: path) } catch {
-            if case .wave(let wave) = content, wave.format.subFormatInRIFFLayout, case .cafconv(var own) = route {
-                // libsndfile reads RIFX's GUID in the file's byte order only; cafconv's reader
-                // decodes the samples, with no second reading to cross-check.
-                do { try own.settleSlots(in: input) } catch { throw ConversionError(.io, error.message) }
-                warnings.append(
-                    "libsndfile cannot read this RIFX WAVE_FORMAT_EXTENSIBLE file (its sub-format GUID is laid out as in RIFF): cafconv's own WAV reader decoded it alone (\(error.message))"
-                )
-                let info = SoundInfo(
-                    frames: own.frames, sampleRate: Int(wave.format.sampleRate), channels: own.channels, major: .wav,
-                    encoding: own.encoding, endianness: .big)
-                return SourceStage(
-                    path: path, input: input, content: content, reader: nil, info: info, avcodec: nil, samples: own,
-                    probe: nil, encoding: own.encoding, headerFrames: content.audioBytes == 0 ? 0 : own.frames)
-            }
-            if case .other(let prefix) = content {
-                // A lossless stream libsndfile refuses (FLAC of 12 bits...): libavcodec reads it.
-                if let read = try openWithAVCodec(path, input: input, content: content, refusal: error.message) {
-                    return read
-                }
-                throw ConversionError(
-                    .notAudio,
-                    "not audio cafconv can read (\(prefix)): not WAV, AIFF or CAF, and libsndfile cannot read it either (\(error.message))"
-                )
-            }
-            if case .caf(let caf) = content {
-                throw ConversionError(
-                    .unsupported,
-                    "libsndfile cannot read this CAF (\(caf.audioDescription.formatName)), and cafconv does not decode it itself: \(error.message)"
-                )
-            }
-            throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
+    /// The kinds every road takes: cafconv's reader, libsndfile (with the second decoder), or
+    /// libavcodec where libsndfile refuses a lossless stream.
+    private static func open(
+        _ path: String, input: FileByteSource, content: SourceContent, warnings: inout [ConversionWarning]
+    ) throws(ConversionError) -> SourceStage {
+        warnings = content.warnings.map(ConversionWarning.source)
+        let route = try DecodeRoute.route(for: content)
+        if let refusal = route.refusalOutsideConvert(content) { throw .source(refusal) }
+        let reader: SoundFile
+        do { reader = try SoundFile.open(readingFrom: path) } catch {
+            return try openWithoutLibsndfile(
+                path, input: input, content: content, route: route, refusal: error.message, warnings: &warnings)
         }
-        let reader = opened
         // Lossy decoders make floats: cafconv reads them as floats in [-1, 1], which needs
         // libsndfile's normalisation on (with it off, libsndfile 1.2's MP3 decoder scales its
         // doubles by 32768 while Vorbis and Opus do not). Every other source: off.
         do { try reader.setNormalisation(reader.info.encoding.isLossy) } catch {
-            throw ConversionError(.notAudio, "libsndfile cannot read it: \(error.message)")
+            throw .source(.libsndfileRefuses(error.message))
         }
-        let source = reader.info
-        // cafconv's own reader decodes linear PCM and G.711; libsndfile must read the same
-        // samples, or the file is not converted (wide slots, which libsndfile cannot read, excepted).
         var samples: WAVESamples?
         if case .cafconv(let own) = route { samples = own }
-        do { try samples?.settleSlots(in: input) } catch { throw ConversionError(.io, error.message) }
-        var probe: SampleProbe?
-        if let samples {
-            switch try crossCheck(samples, content: content, reader: reader, input: input) {
-            case .agree(let agreed): probe = agreed
-            case .ownReader(let note): warnings.append(.note(note))
-            }
-            if source.frames > samples.frames, case .aiff = content {
-                warnings.append(
-                    "the 'SSND' chunk holds \(source.frames - samples.frames) frames more than the \(samples.frames) 'COMM' declares; they are not audio (libsndfile reads them): \(samples.frames) frames converted"
-                )
-            }
+        do { try samples?.settleSlots(in: input) } catch { throw .source(.slotsUnreadable(error.message)) }
+        let probe = try samples.flatMap { samples throws(ConversionError) in
+            try checkedAgainst(samples, content: content, reader: reader, input: input, warnings: &warnings)
         }
-        // The header's frame count: compressed formats decode to whole blocks, `fact` (or a
-        // CAF's packet table) says how many of those frames are audio; where the container does
-        // not say (FLAC, Ogg, MP3...), libsndfile's count (MP3: encoder delay and padding left out).
-        // An empty 'data' chunk holds no frames, whatever a decoder makes of the bytes after it.
+        let headerFrames = try frameCount(path, content: content, samples: samples, info: reader.info, warnings: &warnings)
+        return SourceStage(
+            path: path, input: input, content: content, reader: reader, info: reader.info, avcodec: nil,
+            samples: samples, probe: probe, encoding: samples.map(\.encoding) ?? reader.info.encoding,
+            headerFrames: headerFrames)
+    }
+
+    /// cafconv's own reader decodes linear PCM and G.711: libsndfile must read the same samples,
+    /// or the file is not converted (wide slots, which libsndfile cannot read, excepted: then
+    /// `nil`, and a warning says cafconv's reader decoded them alone).
+    private static func checkedAgainst(
+        _ samples: WAVESamples, content: SourceContent, reader: SoundFile, input: FileByteSource,
+        warnings: inout [ConversionWarning]
+    ) throws(ConversionError) -> SampleProbe? {
+        var probe: SampleProbe?
+        switch try crossCheck(samples, content: content, reader: reader, input: input) {
+        case .agree(let agreed): probe = agreed
+        case .ownReader(let note): warnings.append(.source(note))
+        }
+        if reader.info.frames > samples.frames, case .aiff = content {
+            warnings.append(.source(.ssndBeyondCOMM(extra: reader.info.frames - samples.frames, declared: samples.frames)))
+        }
+        return probe
+    }
+
+    /// The header's frame count: compressed formats decode to whole blocks, `fact` (or a CAF's
+    /// packet table) says how many of those frames are audio; where the container does not say
+    /// (FLAC, Ogg, MP3...), libsndfile's count (MP3: encoder delay and padding left out). An
+    /// empty 'data' chunk holds no frames, whatever a decoder makes of the bytes after it. Lossy
+    /// streams and FLAC: libsndfile and libavcodec decode the whole file and must agree; the
+    /// frames are what both decoded, not a header's estimate.
+    private static func frameCount(
+        _ path: String, content: SourceContent, samples: WAVESamples?, info: SoundInfo,
+        warnings: inout [ConversionWarning]
+    ) throws(ConversionError) -> Int64? {
         let audioBytes = content.audioBytes
         var headerFrames: Int64? =
-            audioBytes == 0 ? 0 : samples?.frames ?? content.declaredFrames ?? (source.frames >= 0 ? source.frames : nil)
-        // Lossy streams and FLAC: libsndfile and libavcodec decode the whole file and must agree;
-        // the frames are what both decoded, not a header's estimate.
-        if SecondDecoder.applies(to: source, content: content) {
-            let agreement = try SecondDecoder.crossCheck(path, info: source, content: content)
+            audioBytes == 0 ? 0 : samples?.frames ?? content.declaredFrames ?? (info.frames >= 0 ? info.frames : nil)
+        if SecondDecoder.applies(to: info, content: content) {
+            let agreement = try SecondDecoder.crossCheck(path, info: info, content: content)
             headerFrames = SecondDecoder.frames(agreed: agreement.frames, content: content, warnings: &warnings)
+            // The second decoder's note is its own sentence (`SecondDecoder`).
             if let note = agreement.note { warnings.append(.note(note)) }
         }
-        if audioBytes == 0, source.frames > 0 {
-            warnings.append(
-                "the '\(content.dataChunkName)' chunk is empty, but libsndfile reads \(source.frames) frames from the bytes after it; they are not audio: nothing is converted from them"
-            )
+        if audioBytes == 0, info.frames > 0 {
+            warnings.append(.source(.bytesAfterEmptyData(chunk: content.dataChunkName, frames: info.frames)))
         }
-        return SourceStage(
-            path: path, input: input, content: content, reader: reader, info: source, avcodec: nil, samples: samples,
-            probe: probe, encoding: samples.map(\.encoding) ?? source.encoding, headerFrames: headerFrames)
+        return headerFrames
+    }
+
+    /// The sources libsndfile refuses (`refusal`, its words) that cafconv still reads: a RIFX
+    /// WAVE_FORMAT_EXTENSIBLE file whose GUID is in the RIFF layout (cafconv's reader alone), a
+    /// lossless stream libavcodec reads; any other is refused, naming why.
+    private static func openWithoutLibsndfile(
+        _ path: String, input: FileByteSource, content: SourceContent, route: DecodeRoute, refusal: String,
+        warnings: inout [ConversionWarning]
+    ) throws(ConversionError) -> SourceStage {
+        switch (content, route) {
+        case (.wave(let wave), .cafconv(var own)) where wave.format.subFormatInRIFFLayout:
+            // libsndfile reads RIFX's GUID in the file's byte order only; cafconv's reader
+            // decodes the samples, with no second reading to cross-check.
+            do { try own.settleSlots(in: input) } catch { throw .source(.slotsUnreadable(error.message)) }
+            warnings.append(.source(.rifxExtensibleOwnReader(libsndfile: refusal)))
+            let info = SoundInfo(
+                frames: own.frames, sampleRate: Int(wave.format.sampleRate), channels: own.channels, major: .wav,
+                encoding: own.encoding, endianness: .big)
+            return SourceStage(
+                path: path, input: input, content: content, reader: nil, info: info, avcodec: nil, samples: own,
+                probe: nil, encoding: own.encoding, headerFrames: content.audioBytes == 0 ? 0 : own.frames)
+        case (.other(let prefix), _):
+            // A lossless stream libsndfile refuses (FLAC of 12 bits...): libavcodec reads it.
+            if let read = try openWithAVCodec(path, input: input, content: content, refusal: refusal) { return read }
+            throw .source(.notAudio(prefix: prefix, libsndfile: refusal))
+        case (.caf(let caf), _):
+            throw .source(.cafNotDecoded(format: caf.audioDescription.formatName, libsndfile: refusal))
+        default:
+            throw .source(.libsndfileRefuses(refusal))
+        }
     }
 
     /// Opens a lossless source libsndfile refused (`refusal`) with libavcodec: decoded once to
@@ -180,27 +248,41 @@ struct SourceStage {
 
     /// The report's `formatIn`: the afconvert-style code, the WAV format tag's name, or the
     /// codec's (`flac16`, `vorbis`, `opus`, `mp3`).
-    var formatCode: String { content.formatCode(encoding, info) }
+    var formatCode: String {
+        switch codec {
+        case .ima4?: return "ima4"
+        case .aac(let aac)?: return aac.file.audioDescription.formatID.trimmed
+        case nil: return content.formatCode(encoding, info)
+        }
+    }
 
     /// The samples the encoder reads: cafconv's decoding when libsndfile cannot read the layout,
     /// libmpg123's for MPEG audio, else libsndfile's (rewound after the cross-check's probe), cut
     /// to the header's frames.
     func pumpAudio() throws -> SourceAudio {
+        if let codec { return try codec.audio() }
         if probe == nil, let samples {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
         }
         guard let reader else {
             if avcodec != nil { return try AVCodecSource.audio(path, limit: headerFrames) }
-            throw ConversionError(.unsupported, "libsndfile cannot read the source")
+            throw ConversionError.source(.noReader)
         }
         if info.encoding.isMPEG { return try SecondDecoder.firstDecoding(path, info: info, content: content, limit: headerFrames) }
         if probe != nil { try reader.seek(toFrame: 0) }
         return SourceAudio(reader: reader, limit: headerFrames)
     }
 
+    /// A fresh decoding of a source its own decoder reads (IMA4, AAC), for their roads.
+    func codecAudio() throws(ConversionError) -> SourceAudio {
+        guard let codec else { throw .source(.noReader) }
+        return try codec.audio()
+    }
+
     /// The proof's independent decoding of the source: cafconv's WAV reader where it applies,
     /// else a second reading by the first decoder (libmpg123 for MPEG audio, else libsndfile).
     func proofAudio() throws(ConversionError) -> SourceAudio {
+        if let codec { return try codec.audio() }
         if let samples {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)
         }
@@ -220,9 +302,9 @@ struct SourceStage {
     enum CrossCheck {
         /// Same layout, frames and first and last frames: libsndfile's probe of both ends.
         case agree(SampleProbe)
-        /// libsndfile cannot read this layout (wide slots); cafconv's reader is the source, and
-        /// the note says so.
-        case ownReader(String)
+        /// libsndfile cannot read this layout (wide slots, a wrapped 'data' size); cafconv's
+        /// reader is the source, and the warning says so.
+        case ownReader(SourceWarning)
     }
 
     /// Compares libsndfile's reading of the source with cafconv's own (layout, frames, the first
@@ -231,27 +313,22 @@ struct SourceStage {
         _ samples: WAVESamples, content: SourceContent, reader: SoundFile, input: some ByteSource
     ) throws(ConversionError) -> CrossCheck {
         let info = reader.info
-        let what = "libsndfile and cafconv's \(content.name) reader disagree about this file"
-        let chunk = content.dataChunkName
+        let container = content.name
         let header = content.headerChunkName
         if samples.hasWideSlots {
-            let place =
-                samples.isHighJustified
-                ? "in its top bytes, the low bytes being 0" : "in its low bytes, as ALSA writes them"
             return .ownReader(
-                "each \(samples.bits)-bit sample sits in a \(samples.slotBytes)-byte slot (block align \(samples.bytesPerFrame)); libsndfile reads packed \(samples.bits)-bit samples here, so cafconv's own WAV reader decoded the slots (each sample \(place))"
-            )
+                .wideSlots(
+                    bits: samples.bits, slotBytes: samples.slotBytes, bytesPerFrame: samples.bytesPerFrame,
+                    highJustified: samples.isHighJustified))
         }
         if info.channels != samples.channels {
-            throw ConversionError(
-                .readersDisagree,
-                "\(what): libsndfile reads \(info.channels) channels, the '\(header)' chunk says \(samples.channels); not converted"
-            )
+            throw .source(
+                .channelsDisagree(container: container, header: header, libsndfile: info.channels, declared: samples.channels))
         }
         if info.encoding != samples.encoding {
-            throw ConversionError(
-                .readersDisagree,
-                "\(what): libsndfile reads \(info.encoding), the '\(header)' chunk says \(samples.encoding); not converted")
+            throw .source(
+                .encodingDisagrees(
+                    container: container, header: header, libsndfile: "\(info.encoding)", declared: "\(samples.encoding)"))
         }
         // AIFF: 'COMM' counts the frames; bytes of 'SSND' after them are not audio, though
         // libsndfile reads them. The first frames must still agree.
@@ -262,17 +339,16 @@ struct SourceStage {
         if case .wave(let wave) = content, wave.declaredAudioBytes < wave.audioBytes,
             info.frames == Int64(clamping: wave.declaredAudioBytes / UInt64(max(1, samples.bytesPerFrame)))
         {
-            return .ownReader(
-                "libsndfile reads only the \(info.frames) frames of the wrapped 32-bit 'data' size; cafconv's own WAV reader decoded all \(samples.frames) frames to the end of the file"
-            )
+            return .ownReader(.wrappedDataSize(libsndfile: info.frames, frames: samples.frames))
         }
         if info.frames != samples.frames && !aiffTail {
+            let chunk = content.dataChunkName
             let bytes = content.audioBytes ?? 0
             let extent =
                 bytes == 0
                 ? "the '\(chunk)' chunk is empty (0 bytes)"
                 : "the '\(chunk)' chunk holds \(samples.frames) frames (\(bytes) bytes of \(samples.bytesPerFrame))"
-            throw ConversionError(.readersDisagree, "\(what): libsndfile reads \(info.frames) frames, \(extent); not converted")
+            throw .source(.framesDisagree(container: container, libsndfile: info.frames, extent: extent))
         }
         let probe: SampleProbe?
         do {
@@ -280,23 +356,16 @@ struct SourceStage {
         } catch {
             throw ConversionError.libsndfile(code: error.code, message: error.message, doing: "reading failed")
         }
-        guard let probe else {
-            throw ConversionError(
-                .readersDisagree, "\(what): libsndfile reads fewer than the \(samples.frames) frames it announces; not converted")
+        guard let probe else { throw .source(.libsndfileShort(container: container, frames: samples.frames)) }
+        let difference: (frame: Int64, channel: Int, expected: String, found: String)?
+        do { difference = try probe.firstDifference(from: samples, in: input) } catch {
+            throw .source(.samplesUndecodable(error.message))
         }
-        do {
-            if let difference = try probe.firstDifference(from: samples, in: input) {
-                throw ConversionError(
-                    .readersDisagree,
-                    "\(what): at frame \(difference.frame), channel \(difference.channel) libsndfile decodes \(difference.expected), cafconv \(difference.found); not converted"
-                )
-            }
-        } catch let error as SourceError {
-            throw ConversionError(.notAudio, error.message)
-        } catch let error as ConversionError {
-            throw error
-        } catch {
-            throw ConversionError(.io, "\(error)")
+        if let difference {
+            throw .source(
+                .samplesDisagree(
+                    container: container, frame: difference.frame, channel: difference.channel,
+                    libsndfile: difference.expected, cafconv: difference.found))
         }
         return .agree(probe)
     }

@@ -205,7 +205,7 @@ struct TransformPlan: Equatable {
         let narrows = targetBits.map { sourceIsFloat || sourceBits > $0 } ?? false
         guard changes || (options.dither == .tpdf && narrows) else { return nil }
         guard inputs > 0, inputRate > 0 else {
-            throw ConversionError(.unsupported, "cannot convert a source of \(inputs) channels at \(inputRate) Hz")
+            throw .source(.notTransformable(channels: inputs, rate: inputRate))
         }
         var matrix: ChannelMatrix?
         var map: [Int32]?
@@ -213,14 +213,12 @@ struct TransformPlan: Equatable {
         if inputs != outputs {
             let (layout, assumed) = source.speakerLayout()
             if assumed && options.mix && inputs > 2 {
-                warnings.append(
-                    "the source has no channel mask (it is not WAVE_FORMAT_EXTENSIBLE): its \(inputs) channels were mixed as the WAVE default order \(layout)"
-                )
+                warnings.append(.source(.noChannelMask(channels: inputs, layout: "\(layout)")))
             }
             do {
                 matrix = try ChannelMatrix.make(inputs: inputs, outputs: outputs, layout: layout, mix: options.mix)
             } catch {
-                throw ConversionError(.unsupported, error.message)
+                throw .source(.channelMix(error.message))
             }
             if let sourceMap {
                 if !options.mix {
@@ -236,18 +234,14 @@ struct TransformPlan: Equatable {
         if resamples {
             let ratio = Double(outputRate) / exactInput
             guard ratio <= 256, ratio >= 1.0 / 256 else {
-                throw ConversionError(
-                    .unsupported,
-                    "cannot resample \(inputRate) Hz to \(outputRate) Hz: cafconv resamples by factors up to 256 either way")
+                throw .source(.resampleRatio(from: inputRate, to: outputRate))
             }
             mapping = SampleRateMapping(fromExact: exactInput, integerRate: inputRate, to: outputRate)
             if mapping == nil {
-                throw ConversionError(
-                    .unsupported, "cannot resample \(exactInput) Hz to \(outputRate) Hz: the source's rate has too many fraction bits")
+                throw .source(.resampleFraction(from: exactInput, to: outputRate))
             }
             guard max(inputs, outputs) <= 256 else {
-                throw ConversionError(
-                    .unsupported, "cannot resample \(max(inputs, outputs)) channels: cafconv resamples at most 256")
+                throw .source(.resampleChannels(max(inputs, outputs)))
             }
         }
         // Selecting or copying channels (each output one input, at gain 1) loses nothing.

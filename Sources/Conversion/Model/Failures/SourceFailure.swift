@@ -1,14 +1,209 @@
 /// Source failures of a conversion, one case per failure with its data; `code` and `message`
 /// are the one place each becomes its stable code and its sentence (`ConversionError.source`).
 public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    // Opening and telling the content.
+    /// The input is missing, a folder, or not a path (`ENOENT`, `ENOTDIR`, `EISDIR`, `EINVAL`).
+    case missing(reason: String)
+    /// Opening or reading the input failed for another reason (the system's words).
+    case unopenable(reason: String)
+    /// The input cannot be opened as a byte source for a reason that is not a system call's.
+    case unusable(reason: String)
+    /// Its first bytes cannot be read.
+    case unreadable(reason: String)
+    /// The file is empty.
+    case empty
+    /// A WAV or AIFF header that is broken, in its parser's words.
+    case brokenContainer(reason: String)
+    /// A CAF that CAFKit cannot parse (what `-d aac` and the readers of `verify` say).
+    case unreadableCAF(reason: String)
+    /// A CAF that CAFKit cannot parse, as `convert` says it (its IMA4 and AAC sources are told
+    /// from CAF files first).
+    case cannotReadCAF(reason: String)
+    /// Neither cafconv nor libsndfile reads it: what it starts with, libsndfile's words.
+    case notAudio(prefix: String, libsndfile: String)
+    /// A CAF whose format cafconv does not decode, and libsndfile cannot read either.
+    case cafNotDecoded(format: String, libsndfile: String)
+    /// libsndfile cannot read a file told as WAV or AIFF, or cannot set its reading up.
+    case libsndfileRefuses(String)
+    /// A source that lost its libsndfile reader before the pump.
+    case noReader
+    /// The bytes of a sample slot cannot be read.
+    case slotsUnreadable(String)
+    /// A source cannot be opened a second time (for the pump or the proof).
+    case cannotReopen(String)
+
+    // Layouts cafconv's readers cannot check.
+    /// Linear PCM in WAV laid out in a way cafconv's reader does not decode.
+    case wavLayout(bits: Int, isFloat: Bool, bytesPerFrame: UInt64, channels: Int)
+    /// Linear PCM in AIFF of a sample size cafconv's reader does not decode.
+    case aiffLayout(bits: Int, isFloat: Bool)
+    /// Linear PCM in CAF laid out in a way cafconv's reader does not decode.
+    case cafLayout(bits: UInt32, isFloat: Bool, bytesPerPacket: UInt32, framesPerPacket: UInt32)
+
+    // The two readings disagree (``SourceStage/crossCheck(_:content:reader:input:)``).
+    /// libsndfile reads another channel count than the header chunk says.
+    case channelsDisagree(container: String, header: String, libsndfile: Int, declared: Int)
+    /// libsndfile reads another encoding than the header chunk says.
+    case encodingDisagrees(container: String, header: String, libsndfile: String, declared: String)
+    /// libsndfile reads another frame count; `extent` says what the audio chunk holds.
+    case framesDisagree(container: String, libsndfile: Int64, extent: String)
+    /// libsndfile reads fewer frames than it announces.
+    case libsndfileShort(container: String, frames: Int64)
+    /// The first or last frames differ.
+    case samplesDisagree(container: String, frame: Int64, channel: Int, libsndfile: String, cafconv: String)
+    /// cafconv's reader cannot decode the samples it compares (its own words).
+    case samplesUndecodable(String)
+
+    // IMA4 sources.
+    /// The `pakt` or `desc` of an IMA4 CAF cannot be decoded.
+    case ima4Undecodable(String)
+    /// An IMA4 AIFF-C of a channel count CAFKit's decoder does not take.
+    case ima4Channels(Int)
+    /// An IMA4 AIFF-C of a rate that is not a positive number.
+    case ima4AIFFRate(Double)
+    /// An IMA4 source whose rate is not a whole number of Hz cafconv handles.
+    case ima4Rate(Double)
+    /// An IMA4 source asked for another rate or channel count.
+    case ima4NoTransform
+    /// An IMA4 source asked for µ-law, A-law or ALAC (the target's name).
+    case ima4Target(String)
+    /// An IMA4 source met by a road that does not decode it (`-d aac`, `verify`'s reference).
+    case ima4ConvertsToPCMOrIMA4(aifc: Bool)
+
+    // AAC sources.
+    /// A CAF of an AAC profile cafconv does not decode.
+    case aacProfileNotDecoded(formatID: String)
+    /// An AAC CAF met by a road that does not decode it (`-d aac`, `verify`'s reference).
+    case aacDecodedOnlyByConvert(formatID: String)
+    /// libavcodec cannot be loaded (its loader's words).
+    case libavcodecMissing(String)
+    /// An AAC source asked for 8-bit samples.
+    case aacBits(Int)
+    /// An AAC source asked for AAC.
+    case aacToAAC
+    /// An AAC source asked for µ-law, A-law, ALAC or IMA4.
+    case aacToOther
+    /// An AAC source asked for another rate or channel count.
+    case aacNoTransform
+    /// The AAC cannot be decoded (the decoder's words).
+    case aacUndecodable(String)
+    /// An AAC CAF that cannot be opened for decoding (its reader's words).
+    case aacUnreadable(String)
+    /// The AAC decodes to another frame count than its `pakt` declares.
+    case aacFrames(decoded: Int64, declared: Int64)
+
+    // Transforms (``TransformPlan/make(source:target:options:warnings:)``).
+    /// A source with no channels or no rate.
+    case notTransformable(channels: Int, rate: Int)
+    /// The channels cannot be mixed as asked (the matrix's words).
+    case channelMix(String)
+    /// A rate ratio beyond 256 either way.
+    case resampleRatio(from: Int, to: Int)
+    /// A source rate whose fraction the rate mapping cannot hold.
+    case resampleFraction(from: Double, to: Int)
+    /// More channels than the resampler takes.
+    case resampleChannels(Int)
+    /// The transform stage cannot be set up over the source (its words).
+    case transform(String)
+
     /// The kind of failure.
     public var code: ConversionError.Code {
-        switch self {}
+        switch self {
+        case .missing: .input
+        case .unopenable, .unreadable, .slotsUnreadable, .cannotReopen: .io
+        case .unusable, .empty, .brokenContainer, .unreadableCAF, .cannotReadCAF, .notAudio, .libsndfileRefuses,
+            .samplesUndecodable, .ima4Undecodable, .ima4Channels, .ima4AIFFRate, .aacUndecodable, .aacUnreadable,
+            .aacFrames:
+            .notAudio
+        case .channelsDisagree, .encodingDisagrees, .framesDisagree, .libsndfileShort, .samplesDisagree:
+            .readersDisagree
+        case .cafNotDecoded, .noReader, .wavLayout, .aiffLayout, .cafLayout, .ima4Rate, .ima4NoTransform, .ima4Target,
+            .ima4ConvertsToPCMOrIMA4, .aacProfileNotDecoded, .aacDecodedOnlyByConvert, .libavcodecMissing, .aacBits,
+            .aacToAAC, .aacToOther, .aacNoTransform, .notTransformable, .channelMix, .resampleRatio, .resampleFraction,
+            .resampleChannels, .transform:
+            .unsupported
+        }
     }
 
     /// The reason, in one sentence, without the file's name.
     public var message: String {
-        switch self {}
+        switch self {
+        case .missing(let reason), .unopenable(let reason), .unusable(let reason), .brokenContainer(let reason):
+            return reason
+        case .unreadable(let reason): return "cannot read it: \(reason)"
+        case .empty: return "empty file (0 bytes)"
+        case .unreadableCAF(let reason): return "not a readable CAF file: \(reason)"
+        case .cannotReadCAF(let reason): return "cannot read this CAF: \(reason)"
+        case .notAudio(let prefix, let libsndfile):
+            return
+                "not audio cafconv can read (\(prefix)): not WAV, AIFF or CAF, and libsndfile cannot read it either (\(libsndfile))"
+        case .cafNotDecoded(let format, let libsndfile):
+            return "libsndfile cannot read this CAF (\(format)), and cafconv does not decode it itself: \(libsndfile)"
+        case .libsndfileRefuses(let reason): return "libsndfile cannot read it: \(reason)"
+        case .noReader: return "libsndfile cannot read the source"
+        case .slotsUnreadable(let reason), .samplesUndecodable(let reason), .libavcodecMissing(let reason),
+            .aacUnreadable(let reason), .transform(let reason), .channelMix(let reason):
+            return reason
+        case .cannotReopen(let reason): return "cannot read it again: \(reason)"
+        case .wavLayout(let bits, let isFloat, let bytesPerFrame, let channels):
+            return
+                "cafconv's WAV reader cannot decode \(bits)-bit \(isFloat ? "float" : "integer") samples in \(bytesPerFrame)-byte frames of \(channels) channel\(channels == 1 ? "" : "s"), and the file is not converted on libsndfile's reading alone"
+        case .aiffLayout(let bits, let isFloat):
+            return
+                "cafconv's AIFF reader cannot decode \(bits)-bit \(isFloat ? "float" : "integer") samples, and the file is not converted on libsndfile's reading alone"
+        case .cafLayout(let bits, let isFloat, let bytesPerPacket, let framesPerPacket):
+            return
+                "cafconv's CAF reader cannot decode \(bits)-bit \(isFloat ? "float" : "integer") samples in \(bytesPerPacket)-byte packets of \(framesPerPacket) frames, and the file is not converted on libsndfile's reading alone"
+        case .channelsDisagree(let container, let header, let libsndfile, let declared):
+            return
+                "libsndfile and cafconv's \(container) reader disagree about this file: libsndfile reads \(libsndfile) channels, the '\(header)' chunk says \(declared); not converted"
+        case .encodingDisagrees(let container, let header, let libsndfile, let declared):
+            return
+                "libsndfile and cafconv's \(container) reader disagree about this file: libsndfile reads \(libsndfile), the '\(header)' chunk says \(declared); not converted"
+        case .framesDisagree(let container, let libsndfile, let extent):
+            return "libsndfile and cafconv's \(container) reader disagree about this file: libsndfile reads \(libsndfile) frames, \(extent); not converted"
+        case .libsndfileShort(let container, let frames):
+            return "libsndfile and cafconv's \(container) reader disagree about this file: libsndfile reads fewer than the \(frames) frames it announces; not converted"
+        case .samplesDisagree(let container, let frame, let channel, let libsndfile, let cafconv):
+            return
+                "libsndfile and cafconv's \(container) reader disagree about this file: at frame \(frame), channel \(channel) libsndfile decodes \(libsndfile), cafconv \(cafconv); not converted"
+        case .ima4Undecodable(let reason): return "cannot decode its IMA4 audio: \(reason)"
+        case .ima4Channels(let channels): return "IMA4 AIFF-C declares \(channels) channels, expected 1 to 1024"
+        case .ima4AIFFRate(let rate): return "the AIFF-C 'COMM' chunk declares sample rate \(rate)"
+        case .ima4Rate(let rate):
+            return "the IMA4 source's sample rate \(rate) Hz is not a whole number of Hz cafconv handles"
+        case .ima4NoTransform:
+            return
+                "rate and channel conversion of IMA4 sources is not supported yet; convert to LEI16 first, then convert that file"
+        case .ima4Target(let target): return "an IMA4 source converts to linear PCM or ima4, not \(target)"
+        case .ima4ConvertsToPCMOrIMA4(aifc: true):
+            return
+                "AIFF-C with IMA4 ADPCM ('ima4') converts to linear PCM or ima4 only (decoded by cafconv; libsndfile's decoder of it is wrong, libsndfile issue #845): convert it to LEI16 first, then that file"
+        case .ima4ConvertsToPCMOrIMA4(aifc: false):
+            return
+                "CAF with IMA4 ADPCM ('ima4') converts to linear PCM or ima4 only (decoded by cafconv; libsndfile cannot read it): convert it to LEI16 first, then that file"
+        case .aacProfileNotDecoded(let formatID):
+            return
+                "CAF with AAC ('\(formatID)') is not converted: cafconv decodes AAC-LC ('aac') and AAC-LD ('aacl') only"
+        case .aacDecodedOnlyByConvert(let formatID):
+            return
+                "CAF with AAC ('\(formatID)') is decoded only by convert, to linear PCM: convert it to LEI16 first, then use that file"
+        case .aacBits(let bits): return "an AAC source is decoded to 16-, 24- or 32-bit or float samples, not \(bits)-bit"
+        case .aacToAAC:
+            return "an AAC source is not encoded to AAC again (a second generation loses quality); use a linear PCM -d"
+        case .aacToOther: return "an AAC source is decoded to linear PCM only; use -d LEI16, LEI24, LEI32 or LEF32"
+        case .aacNoTransform:
+            return
+                "rate and channel conversion of AAC sources is not supported yet; convert to LEI16 first, then convert that file"
+        case .aacUndecodable(let reason): return "cannot decode its AAC: \(reason)"
+        case .aacFrames(let decoded, let declared): return "it decodes to \(decoded) frames, its 'pakt' declares \(declared)"
+        case .notTransformable(let channels, let rate): return "cannot convert a source of \(channels) channels at \(rate) Hz"
+        case .resampleRatio(let from, let to):
+            return "cannot resample \(from) Hz to \(to) Hz: cafconv resamples by factors up to 256 either way"
+        case .resampleFraction(let from, let to):
+            return "cannot resample \(from) Hz to \(to) Hz: the source's rate has too many fraction bits"
+        case .resampleChannels(let channels): return "cannot resample \(channels) channels: cafconv resamples at most 256"
+        }
     }
 
     public var description: String { message }

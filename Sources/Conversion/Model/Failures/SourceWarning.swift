@@ -1,9 +1,49 @@
 /// Source warnings (`ConversionWarning`), one case per warning with its data; `message` is the
 /// one place each becomes its sentence.
 public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
+    /// What the container's own parser noticed (a size that lies, a missing pad byte), in its words.
+    case container(String)
+    /// A RIFX WAVE_FORMAT_EXTENSIBLE file libsndfile cannot read: cafconv's reader decoded it alone.
+    case rifxExtensibleOwnReader(libsndfile: String)
+    /// Samples in wider slots than libsndfile reads: cafconv's reader decoded the slots.
+    case wideSlots(bits: Int, slotBytes: Int, bytesPerFrame: Int, highJustified: Bool)
+    /// A WAV 'data' size that wrapped at 32 bits: cafconv's reader read to the end of the file.
+    case wrappedDataSize(libsndfile: Int64, frames: Int64)
+    /// An AIFF 'SSND' chunk holds frames beyond those 'COMM' declares.
+    case ssndBeyondCOMM(extra: Int64, declared: Int64)
+    /// An empty audio chunk, with bytes after it libsndfile decodes.
+    case bytesAfterEmptyData(chunk: String, frames: Int64)
+    /// An IMA4 AIFF-C whose 'SSND' holds fewer packets than 'COMM' declares.
+    case ima4PacketsMissing(declared: UInt64, held: UInt64, frames: UInt64)
+    /// Fewer frames could be read than the header declares.
+    case truncated(declared: Int64, read: Int64)
+    /// No frames at all.
+    case noFrames
+    /// More than two channels without a mask were mixed in the WAVE default order.
+    case noChannelMask(channels: Int, layout: String)
+
     /// The warning, in one sentence, without the file's name.
     public var message: String {
-        switch self {}
+        switch self {
+        case .container(let text): text
+        case .rifxExtensibleOwnReader(let libsndfile):
+            "libsndfile cannot read this RIFX WAVE_FORMAT_EXTENSIBLE file (its sub-format GUID is laid out as in RIFF): cafconv's own WAV reader decoded it alone (\(libsndfile))"
+        case .wideSlots(let bits, let slotBytes, let bytesPerFrame, let highJustified):
+            "each \(bits)-bit sample sits in a \(slotBytes)-byte slot (block align \(bytesPerFrame)); libsndfile reads packed \(bits)-bit samples here, so cafconv's own WAV reader decoded the slots (each sample \(highJustified ? "in its top bytes, the low bytes being 0" : "in its low bytes, as ALSA writes them"))"
+        case .wrappedDataSize(let libsndfile, let frames):
+            "libsndfile reads only the \(libsndfile) frames of the wrapped 32-bit 'data' size; cafconv's own WAV reader decoded all \(frames) frames to the end of the file"
+        case .ssndBeyondCOMM(let extra, let declared):
+            "the 'SSND' chunk holds \(extra) frames more than the \(declared) 'COMM' declares; they are not audio (libsndfile reads them): \(declared) frames converted"
+        case .bytesAfterEmptyData(let chunk, let frames):
+            "the '\(chunk)' chunk is empty, but libsndfile reads \(frames) frames from the bytes after it; they are not audio: nothing is converted from them"
+        case .ima4PacketsMissing(let declared, let held, let frames):
+            "'COMM' declares \(declared) packets but 'SSND' holds \(held); converted \(frames) frames"
+        case .truncated(let declared, let read):
+            "the header declares \(declared) frames but only \(read) could be read; converted \(read)"
+        case .noFrames: "no audio frames: the output holds an empty 'data' chunk"
+        case .noChannelMask(let channels, let layout):
+            "the source has no channel mask (it is not WAVE_FORMAT_EXTENSIBLE): its \(channels) channels were mixed as the WAVE default order \(layout)"
+        }
     }
 
     public var description: String { message }
