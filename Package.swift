@@ -65,10 +65,43 @@ let package = Package(
         .target(name: "CAFKit", dependencies: ["BinaryIO"], swiftSettings: strict),
         // RIFF/WAVE, RF64 and AIFF chunk reader for inspection (standard library only).
         .target(name: "WAVEKit", dependencies: ["BinaryIO"], swiftSettings: strict),
-        // The conversion engine: plan, convert, verify, report. No terminal output.
+        // The engine's vocabulary: data formats (`-d`), the settings table and options, jobs, the
+        // report, typed errors and warnings, the proof's summary. Above the libraries only.
+        .target(
+            name: "ConversionModel", dependencies: ["AACCodec", "BinaryIO", "CAFKit", "SndFile", "SystemLayer", "WAVEKit"],
+            swiftSettings: strict),
+        // Writing inside an output tree someone else may write too: roots opened once, no symlink
+        // followed below them, temporary files committed by an atomic rename that replaces only
+        // regular files; the folder walk.
+        .target(name: "OutputFiles", dependencies: ["ConversionModel", "BinaryIO", "SystemLayer"], swiftSettings: strict),
+        // What an output folder remembers between runs: the manifest, orphans, shards, depfiles.
+        .target(
+            name: "IncrementalState", dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "SystemLayer"],
+            swiftSettings: strict),
+        // `cafconv.toml` rules files: the TOML subset, globs, which rule governs a file.
+        .target(name: "Rules", dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "SystemLayer"], swiftSettings: strict),
+        // One file converted: the source table, the transforms, the output codec table, the
+        // container, the proof and the commit.
+        .target(
+            name: "Transcoding",
+            dependencies: [
+                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "MPG123", "SndFile", "Soxr", "SystemLayer",
+                "WAVEKit",
+            ],
+            swiftSettings: strict),
+        // `verify`: expectations, profiles and `--against`.
+        .target(
+            name: "Verification",
+            dependencies: ["ConversionModel", "OutputFiles", "Transcoding", "AACCodec", "BinaryIO", "CAFKit", "SndFile"],
+            swiftSettings: strict),
+        // The engine on top: plans jobs from inputs, decides what is up to date, runs them in
+        // parallel and returns a report. No terminal output.
         .target(
             name: "Conversion",
-            dependencies: ["SndFile", "Soxr", "CAFKit", "WAVEKit", "BinaryIO", "SystemLayer", "AACCodec", "MPG123"],
+            dependencies: [
+                "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification", "BinaryIO",
+                "SndFile", "SystemLayer",
+            ],
             swiftSettings: strict
         ),
         // `info`: one description over CAF, WAV and AIFF, from the pure-Swift readers alone (no
@@ -83,7 +116,8 @@ let package = Package(
         .executableTarget(
             name: "cafconv",
             dependencies: [
-                "Conversion", "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer",
+                "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
+                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer",
             ],
             swiftSettings: strict
         ),
@@ -103,12 +137,20 @@ let package = Package(
         .testTarget(name: "SndFileTests", dependencies: ["SndFile", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ConversionTests",
-            dependencies: ["Conversion", "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec"],
+            dependencies: [
+                "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
+                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(
-            name: "JSONKitTests", dependencies: ["JSONKit", "Conversion", "Inspection", "TestSupport"], swiftSettings: strict),
+            name: "JSONKitTests",
+            dependencies: [
+                "JSONKit", "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding",
+                "Verification", "Inspection", "TestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "cafconvTests",
             dependencies: ["cafconv", "CAFKit", "TestSupport"],

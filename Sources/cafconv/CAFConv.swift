@@ -1,7 +1,13 @@
 import BinaryIO
 import CommandLineKit
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
 import SystemLayer
+import Transcoding
+import Verification
 
 /// The `cafconv` command: subcommands only. Arguments are parsed by `CommandLineKit` from the
 /// declarative tables of each subcommand (not swift-argument-parser, whose reflection doubled the

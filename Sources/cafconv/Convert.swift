@@ -1,6 +1,12 @@
 import BinaryIO
 import CommandLineKit
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
+import Transcoding
+import Verification
 
 /// `cafconv convert`: audio files and folders to CAF.
 struct Convert {

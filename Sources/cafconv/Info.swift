@@ -1,7 +1,13 @@
 import BinaryIO
 import CommandLineKit
 import Conversion
+import ConversionModel
+import IncrementalState
 import Inspection
+import OutputFiles
+import Rules
+import Transcoding
+import Verification
 
 /// `cafconv info`: what is inside CAF, WAV and AIFF files.
 struct Info {

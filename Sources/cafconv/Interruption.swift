@@ -1,5 +1,11 @@
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
 import SystemLayer
+import Transcoding
+import Verification
 
 /// Turns SIGINT and SIGTERM into a cancellation of the run: no new file is started, files in
 /// flight stop at their next block and delete their temporary files, and `convert` exits 130.

@@ -1,10 +1,16 @@
 import BinaryIO
 import CommandLineKit
 import Conversion
+import ConversionModel
+import IncrementalState
 import Inspection
 import JSONKit
+import OutputFiles
+import Rules
 import Synchronization
 import SystemLayer
+import Transcoding
+import Verification
 
 /// Renders reports: results on stdout, diagnostics and the summary on stderr. Every line goes
 /// through `Console`, which writes each line whole and stdout before stderr.

@@ -1,5 +1,11 @@
 import CommandLineKit
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
+import Transcoding
+import Verification
 
 /// The command-line options of the conversion settings (``Settings/all``), declared with
 /// CommandLineKit: each ``SettingOption`` becomes the option help, the parser and the completion

@@ -1,5 +1,11 @@
 import CommandLineKit
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
+import Transcoding
+import Verification
 
 /// Options that `convert` and `verify` share, declared once.
 enum SharedOptions {

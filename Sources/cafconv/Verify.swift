@@ -1,6 +1,12 @@
 import BinaryIO
 import CommandLineKit
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
+import Transcoding
+import Verification
 
 /// `cafconv verify`: a CI gate for CAF assets.
 struct Verify {

@@ -1,9 +1,15 @@
 import AACCodec
 import BinaryIO
 import CAFKit
+@testable import ConversionModel
 import Foundation
+@testable import IncrementalState
+@testable import OutputFiles
+@testable import Rules
 import TestSupport
 import Testing
+@testable import Transcoding
+@testable import Verification
 
 @testable import Conversion
 

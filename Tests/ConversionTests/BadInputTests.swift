@@ -1,9 +1,15 @@
 import BinaryIO
 import CAFKit
 import Conversion
+import ConversionModel
 import Foundation
+import IncrementalState
+import OutputFiles
+import Rules
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 @Suite("Bad input: a clear reason, or a warning and only what is really there")
 struct BadInputTests {

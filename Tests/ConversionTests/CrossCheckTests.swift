@@ -1,8 +1,14 @@
 import BinaryIO
 import CAFKit
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 /// An independent decoder: ffmpeg reads our CAF and must produce the source's samples.
 @Suite("ffmpeg cross-check", .enabled(if: which("ffmpeg") != nil, "ffmpeg is not installed"))

@@ -1,6 +1,12 @@
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 /// The stable failure codes of the JSON report (`files[].code`).
 @Suite("Failure codes")

@@ -1,6 +1,12 @@
+@testable import ConversionModel
+@testable import IncrementalState
+@testable import OutputFiles
+@testable import Rules
 import SndFile
 import TestSupport
 import Testing
+@testable import Transcoding
+@testable import Verification
 
 @testable import Conversion
 

@@ -1,10 +1,16 @@
 import BinaryIO
 import CAFKit
 import Conversion
+import ConversionModel
 import Foundation
+import IncrementalState
+import OutputFiles
+import Rules
 import Synchronization
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 /// Whether this process may mount a small tmpfs (root in a container that allows it).
 let canMount: Bool = {

@@ -1,9 +1,15 @@
 import BinaryIO
 import CAFKit
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
 import SndFile
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 @Suite("Data formats: the -d grammar and codecs")
 struct FormatTests {

@@ -1,7 +1,13 @@
 import Conversion
+import ConversionModel
+import IncrementalState
 import Inspection
+import OutputFiles
+import Rules
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 /// `cafconv info` agrees with ORACLE.json on all 40 real files.
 @Suite("Inspector on the real corpus", .enabled(if: RepositoryPaths.realCorpus != nil, "../shared/corpus/real is absent"))

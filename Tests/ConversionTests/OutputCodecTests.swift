@@ -1,8 +1,14 @@
 import AACCodec
 import CAFKit
 @testable import Conversion
+@testable import ConversionModel
+@testable import IncrementalState
+@testable import OutputFiles
+@testable import Rules
 import SndFile
 import Testing
+@testable import Transcoding
+@testable import Verification
 
 @Suite("Output codecs: one registry of the encodings -d names")
 struct OutputCodecTests {

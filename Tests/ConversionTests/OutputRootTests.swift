@@ -1,9 +1,15 @@
 import BinaryIO
 import Conversion
+import ConversionModel
 import Foundation
+import IncrementalState
+import OutputFiles
+import Rules
 import Synchronization
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 #if canImport(Glibc)
     import Glibc

@@ -1,8 +1,14 @@
 import BinaryIO
 import CAFKit
+@testable import ConversionModel
+@testable import IncrementalState
+@testable import OutputFiles
+@testable import Rules
 import SndFile
 import TestSupport
 import Testing
+@testable import Transcoding
+@testable import Verification
 import WAVEKit
 
 @testable import Conversion

@@ -1,6 +1,12 @@
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 @Suite("Planning: folders, mirroring, names")
 struct PlannerTests {

@@ -1,9 +1,15 @@
 import BinaryIO
 import CAFKit
 import Conversion
+import ConversionModel
 import Foundation
+import IncrementalState
+import OutputFiles
+import Rules
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 /// Signal analysis for the resampler's quality checks.
 enum Analysis {

@@ -1,8 +1,14 @@
 import BinaryIO
 import CAFKit
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 import WAVEKit
 
 /// The WAV files of `../shared/corpus/real/`, made by other tools, convert exactly as documented here.

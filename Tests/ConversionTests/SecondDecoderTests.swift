@@ -1,8 +1,14 @@
 import BinaryIO
 import CAFKit
 import Conversion
+import ConversionModel
+import IncrementalState
+import OutputFiles
+import Rules
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 import WAVEKit
 
 /// Lossy sources and FLAC decoded in full by libsndfile and checked by a second decoder

@@ -1,4 +1,10 @@
+@testable import ConversionModel
+@testable import IncrementalState
+@testable import OutputFiles
+@testable import Rules
 import Testing
+@testable import Transcoding
+@testable import Verification
 
 @testable import Conversion
 

@@ -1,7 +1,13 @@
 import BinaryIO
 import CAFKit
+@testable import ConversionModel
+@testable import IncrementalState
+@testable import OutputFiles
+@testable import Rules
 import TestSupport
 import Testing
+@testable import Transcoding
+@testable import Verification
 
 @testable import Conversion
 

@@ -1,11 +1,17 @@
 import BinaryIO
 import CAFKit
 import Conversion
+@testable import ConversionModel
 import Foundation
+@testable import IncrementalState
 import Inspection
+@testable import OutputFiles
+@testable import Rules
 import SndFile
 import TestSupport
 import Testing
+@testable import Transcoding
+@testable import Verification
 
 @testable import Conversion
 

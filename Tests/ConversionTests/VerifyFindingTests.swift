@@ -1,8 +1,14 @@
 import BinaryIO
 import CAFKit
 import Conversion
+import ConversionModel
+import IncrementalState
 import JSONKit
+import OutputFiles
+import Rules
 import Testing
+import Transcoding
+import Verification
 
 /// `verify`'s findings: typed rules, the validator's diagnostics kept whole, and one rendering
 /// that the text line and the JSON object share.

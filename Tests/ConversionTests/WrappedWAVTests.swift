@@ -1,6 +1,12 @@
 import BinaryIO
+@testable import ConversionModel
+@testable import IncrementalState
+@testable import OutputFiles
+@testable import Rules
 import TestSupport
 import Testing
+@testable import Transcoding
+@testable import Verification
 
 @testable import Conversion
 

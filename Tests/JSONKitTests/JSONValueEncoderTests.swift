@@ -1,9 +1,15 @@
 import Conversion
+import ConversionModel
 import Foundation
+import IncrementalState
 import Inspection
 import JSONKit
+import OutputFiles
+import Rules
 import TestSupport
 import Testing
+import Transcoding
+import Verification
 
 /// The encoder against Foundation's `JSONEncoder`, which the CLI used before: the same bytes for
 /// the reports the CLI prints and for awkward values.

@@ -1,0 +1,409 @@
+import AACCodec
+import BinaryIO
+import CAFKit
+import ConversionModel
+import OutputFiles
+import SystemLayer
+
+/// An AAC CAF decoded frame by frame: CAFKit finds the packets (`pakt`) and the
+/// AudioSpecificConfig (`kuki`), libavcodec decodes them; the `pakt` priming frames are dropped
+/// and the output stops at its valid frames, so what comes out is the audio the file declares.
+/// Memory is bounded: the packet table is read a window at a time, one packet is decoded at a time.
+package final class AACFileDecoder {
+    package let channels: Int
+    package let sampleRate: Int
+    /// The valid frames the `pakt` declares.
+    package let validFrames: Int64
+    /// The priming frames the `pakt` declares (dropped).
+    package let primingFrames: Int64
+    /// Frames per packet (`desc`).
+    package let framesPerPacket: Int
+    private let source: any ByteSource
+    private var packets: CAFPacketReader
+    private let decoder: AACDecoder
+    private var pending: [Float] = []
+    private var pendingStart = 0
+    private var toDrop: Int64
+    package private(set) var framesOut: Int64 = 0
+    /// Every frame libavcodec decoded, priming included.
+    package private(set) var decodedFrames: Int64 = 0
+    private var finished = false
+
+    /// The AAC format IDs cafconv decodes: AAC (LC and the others libavcodec decodes) and AAC-LD.
+    package static let formatIDs: Set<FourCC> = [.aac, FourCC("aacl")]
+
+    /// Opens the AAC CAF `file` read from `source`; throws a sentence saying why it cannot be
+    /// decoded (not AAC, no usable `kuki` or `pakt`, libavcodec missing).
+    package init(file: CAFFile, source: any ByteSource) throws(AACFormatError) {
+        let desc = file.audioDescription
+        guard Self.formatIDs.contains(desc.formatID) else {
+            throw AACFormatError("its audio is '\(desc.formatID)', not AAC")
+        }
+        guard desc.channelsPerFrame > 0, desc.channelsPerFrame <= 64 else {
+            throw AACFormatError("its 'desc' declares \(desc.channelsPerFrame) channels")
+        }
+        guard desc.sampleRate.isFinite, desc.sampleRate >= 1, desc.sampleRate <= 1_000_000,
+            desc.sampleRate == desc.sampleRate.rounded()
+        else {
+            throw AACFormatError("its 'desc' declares a sample rate of \(desc.sampleRate) Hz")
+        }
+        guard let kuki = file.chunks.first(where: { $0.type == .kuki }) else {
+            throw AACFormatError("it has no 'kuki' chunk, so its AudioSpecificConfig is unknown")
+        }
+        guard kuki.size <= 1 << 16, kuki.bodyOffset + kuki.size <= source.length else {
+            throw AACFormatError("its 'kuki' chunk of \(kuki.size) bytes is too large or runs past the end of the file")
+        }
+        let cookieBytes: [UInt8]
+        do { cookieBytes = try source.readExactly(at: kuki.bodyOffset, count: Int(kuki.size)) } catch {
+            throw AACFormatError("cannot read its 'kuki' chunk: \(error)")
+        }
+        let cookie = try MPEG4ESDescriptor(parsing: cookieBytes)
+        try Self.check(cookie.audioSpecificConfig, against: desc)
+        packets = try CAFPacketReader(file: file, source: source)
+        guard let header = file.packetTableHeader, header.numberValidFrames >= 0, header.primingFrames >= 0,
+            header.remainderFrames >= 0
+        else {
+            throw AACFormatError("its 'pakt' header has negative frame counts")
+        }
+        // Never trust the counts before checking them against the file: every packet takes at
+        // least one byte of the 'data' chunk, and the valid frames fit in the packets.
+        guard UInt64(header.numberPackets) <= file.audioBytes else {
+            throw AACFormatError(
+                "its 'pakt' announces \(header.numberPackets) packets, more than the \(file.audioBytes) bytes of its 'data' chunk can hold")
+        }
+        let (capacity, overflow) = header.numberPackets.multipliedReportingOverflow(by: Int64(desc.framesPerPacket))
+        let (declared, tooMany) = header.numberValidFrames.addingReportingOverflow(Int64(header.primingFrames))
+        guard !overflow, !tooMany, declared <= capacity else {
+            throw AACFormatError(
+                "its 'pakt' declares \(header.primingFrames) priming + \(header.numberValidFrames) valid frames, more than its \(header.numberPackets) packets of \(desc.framesPerPacket) frames hold")
+        }
+        channels = Int(desc.channelsPerFrame)
+        sampleRate = Int(desc.sampleRate)
+        validFrames = header.numberValidFrames
+        primingFrames = Int64(header.primingFrames)
+        framesPerPacket = Int(desc.framesPerPacket)
+        toDrop = primingFrames
+        self.source = source
+        do {
+            decoder = try AACDecoder(config: cookie.audioSpecificConfig, sampleRate: sampleRate, channels: channels)
+        } catch {
+            throw AACFormatError(error.message)
+        }
+    }
+
+    /// The MPEG-4 sampling frequency table (ISO/IEC 14496-3, 1.6.3.4).
+    package static let frequencies = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+
+    /// Checks the AudioSpecificConfig's object type, rate and channel configuration against `desc`:
+    /// explicitly signalled SBR or PS (HE-AAC) is refused, and a rate or channel count that
+    /// disagrees with `desc` is refused naming both.
+    package static func check(_ asc: [UInt8], against desc: AudioDescription) throws(AACFormatError) {
+        var bit = 0
+        func read(_ count: Int) throws(AACFormatError) -> Int {
+            var value = 0
+            for _ in 0..<count {
+                guard bit / 8 < asc.count else { throw AACFormatError("its AudioSpecificConfig is cut short") }
+                value = value << 1 | Int(asc[bit / 8] >> (7 - UInt8(bit % 8)) & 1)
+                bit += 1
+            }
+            return value
+        }
+        func objectType() throws(AACFormatError) -> Int {
+            let type = try read(5)
+            return type == 31 ? 32 + (try read(6)) : type
+        }
+        func frequency() throws(AACFormatError) -> Int {
+            let index = try read(4)
+            if index == 15 { return try read(24) }
+            guard index < frequencies.count else { throw AACFormatError("its AudioSpecificConfig has sampling frequency index \(index), which is reserved") }
+            return frequencies[index]
+        }
+        let type = try objectType()
+        let rate = try frequency()
+        let configuration = try read(4)
+        if type == 5 || type == 29 {
+            let output = try frequency()
+            throw AACFormatError(
+                "its AudioSpecificConfig signals HE-AAC (\(type == 29 ? "SBR and PS" : "SBR"): core \(rate) Hz, output \(output) Hz; 'desc' says \(Int(desc.sampleRate)) Hz, \(desc.framesPerPacket) frames per packet); cafconv decodes AAC-LC and AAC-LD only")
+        }
+        guard Double(rate) == desc.sampleRate else {
+            throw AACFormatError("its AudioSpecificConfig says \(rate) Hz, its 'desc' \(desc.sampleRate) Hz")
+        }
+        let channels = configuration == 7 ? 8 : configuration
+        if (1...7).contains(configuration), channels != Int(desc.channelsPerFrame) {
+            throw AACFormatError(
+                "its AudioSpecificConfig says \(channels) channels (configuration \(configuration)), its 'desc' \(desc.channelsPerFrame)")
+        }
+    }
+
+    /// Reads up to `frames` frames (interleaved floats) into `output` (resized as needed); 0 at
+    /// the end of the valid frames. Throws when a packet cannot be read or decoded, or when the
+    /// packets decode to fewer frames than the `pakt` declares.
+    package func read(into output: inout [Float], frames: Int) throws(AACFormatError) -> Int {
+        let wanted = Int(min(Int64(frames), validFrames - framesOut))
+        guard wanted > 0 else { return 0 }
+        while (pending.count - pendingStart) / channels < wanted && !finished {
+            try decodeNext()
+        }
+        let got = min(wanted, (pending.count - pendingStart) / channels)
+        if output.count < got * channels { output = [Float](repeating: 0, count: got * channels) }
+        for index in 0..<(got * channels) { output[index] = pending[pendingStart + index] }
+        pendingStart += got * channels
+        framesOut += Int64(got)
+        if pendingStart > 1 << 16 {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+        if got < wanted {
+            throw AACFormatError(
+                "its \(packets.packetCount) packets decode to \(decodedFrames) frames, but its 'pakt' declares \(primingFrames) priming + \(validFrames) valid frames"
+            )
+        }
+        return got
+    }
+
+    private func decodeNext() throws(AACFormatError) {
+        var decoded: [Float] = []
+        if let packet = try packets.next() {
+            let bytes: [UInt8]
+            do { bytes = try source.readExactly(at: packet.offset, count: packet.size) } catch {
+                throw AACFormatError("cannot read packet \(packets.packetsRead - 1): \(error)")
+            }
+            do {
+                try decoder.decode(bytes, into: &decoded)
+            } catch {
+                throw AACFormatError("packet \(packets.packetsRead - 1): \(error.message)")
+            }
+        } else {
+            do { try decoder.finish(into: &decoded) } catch { throw AACFormatError(error.message) }
+            finished = true
+        }
+        var frames = decoded.count / channels
+        // Every packet decodes to the frames per packet the 'desc' declares (HE-AAC's SBR gives twice as many).
+        if !finished, frames != framesPerPacket {
+            throw AACFormatError(
+                "libavcodec decodes \(frames) frames from packet \(packets.packetsRead - 1), the file's 'desc' declares \(framesPerPacket) frames per packet")
+        }
+        decodedFrames += Int64(frames)
+        var start = 0
+        if toDrop > 0 {
+            let dropped = Int(min(toDrop, Int64(frames)))
+            toDrop -= Int64(dropped)
+            start = dropped * channels
+            frames -= dropped
+        }
+        if frames > 0 { pending.append(contentsOf: decoded[start...]) }
+    }
+}
+
+/// What comparing a lossy output with its source measured.
+package struct LossyComparison {
+    /// Signal-to-noise ratio over every frame and channel, in dB; `nil` for a silent source.
+    package var snr: Double?
+    /// The lag of the cross-correlation peak (output against source, channels summed) over the
+    /// source's loudest windows (see `Accumulator`), ties within `peakTolerance` going to the lag
+    /// nearest 0; `nil` when the source is near-silent or the peak's normalised correlation is
+    /// under `minimumCorrelation` (too little of the source survived to measure the alignment).
+    package var peakLag: Int?
+    /// Whether no window of the source reaches `loudWindowLevel`: digital silence, or audio too
+    /// quiet to align on or to measure an SNR of. Such a file passes when its error is at most
+    /// `nearSilentErrorLevel`.
+    package var isNearSilent = false
+    /// The error's RMS over every sample, in dBFS (`-infinity` when there is none).
+    package var errorLevel = -Double.infinity
+
+    /// What breaks the AAC proof's rules, the one judgement `convert` and `verify --against` share.
+    package enum Finding: Equatable {
+        /// The cross-correlation peak is not at lag 0.
+        case lag(Int)
+        /// The SNR (rounded) is below the floor.
+        case snr(Double, floor: Double)
+        /// The source is near-silent but the error reaches this level (dBFS, rounded).
+        case loudError(Double)
+    }
+
+    /// The first rule broken, or `nil`: a near-silent source needs its error at most
+    /// `nearSilentErrorLevel` (its SNR and alignment mean nothing); any other the peak at lag 0
+    /// (when measurable) and the SNR at `snrFloor` or above.
+    package func finding(snrFloor: Double) -> Finding? {
+        if isNearSilent {
+            guard errorLevel <= Self.nearSilentErrorLevel else { return .loudError((errorLevel * 100).rounded() / 100) }
+            return nil
+        }
+        if let peakLag, peakLag != 0 { return .lag(peakLag) }
+        if let snr = roundedSNR, snr < snrFloor { return .snr(snr, floor: snrFloor) }
+        return nil
+    }
+
+    /// The SNR as reports show it: rounded to 0.01 dB, 200 standing for identical.
+    package var roundedSNR: Double? { snr.map { ($0.isFinite ? min($0, 200) : 200) }.map { ($0 * 100).rounded() / 100 } }
+
+    /// Lags searched for the cross-correlation peak: more than one AAC packet either way.
+    package static let maximumLag = 1100
+    /// Frames per window correlated; windows start at multiples of `window`.
+    package static let window = 4096
+    /// How many of the source's loudest windows are correlated.
+    package static let windowsCorrelated = 3
+    /// A window takes part in the alignment only when its RMS per channel reaches this level, in
+    /// dBFS: below it, dither or the tail of a fade has no features to align on.
+    package static let loudWindowLevel = -60.0
+    /// A near-silent source's output passes when its error RMS is at most this level, in dBFS.
+    package static let nearSilentErrorLevel = -50.0
+    /// Correlations within this fraction of the highest count as the peak (the nearest to lag 0 wins).
+    package static let peakTolerance = 0.05
+    /// Below this normalised correlation the alignment is not measured.
+    package static let minimumCorrelation = 0.2
+
+    /// Accumulates sums over blocks of source and output frames.
+    ///
+    /// The alignment is measured where the source has energy, never where it is silent: the
+    /// source is cut into windows of `window` frames, each window whose RMS per channel reaches
+    /// `loudWindowLevel` is a candidate, and the `windowsCorrelated` loudest candidates are kept
+    /// with `maximumLag` output frames either side. At the end the cross-correlation over those
+    /// windows is normalised at every lag by the energies it multiplies, so a fade-in (louder
+    /// output at later lags) does not pull the peak late. Memory holds a few windows, whatever
+    /// the length.
+    package struct Accumulator {
+        package let channels: Int
+        private var signal = 0.0
+        private var noise = 0.0
+        private var samples: Int64 = 0
+        /// Channels summed, and each frame's source power (summed over channels), from frame
+        /// `bufferStart` on.
+        private var sourceMono: [Float] = []
+        private var outputMono: [Float] = []
+        private var sourcePower: [Double] = []
+        private var bufferStart: Int64 = -Int64(LossyComparison.maximumLag)
+        private var framesSeen: Int64 = 0
+        private var nextWindow: Int64 = 0
+        private var chosen: [Segment] = []
+        /// Every window judged, for tests (windows are judged in order).
+        package private(set) var windowsJudged = 0
+
+        /// One candidate window: the source's `window` frames (fewer at the end) and the output
+        /// from `maximumLag` before to `maximumLag` after, zero outside the file.
+        package struct Segment {
+            package var energy: Double
+            package var source: [Float]
+            package var output: [Float]
+        }
+
+        package init(channels: Int) {
+            self.channels = channels
+            // The output before frame 0 is zero.
+            sourceMono = [Float](repeating: 0, count: LossyComparison.maximumLag)
+            outputMono = sourceMono
+            sourcePower = [Double](repeating: 0, count: LossyComparison.maximumLag)
+        }
+
+        /// Adds `frames` frames of interleaved `source` and `output` samples.
+        package mutating func add(source: [Float], output: [Float], frames: Int) {
+            for frame in 0..<frames {
+                var s: Float = 0
+                var o: Float = 0
+                var power = 0.0
+                for channel in 0..<channels {
+                    let index = frame * channels + channel
+                    let value = Double(source[index])
+                    let d = value - Double(output[index])
+                    signal += value * value
+                    noise += d * d
+                    power += value * value
+                    s += source[index]
+                    o += output[index]
+                }
+                sourceMono.append(s)
+                outputMono.append(o)
+                sourcePower.append(power)
+            }
+            framesSeen += Int64(frames)
+            samples += Int64(frames * channels)
+            let lag = Int64(LossyComparison.maximumLag)
+            while nextWindow + Int64(LossyComparison.window) + lag <= framesSeen { judgeWindow() }
+            // Keep from `maximumLag` before the next window on.
+            let drop = Int(nextWindow - lag - bufferStart)
+            if drop > 1 << 16 {
+                sourceMono.removeFirst(drop)
+                outputMono.removeFirst(drop)
+                sourcePower.removeFirst(drop)
+                bufferStart += Int64(drop)
+            }
+        }
+
+        /// Judges the window at `nextWindow` (cut at the end of the file) and moves on.
+        private mutating func judgeWindow() {
+            let lag = LossyComparison.maximumLag
+            let start = Int(nextWindow - bufferStart)
+            let count = Int(min(Int64(LossyComparison.window), framesSeen - nextWindow))
+            nextWindow += Int64(LossyComparison.window)
+            windowsJudged += 1
+            var energy = 0.0
+            for index in start..<start + count { energy += sourcePower[index] }
+            let threshold = pow(10, LossyComparison.loudWindowLevel / 10) * Double(count * channels)
+            guard count > 0, energy >= threshold else { return }
+            if chosen.count == LossyComparison.windowsCorrelated {
+                guard let quietest = chosen.indices.min(by: { chosen[$0].energy < chosen[$1].energy }),
+                    chosen[quietest].energy < energy
+                else { return }
+                chosen.remove(at: quietest)
+            }
+            var output = [Float](repeating: 0, count: count + 2 * lag)
+            let available = min(outputMono.count, start + count + lag) - (start - lag)
+            for index in 0..<available { output[index] = outputMono[start - lag + index] }
+            chosen.append(Segment(energy: energy, source: Array(sourceMono[start..<start + count]), output: output))
+        }
+
+        /// The measures.
+        package mutating func result() -> LossyComparison {
+            while nextWindow < framesSeen { judgeWindow() }
+            let snr: Double? = signal == 0 ? nil : noise == 0 ? .infinity : 10 * log10(signal / noise)
+            let errorLevel = noise == 0 ? -Double.infinity : 10 * log10(noise / Double(max(1, samples)))
+            guard !chosen.isEmpty else {
+                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: true, errorLevel: errorLevel)
+            }
+            let maximumLag = LossyComparison.maximumLag
+            var correlations = [Double](repeating: 0, count: 2 * maximumLag + 1)
+            var outputEnergies = [Double](repeating: 0, count: 2 * maximumLag + 1)
+            var sourceEnergy = 0.0
+            for segment in chosen {
+                segment.source.withUnsafeBufferPointer { source in
+                    segment.output.withUnsafeBufferPointer { output in
+                        for value in source { sourceEnergy += Double(value) * Double(value) }
+                        // The output's energy under the window at each lag, slid one frame at a time.
+                        var sliding = 0.0
+                        for index in 0..<source.count { sliding += Double(output[index]) * Double(output[index]) }
+                        for offset in 0...(2 * maximumLag) {
+                            var sum = 0.0
+                            for index in 0..<source.count { sum += Double(source[index]) * Double(output[offset + index]) }
+                            correlations[offset] += sum
+                            outputEnergies[offset] += max(0, sliding)
+                            if offset < 2 * maximumLag {
+                                let leaving = Double(output[offset])
+                                let entering = Double(output[offset + source.count])
+                                sliding += entering * entering - leaving * leaving
+                            }
+                        }
+                    }
+                }
+            }
+            var normalised = [Double](repeating: 0, count: correlations.count)
+            for offset in correlations.indices where outputEnergies[offset] > 0 && sourceEnergy > 0 {
+                normalised[offset] = correlations[offset] / (sourceEnergy * outputEnergies[offset]).squareRoot()
+            }
+            let best = normalised.max() ?? 0
+            // Too little of the source survives in the output (an encoder that cut the band, a
+            // silent decode) for a peak to mean anything: the alignment is not measurable.
+            guard best >= LossyComparison.minimumCorrelation else {
+                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: false, errorLevel: errorLevel)
+            }
+            // Periodic audio correlates as well one period off: the peak is the lag nearest 0
+            // whose correlation is within `peakTolerance` of the highest.
+            var bestLag = Int.max
+            for (offset, value) in normalised.enumerated() where value >= (1 - LossyComparison.peakTolerance) * best {
+                let lag = offset - maximumLag
+                if abs(lag) < abs(bestLag) || (abs(lag) == abs(bestLag) && lag > bestLag) { bestLag = lag }
+            }
+            return LossyComparison(snr: snr, peakLag: bestLag, isNearSilent: false, errorLevel: errorLevel)
+        }
+    }
+}

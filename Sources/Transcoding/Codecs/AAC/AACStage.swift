@@ -1,0 +1,411 @@
+import AACCodec
+import BinaryIO
+import CAFKit
+import ConversionModel
+import OutputFiles
+import SystemLayer
+
+/// The Encoder and Container stages of `-d aac`: libavcodec's AAC-LC encoder (loaded at the first
+/// AAC job, see `LibAVCodec`) fed the source's samples as floats, its packets laid out by CAFKit
+/// as Apple's afconvert lays out an AAC CAF (`desc`, `kuki`, `pakt`, `free`, `data` at a
+/// multiple of 4096). The `pakt` table's size is known only at the end, so the packets and their
+/// sizes go to two unnamed spool files in the output folder as they come (memory stays bounded
+/// by the block size) and the CAF is assembled in the temporary output once the encoder is done.
+package enum AACStage {
+    /// The sample rates an AAC file can have (the MPEG-4 sampling frequency table).
+    package static let sampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+
+    /// The most channels cafconv encodes (AAC's default layouts stop at 7.1).
+    package static let maximumChannels = 8
+
+    /// `-b` when not given: 64 kb/s per channel (128 kb/s stereo), as much as the rate allows.
+    package static func defaultBitRate(channels: Int, sampleRate: Int) -> Int {
+        min(64_000 * channels, maximumBitRate(channels: channels, sampleRate: sampleRate))
+    }
+
+    /// AAC's ceiling: 6144 bits per channel per 1024-frame packet.
+    package static func maximumBitRate(channels: Int, sampleRate: Int) -> Int { 6144 * channels * sampleRate / 1024 }
+
+    /// The lowest total bit rate cafconv accepts: 8 kb/s per channel.
+    package static func minimumBitRate(channels: Int) -> Int { 8000 * channels }
+
+    /// The bit rate for a source, or a sentence saying why it cannot be encoded as asked.
+    package static func bitRate(asked: Int?, channels: Int, sampleRate: Int) throws(ConversionError) -> Int {
+        guard sampleRates.contains(sampleRate) else {
+            let nearest = sampleRates.min { abs($0 - sampleRate) < abs($1 - sampleRate) } ?? 44100
+            throw .encoding(.aacSampleRate(hz: Double(sampleRate), rates: sampleRates, nearest: nearest))
+        }
+        guard (1...maximumChannels).contains(channels) else {
+            throw .encoding(.aacChannels(channels, maximum: maximumChannels))
+        }
+        let highest = maximumBitRate(channels: channels, sampleRate: sampleRate)
+        let lowest = minimumBitRate(channels: channels)
+        guard let asked else { return defaultBitRate(channels: channels, sampleRate: sampleRate) }
+        guard asked >= lowest, asked <= highest else {
+            throw .encoding(
+                .aacBitRate(asked: asked, sampleRate: sampleRate, channels: channels, lowest: lowest, highest: highest))
+        }
+        return asked
+    }
+
+    /// What `write` made.
+    package struct Written {
+        package var frames: Int64
+        package var packets: Int64
+        package var priming: Int
+        package var remainder: Int
+        package var bitRate: Int
+        package var audioBytes: UInt64
+    }
+
+    /// Encodes `audio` into the temporary output `output` (a descriptor of an empty file in
+    /// `folder`): the whole AAC CAF. `nil` when `isCancelled` said stop.
+    package static func write(
+        _ audio: any FrameSource, bitRate: Int, to output: Int32, folder: FileSystem.Folder, blockSamples: Int,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Written? {
+        let encoder: AACEncoder
+        do {
+            encoder = try AACEncoder(sampleRate: audio.sampleRate, channels: audio.channels, bitRate: bitRate)
+        } catch {
+            throw ConversionError(.unsupported, error.message)
+        }
+        let spooled = Spooled(packets: try Spool(in: folder), table: try Spool(in: folder))
+        guard
+            let frames = try encode(
+                audio, with: encoder, into: spooled, blockSamples: blockSamples, isCancelled: isCancelled)
+        else { return nil }
+        try spooled.packets.flush()
+        try spooled.table.flush()
+        let framesPerPacket = encoder.framesPerPacket
+        var priming = encoder.priming
+        var remainder = spooled.count * Int64(framesPerPacket) - Int64(priming) - frames
+        if spooled.count == 0 {
+            priming = 0
+            remainder = 0
+        }
+        guard remainder >= 0, remainder < Int64(framesPerPacket) + Int64(priming) else {
+            throw ConversionError(
+                .proof,
+                "libavcodec's AAC encoder gave \(spooled.count) packets of \(framesPerPacket) frames for \(frames) frames after \(priming) priming frames"
+            )
+        }
+        let written = Written(
+            frames: frames, packets: spooled.count, priming: priming, remainder: Int(remainder), bitRate: bitRate,
+            audioBytes: spooled.packets.length)
+        let done = try assemble(
+            written, spooled: spooled, encoder: encoder, channels: audio.channels, sampleRate: audio.sampleRate,
+            to: output, isCancelled: isCancelled)
+        return done ? written : nil
+    }
+
+    /// The packets and their sizes as the encoder hands them out, each in its spool file (the
+    /// `pakt` table's size is known only at the end).
+    package final class Spooled {
+        package let packets: Spool
+        package let table: Spool
+        /// Packets so far.
+        package var count: Int64 = 0
+        /// The largest packet's bytes (the `kuki`'s peak bit rate).
+        package var largest = 0
+        private var varint: [UInt8] = []
+
+        package init(packets: Spool, table: Spool) {
+            self.packets = packets
+            self.table = table
+        }
+
+        package func append(_ bytes: UnsafeRawBufferPointer) throws(ConversionError) {
+            try packets.append(bytes)
+            varint.removeAll(keepingCapacity: true)
+            PacketTable.appendVariableLength(UInt64(bytes.count), to: &varint)
+            try table.append(varint)
+            count += 1
+            largest = max(largest, bytes.count)
+        }
+    }
+
+    /// Feeds every frame of `audio` to `encoder` as floats, its packets into `spooled`; returns
+    /// the frames encoded, or `nil` when `isCancelled` said stop (asked before every block).
+    package static func encode(
+        _ audio: any FrameSource, with encoder: AACEncoder, into spooled: Spooled, blockSamples: Int,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Int64? {
+        // A spool's failure passes through the encoder's callback as its own error type; the
+        // original is kept to be thrown instead.
+        var spoolError: ConversionError?
+        let store: (UnsafeRawBufferPointer) throws(AACCodecError) -> Void = { bytes throws(AACCodecError) in
+            do throws(ConversionError) { try spooled.append(bytes) } catch {
+                spoolError = error
+                throw AACCodecError(error.message)
+            }
+        }
+        let channels = audio.channels
+        let blockFrames = max(1, blockSamples / channels)
+        var ints = [Int32](repeating: 0, count: blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: audio.isFloat ? blockFrames * channels : 0)
+        var floats = [Float](repeating: 0, count: blockFrames * channels)
+        var frames: Int64 = 0
+        do {
+            while true {
+                if isCancelled() { return nil }
+                let got: Int
+                do { got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
+                    throw ConversionError(.libsndfile, error.message)
+                }
+                if got == 0 { break }
+                let count = got * channels
+                if audio.isFloat {
+                    for index in 0..<count { floats[index] = Float(doubles[index]) }
+                } else {
+                    for index in 0..<count { floats[index] = Float(SampleScaling.float(ints[index])) }
+                }
+                try encoder.encode(floats, frames: got, packet: store)
+                frames += Int64(got)
+            }
+            try encoder.finish(packet: store)
+        } catch let error as AACCodecError {
+            throw spoolError ?? ConversionError(.unsupported, error.message)
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw ConversionError(.io, "\(error)")
+        }
+        return frames
+    }
+
+    /// Lays out the CAF in `output`: the header, `desc`, `kuki` and `pakt` header, the size table
+    /// copied from its spool, `free` to the next page, `data`, the packets copied from theirs.
+    /// `false` when cancelled.
+    package static func assemble(
+        _ written: Written, spooled: Spooled, encoder: AACEncoder, channels: Int, sampleRate: Int, to output: Int32,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Bool {
+        let framesPerPacket = encoder.framesPerPacket
+        let seconds = Double(max(written.packets, 1) * Int64(framesPerPacket)) / Double(sampleRate)
+        let cookie = MPEG4ESDescriptor(
+            bufferSize: UInt32(768 * channels),
+            maxBitRate: UInt32(clamping: spooled.largest * 8 * sampleRate / framesPerPacket),
+            averageBitRate: written.packets == 0
+                ? 0 : UInt32(clamping: Int((Double(spooled.packets.length) * 8 / seconds).rounded())),
+            audioSpecificConfig: encoder.audioSpecificConfig)
+        let header = PacketTableHeader(
+            numberPackets: written.packets, numberValidFrames: written.frames, primingFrames: Int32(written.priming),
+            remainderFrames: Int32(written.remainder))
+        let layout = CAFWriter.aacLayout(
+            sampleRate: Double(sampleRate), channels: channels, framesPerPacket: framesPerPacket, cookie: cookie,
+            packetTable: header, tableBytes: Int(spooled.table.length), audioBytes: spooled.packets.length)
+        var offset: UInt64 = 0
+        try FileSystem.writeAll(output, layout.before, at: offset)
+        offset += UInt64(layout.before.count)
+        offset = try spooled.table.copy(to: output, at: offset, isCancelled: isCancelled)
+        try FileSystem.writeAll(output, layout.after, at: offset)
+        offset += UInt64(layout.after.count)
+        _ = try spooled.packets.copy(to: output, at: offset, isCancelled: isCancelled)
+        return !isCancelled()
+    }
+
+    /// An unnamed file in the output folder that bytes are appended to through a 64 KiB buffer and
+    /// then copied out; it vanishes when freed.
+    package final class Spool {
+        private let descriptor: Int32
+        private var buffer: [UInt8] = []
+        private var written: UInt64 = 0
+        private static let bufferSize = 1 << 16
+
+        package init(in folder: FileSystem.Folder) throws(ConversionError) {
+            let name = FileSystem.temporaryName(for: "spool")
+            let fd = FileSystem.withPath(name) { cafconv_create_unnamed(folder.descriptor, $0) }
+            guard fd >= 0 else {
+                throw ConversionError(.output, "cannot create a spool file in \(PathBytes.display(folder.path)): \(FileSystem.errorText())")
+            }
+            descriptor = fd
+            buffer.reserveCapacity(Self.bufferSize)
+        }
+
+        deinit { close(descriptor) }
+
+        /// The bytes appended so far.
+        package var length: UInt64 { written + UInt64(buffer.count) }
+
+        package func append(_ bytes: UnsafeRawBufferPointer) throws(ConversionError) {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= Self.bufferSize { try flush() }
+        }
+
+        package func append(_ bytes: [UInt8]) throws(ConversionError) {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= Self.bufferSize { try flush() }
+        }
+
+        package func flush() throws(ConversionError) {
+            guard !buffer.isEmpty else { return }
+            try FileSystem.writeAll(descriptor, buffer, at: written)
+            written += UInt64(buffer.count)
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        /// Copies the spool to `output` at `offset` in 1 MiB steps; returns the offset after it.
+        package func copy(to output: Int32, at offset: UInt64, isCancelled: () -> Bool) throws(ConversionError) -> UInt64 {
+            try flush()
+            var done: UInt64 = 0
+            while done < written {
+                if isCancelled() { return offset + done }
+                let count = Int(min(UInt64(1 << 20), written - done))
+                let bytes = try FileSystem.readExactly(descriptor, count: count, at: done)
+                try FileSystem.writeAll(output, bytes, at: offset + done)
+                done += UInt64(count)
+            }
+            return offset + done
+        }
+    }
+}
+
+extension AACStage {
+    /// The SNR an AAC output must reach to pass the proof, in dB, by bit rate per channel: 4 dB
+    /// from 96 kb/s, 1.5 dB from 64 kb/s, 0.25 dB from 32 kb/s, none below. A perceptual coder
+    /// does not minimise the waveform error, so these are floors for the worst audio (full-scale
+    /// white noise measured 3.1 dB at 64 kb/s per channel, 18.7 dB at 128), not quality targets;
+    /// an output decoded wrong or misaligned gives about -3 dB or less (see docs/aac.md).
+    package static func snrFloor(bitRate: Int, channels: Int) -> Double {
+        let perChannel = bitRate / max(1, channels)
+        if perChannel >= 96_000 { return 4 }
+        if perChannel >= 64_000 { return 1.5 }
+        if perChannel >= 32_000 { return 0.25 }
+        return -.infinity
+    }
+
+    /// The proof of an AAC output: CAFKit checks the layout, the file is decoded (CAFKit's packets,
+    /// libavcodec's decoder, the `pakt` priming frames dropped) and compared with the source's
+    /// independent decoding over every frame: exactly as many frames, the cross-correlation peak
+    /// at lag 0 (when measurable), and the SNR above `snrFloor`. `nil` when `isCancelled` said stop.
+    package static func prove(
+        _ path: String, source: any FrameSource, written: Written, blockSamples: Int, isCancelled: () -> Bool
+    ) throws(ConversionError) -> Proof? {
+        let (bytes, file) = try ContainerStage.readBackFile(path)
+        var expected = CAFExpectations(channels: UInt32(source.channels), sampleRate: Double(source.sampleRate))
+        expected.formatID = .aac
+        expected.validFrames = UInt64(written.frames)
+        if let first = CAFValidator.validate(file, expecting: expected).first {
+            throw ConversionError(.proof, "the written CAF failed verification: \(first)")
+        }
+        let decoder: AACFileDecoder
+        do { decoder = try AACFileDecoder(file: file, source: bytes) } catch {
+            throw ConversionError(.proof, "the written CAF cannot be decoded: \(error.message)")
+        }
+        guard decoder.primingFrames == Int64(written.priming) else {
+            throw ConversionError(.proof, "the written CAF declares \(decoder.primingFrames) priming frames, the encoder \(written.priming)")
+        }
+        let measured: LossyComparison
+        switch try compare(decoder, with: source, blockSamples: blockSamples, isCancelled: isCancelled) {
+        case .cancelled: return nil
+        case .frames(let found, let expected):
+            throw ConversionError(
+                .proof,
+                "the written CAF failed verification: it decodes to \(found) frames or more, the source has \(expected) (as \(source.decoderName) decodes it)"
+            )
+        case .failed(let message): throw ConversionError(.proof, message)
+        case .compared(let frames, let result):
+            guard frames == written.frames else {
+                throw ConversionError(
+                    .proof, "the written CAF failed verification: it holds \(frames) frames, the encoder was given \(written.frames)")
+            }
+            measured = result
+        }
+        let floor = snrFloor(bitRate: written.bitRate, channels: source.channels)
+        switch measured.finding(snrFloor: floor) {
+        case nil: break
+        case .lag(let lag)?:
+            throw ConversionError(
+                .proof,
+                "the written CAF failed verification: its decoded audio is \(lag) frames \(lag > 0 ? "late" : "early") against the source (cross-correlation peak at lag \(lag), not 0)"
+            )
+        case .snr(let snr, let floor)?:
+            throw ConversionError(
+                .proof,
+                "the written CAF failed verification: its decoded audio is \(snr) dB from the source (SNR), below the floor of \(floor) dB at \(written.bitRate) b/s (the encoder kept too little of this audio at this bit rate: raise -b)")
+        case .loudError(let level)?:
+            throw ConversionError(
+                .proof,
+                "the written CAF failed verification: the source is near-silent (no 4096-frame window reaches \(LossyComparison.loudWindowLevel) dBFS) but its decoded audio differs from it by \(level) dBFS RMS, above \(LossyComparison.nearSilentErrorLevel) dBFS")
+        }
+        let snr = measured.roundedSNR
+        var proof = Proof(
+            comparison: "lossy", rule: measured.isNearSilent ? "aac-lc-near-silent" : "aac-lc", sourceDecoder: source.decoderName,
+            outputDecoder: "libavcodec-\(LibAVCodec.version)", extent: "every-frame")
+        proof.snr = snr
+        proof.peakLag = measured.peakLag
+        proof.primingFrames = written.priming
+        proof.bitRate = written.bitRate
+        return proof
+    }
+
+    /// libavcodec codes 6, 7 and 8 channels as 5.1, 6.1 and 7.1, whose 4th channel (in WAVE's
+    /// order) is the LFE: low-passed at about 120 Hz. A source whose own layout (a channel mask,
+    /// a CAF `chan`) puts another speaker there would lose that channel's content, and the SNR
+    /// over all channels would hardly show it: refused, saying why. Sources without a layout are
+    /// taken in WAVE's default order, where the 4th channel is the LFE.
+    package static func checkLayout(of source: SourceStage, channels: Int) throws(ConversionError) {
+        guard (6...8).contains(channels), channels == source.info.channels else { return }
+        let (layout, assumed) = source.speakerLayout()
+        guard !assumed, layout.speakers.count > 3, layout.speakers[3] != .lowFrequency else { return }
+        throw ConversionError(
+            .unsupported,
+            "AAC codes \(channels) channels with the 4th as the LFE (bass only, cut above about 120 Hz), but this source's 4th channel is \(layout.speakers[3].map(\.description) ?? "unpositioned") (layout \(layout)); mix it down with -c 2, or keep it as linear PCM"
+        )
+    }
+}
+
+extension AACStage {
+    /// How comparing a decoded AAC file with a source ended.
+    package enum Comparison {
+        /// Every frame compared: how many, and what was measured.
+        case compared(frames: Int64, LossyComparison)
+        /// The two ran out at different frames (at least `found` decoded, `expected` in the source).
+        case frames(found: Int64, expected: Int64)
+        /// A side could not be read or decoded.
+        case failed(String)
+        /// `isCancelled` said stop.
+        case cancelled
+    }
+
+    /// Reads `decoder` and `source` side by side in blocks and measures SNR and alignment; the
+    /// one comparison `convert`'s proof and `verify --against` share.
+    package static func compare(
+        _ decoder: AACFileDecoder, with source: any FrameSource, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
+    ) throws(ConversionError) -> Comparison {
+        let channels = source.channels
+        guard decoder.channels == channels else {
+            return .failed("the AAC file has \(decoder.channels) channels, the source \(channels)")
+        }
+        let blockFrames = max(1, blockSamples / channels)
+        var ints = [Int32](repeating: 0, count: blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
+        var sourceFloats = [Float](repeating: 0, count: blockFrames * channels)
+        var outputFloats = [Float](repeating: 0, count: blockFrames * channels)
+        var accumulator = LossyComparison.Accumulator(channels: channels)
+        var compared: Int64 = 0
+        while true {
+            if isCancelled() { return .cancelled }
+            let got: Int
+            do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
+                return .failed("cannot read the source: \(error.message)")
+            }
+            let decoded: Int
+            do { decoded = try decoder.read(into: &outputFloats, frames: blockFrames) } catch {
+                return .failed("the AAC file cannot be decoded: \(error.message)")
+            }
+            guard decoded == got else { return .frames(found: compared + Int64(decoded), expected: compared + Int64(got)) }
+            if got == 0 { break }
+            let count = got * channels
+            if source.isFloat {
+                for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
+            } else {
+                for index in 0..<count { sourceFloats[index] = Float(SampleScaling.float(ints[index])) }
+            }
+            accumulator.add(source: sourceFloats, output: outputFloats, frames: got)
+            compared += Int64(got)
+        }
+        return .compared(frames: compared, accumulator.result())
+    }
+}

@@ -1,0 +1,54 @@
+import BinaryIO
+import CAFKit
+import ConversionModel
+import OutputFiles
+import SndFile
+
+/// Linear PCM (`-d LEI16`, `BEF32`, `I8`...): written by libsndfile's CAF writer, or, when the
+/// source's bytes already are the output's samples, moved as bytes into libsndfile's empty CAF
+/// (the direct payload, `DirectPayload`; `EncoderStage` picks the road). The proof decodes the
+/// file with CAFKit and compares every frame exactly, or exactly after a named rule
+/// (`24-to-16-bit`, `int-to-float`...); the direct payload's compares the output's ends with
+/// libsndfile's reading of the source.
+package struct LinearPCMCodec: LibsndfileWriterCodec {
+    package var spellings: [String] {
+        ["LEI16", "BEI16", "LEI24", "BEI24", "LEI32", "BEI32", "LEF32", "BEF32", "LEF64", "BEF64", "I8"]
+    }
+    package var formatIDs: [FourCC] { [.lpcm] }
+
+    package func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool {
+        guard let asked else { return target.encoding.isLinearPCM }
+        if case .linearPCM = asked { return true }
+        return false
+    }
+
+    package func fingerprint(_ format: DataFormat, options: ConversionOptions) -> String {
+        guard case .linearPCM(let bits, let isFloat) = format.kind else { return format.text }
+        return (isFloat ? "F" : "I") + String(bits)
+    }
+
+    package func proofDecoding(
+        _ path: String, document: CAFDocument, target: TargetFormat, source: any FrameSource, codesCopied: Bool
+    ) throws(ConversionError) -> OutputDecoding {
+        guard let layout = PCMLayout(document.file.audioDescription) else {
+            throw ConversionError(.proof, "the written CAF failed verification: its samples are not packed linear PCM")
+        }
+        let decoder = OutputProof.OutputDecoder.cafkit(
+            layout, try Self.bytes(path), offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0))
+        return OutputDecoding(decoder: decoder, rule: Self.rule(source, target), name: "cafkit")
+    }
+
+    package func expectations(_ expected: inout CAFExpectations, for target: TargetFormat) {
+        expected.formatID = .lpcm
+        expected.bitsPerChannel = UInt32(target.encoding.bits ?? 0)
+        expected.isFloat = target.encoding.isFloat
+        expected.byteOrder = target.byteOrder
+    }
+
+    /// The rule from the source's samples to the output's bits.
+    package static func rule(_ source: any FrameSource, _ target: TargetFormat) -> String? {
+        Proof.rule(
+            sourceIsFloat: source.isFloat, sourceBits: source.bits, outputIsFloat: target.encoding.isFloat,
+            outputBits: target.encoding.bits ?? 16)
+    }
+}

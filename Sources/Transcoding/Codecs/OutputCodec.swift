@@ -1,0 +1,136 @@
+import BinaryIO
+import CAFKit
+import ConversionModel
+import OutputFiles
+import SndFile
+
+/// One output encoding (`-d`): what it is called, which CAF files it makes and how one job's
+/// samples become such a file and are proven to hold the source's audio. Every encoding cafconv
+/// writes is one value conforming to this protocol, listed once in ``OutputCodecs/all``;
+/// `Converter` runs every job through the same stages, asking the job's codec at each one:
+///
+/// 1. **Source**: `SourceStage.open` (not the codec's business).
+/// 2. **Transforms**: ``plan(_:options:result:)`` resolves the output format and the transform
+///    plan (rate, channels, dither) that stands between the source and the encoder.
+/// 3. **Encoder** and 4. **Container**: ``write(_:from:into:result:)`` encodes the samples and
+///    lays them out as a CAF (`desc`, `kuki`, `pakt`, frames per packet are the codec's own),
+///    then checks the layout with CAFKit.
+/// 5. **Proof**: ``prove(_:plan:source:output:)`` decodes the output and compares it with the
+///    source's independent decoding under the codec's rule (exact, exact after a named rule, an
+///    SNR floor, or a lossy measure of lag and length).
+/// 6. **Commit**: ``record(_:proof:plan:source:into:output:)`` fills the report, and `Converter.run`
+///    renames the temporary file into place.
+///
+/// `verify --against` decodes a file the same way through the codec's own measure (see each
+/// codec's file).
+package protocol OutputCodec: Sendable {
+    /// What the Encoder and Container stages hand to the proof and the report: the frames
+    /// written and whatever the proof needs to know about the file.
+    associatedtype Written
+
+    /// The `-d` spellings this codec answers to, in the order `--help` lists them.
+    var spellings: [String] { get }
+
+    /// The CAF format IDs of the files it writes.
+    var formatIDs: [FourCC] { get }
+
+    /// Whether this codec writes `target`; `asked` is the `-d` kind (`nil` without `-d`, when the
+    /// target is the source's own format).
+    func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool
+
+    /// What the data format adds to an output's fingerprint: everything besides the samples that
+    /// decides the bytes it writes (an encoder's revision or identity, a bit rate, a floor that
+    /// decides which files are written at all).
+    func fingerprint(_ format: DataFormat, options: ConversionOptions) -> String
+
+    /// Whether the temporary output is opened before ``plan(_:options:result:)`` rather than after:
+    /// what a report says when both the output folder and the plan fail depends on it.
+    var opensOutputFirst: Bool { get }
+
+    /// The Transforms stage: the output's format, rate and channels, and the transform plan.
+    /// Fills the report's format, channels and rate as far as they are known.
+    func plan(_ source: SourceStage, options: ConversionOptions, result: inout FileResult) throws -> OutputPlan
+
+    /// The Encoder and Container stages: the whole CAF written into `output`'s temporary file and
+    /// its layout checked; `nil` when cancelled.
+    func write(_ plan: OutputPlan, from source: SourceStage, into output: OutputTarget, result: inout FileResult) throws
+        -> Written?
+
+    /// The Proof stage: the written file decoded and compared with the source; `nil` when cancelled.
+    func prove(_ written: Written, plan: OutputPlan, source: SourceStage, output: OutputTarget) throws -> Proof?
+
+    /// What the report says about the written output (frames, bytes, how the samples travelled),
+    /// and the warnings that come after the proof.
+    func record(
+        _ written: Written, proof: Proof, plan: OutputPlan, source: SourceStage, into result: inout FileResult,
+        output: OutputTarget
+    ) throws
+}
+
+extension OutputCodec {
+    package var opensOutputFirst: Bool { false }
+}
+
+/// What a job's output will be, as the Transforms stage decided it.
+package struct OutputPlan {
+    /// The output's encoding and byte order.
+    package var target: TargetFormat
+    /// The transform stage between the source and the encoder (`nil`: the samples go as they are).
+    package var transform: TransformPlan?
+    /// The output's channels.
+    package var channels: Int
+    /// The output's rate in whole Hz.
+    package var sampleRate: Int
+    /// What the output's `desc` says: the asked rate after a resampling, else the source's rate
+    /// exactly as its container stores it (libsndfile's is an integer).
+    package var exactRate: Double
+    /// For codecs that encode at a bit rate (AAC): the total bits per second.
+    package var bitRate: Int? = nil
+
+    /// The plan for an output of `target`: the transforms the options ask for, written into
+    /// `result` (the format out before the plan is made, the channels and rate after).
+    package static func make(
+        _ source: SourceStage, target: TargetFormat, options: ConversionOptions, result: inout FileResult
+    ) throws -> OutputPlan {
+        result.formatOut = target.description
+        let transform = try TransformPlan.make(source: source, target: target, options: options, warnings: &result.warnings)
+        let channels = transform?.outputChannels ?? source.info.channels
+        let sampleRate = transform?.outputRate ?? source.info.sampleRate
+        result.channels = channels
+        result.sampleRate = sampleRate
+        return OutputPlan(
+            target: target, transform: transform, channels: channels, sampleRate: sampleRate,
+            exactRate: transform?.rate == nil ? source.exactRate : Double(sampleRate))
+    }
+
+    /// The target `-d` (or the source's own format) resolves to.
+    package static func target(_ source: SourceStage, options: ConversionOptions) -> TargetFormat {
+        TargetFormat.resolve(
+            source: source.encoding, sourceOrder: source.byteOrder, dataFormat: options.dataFormat, endian: options.endian)
+    }
+
+    /// The source's frames the header promised when they are the output's too (no resampling).
+    package func headerFrames(of source: SourceStage) -> Int64? { transform?.rate == nil ? source.headerFrames : nil }
+}
+
+/// Where a job's output is written and under which options.
+package struct OutputTarget {
+    /// The temporary file in the output folder, renamed into place at commit.
+    package let temporary: FileSystem.TemporaryFile
+    /// The job's options.
+    package let options: ConversionOptions
+    /// Asked between blocks: whether to stop.
+    package let isCancelled: () -> Bool
+}
+
+extension FileResult {
+    /// The warnings every codec gives about the frames it wrote: a source shorter than its header
+    /// said (`headerFrames`, when the output's frames are the source's) and no audio at all.
+    package mutating func warnAboutFrames(_ frames: Int64, headerFrames: Int64?, empty: String) {
+        if let headerFrames, frames < headerFrames {
+            warnings.append(
+                "the header declares \(headerFrames) frames but only \(frames) could be read; converted \(frames)")
+        }
+        if frames == 0 { warnings.append(.note(empty)) }
+    }
+}

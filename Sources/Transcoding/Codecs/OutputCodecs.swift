@@ -1,0 +1,53 @@
+import BinaryIO
+import CAFKit
+import ConversionModel
+import OutputFiles
+
+/// The output encodings cafconv writes, one line each, in the order `--help` lists their `-d`
+/// spellings. A new encoding is a file conforming to ``OutputCodec`` and one line here
+/// (ARCHITECTURE.md, "Adding a codec").
+public enum OutputCodecs {
+    package static let all: [any OutputCodec] = [
+        LinearPCMCodec(),
+        G711Codec(law: .muLaw),
+        G711Codec(law: .aLaw),
+        ALACCodec(),
+        IMA4Codec(),
+        AACOutputCodec(),
+    ]
+
+    /// Every `-d` spelling, for `--help`, the manual and shell completion.
+    public static var spellings: [String] { all.flatMap(\.spellings) }
+
+    /// The spellings as one line, as `--help` shows them (and `DataFormat.examples`, which the
+    /// `-d` parser's errors quote, must equal: the parser lies below the codecs).
+    public static var examples: String { spellings.joined(separator: " ") }
+
+    /// The codec that writes `target` (`asked`: the `-d` kind; `nil` keeps the source's format).
+    package static func codec(writing target: TargetFormat, asked: DataFormat.Kind?) -> any OutputCodec {
+        all.first { $0.writes(target, asked: asked) } ?? all[0]
+    }
+
+    /// The codec of a job: the one `-d` names, or the one that keeps the source's format.
+    package static func codec(for source: SourceStage, options: ConversionOptions) -> any OutputCodec {
+        codec(writing: OutputPlan.target(source, options: options), asked: options.dataFormat?.kind)
+    }
+
+    /// The libsndfile-written codec of `target`, for proofs of outputs libsndfile's writer made.
+    package static func libsndfileCodec(writing target: TargetFormat) -> any LibsndfileWriterCodec {
+        all.lazy.compactMap { $0 as? any LibsndfileWriterCodec }.first { $0.writes(target, asked: nil) } ?? LinearPCMCodec()
+    }
+
+    /// What `format` adds to an output's fingerprint; `source` without `-d`.
+    package static func fingerprint(of format: DataFormat?, options: ConversionOptions) -> String {
+        guard let format else { return "source" }
+        let target = TargetFormat(encoding: .pcm16, byteOrder: .little)
+        return codec(writing: target, asked: format.kind).fingerprint(format, options: options)
+    }
+}
+
+extension ConversionOptions {
+    /// What decides the bytes of an output besides its source (see `fingerprint(format:)`); the
+    /// data format's part is its codec's.
+    public var fingerprint: String { fingerprint(format: OutputCodecs.fingerprint(of: dataFormat, options: self)) }
+}

@@ -1,0 +1,136 @@
+import AACCodec
+import BinaryIO
+import CAFKit
+import ConversionModel
+import OutputFiles
+import SndFile
+import WAVEKit
+
+extension FileResult {
+    /// Records an IMA4 output that was written and proven: frames, size, proof, and the
+    /// warnings every road gives (a short source, no audio).
+    package mutating func finishIMA4(
+        _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, cancellation: Cancellation
+    ) throws(ConversionError) {
+        try finishIMA4(done, headerFrames: headerFrames, isCancelled: { cancellation.isCancelled })
+    }
+
+    /// Records an IMA4 output, `isCancelled` asked before the report says it was written.
+    package mutating func finishIMA4(
+        _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, isCancelled: () -> Bool
+    ) throws(ConversionError) {
+        warnAboutFrames(done.frames, headerFrames: headerFrames, empty: "no audio frames: the output holds an empty 'data' chunk")
+        if isCancelled() { throw ConversionError(.interrupted, Cancellation.reason) }
+        frames = done.frames
+        bytes = done.document.file.fileLength
+        proof = done.proof
+        samples = .ima4Encoded
+    }
+}
+
+/// How samples travel from the reader to the writer.
+package enum SampleRoute: Equatable {
+    /// Integer in, integer out: libsndfile's left-justified 32-bit ints, exact.
+    case integers
+    /// Float in, float out: doubles, exact.
+    case floats
+    /// Integer in, float out: a sample of N bits `s` becomes `s / 2^(N-1)`.
+    case integersToFloats
+    /// Float in, integer out: `x * 2^(bits-1)`, rounded to nearest, clipped to the integer range.
+    case floatsToIntegers(bits: Int)
+    /// Integers or floats in, µ-law or A-law codes out: CAFKit's `G711Law` makes the codes (the
+    /// nearest level of the same sign to each exact sample) and libsndfile takes them raw.
+    case g711(G711Law)
+
+    package init(from source: Encoding, to target: Encoding) {
+        if let law = G711Law(target) {
+            self = .g711(law)
+            return
+        }
+        switch (source.isFloat, target.isFloat) {
+        case (true, true): self = .floats
+        case (false, true): self = .integersToFloats
+        case (true, false): self = .floatsToIntegers(bits: target.bits ?? 16)
+        case (false, false): self = .integers
+        }
+    }
+}
+
+/// Converts one job as a chain of stages, the same for every output encoding: Source
+/// (`SourceStage`: open and cross-check the input) -> Transforms, Encoder, Container and Proof,
+/// each asked of the job's codec (``OutputCodec``, picked from ``OutputCodecs``) -> Commit
+/// (`FileSystem.TemporaryFile`: the atomic rename, in ``run(_:_:)``). Any failure leaves nothing
+/// at the output path.
+package enum Converter {
+    package static func convert(
+        _ job: Job, options: ConversionOptions, sequence: Int, cancellation: Cancellation = Cancellation()
+    ) -> FileResult {
+        return run(job) { result, temporaryFile in
+            // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
+            let source = try SourceStage.open(job, options: options, warnings: &result.warnings)
+            switch source.codec {
+            case .aac?:
+                // AAC CAF sources: decoded by libavcodec, written by CAFKit.
+                return try AACSourceRoute.convert(
+                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
+                    cancellation: cancellation)
+            case .ima4(let ima4)?:
+                // IMA4 sources: decoded by CAFKit (libsndfile cannot).
+                return try ima4.convert(
+                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
+                    cancellation: cancellation)
+            case nil: break
+            }
+            result.formatIn = source.formatCode
+            let codec = OutputCodecs.codec(for: source, options: options)
+            try chain(
+                codec, source: source, job: job, options: options, result: &result, temporaryFile: &temporaryFile,
+                isCancelled: { cancellation.isCancelled })
+        }
+    }
+
+    /// Transforms, Encoder, Container and Proof of one job by `codec`, into a temporary file in
+    /// the output folder (below the output root no symlink is followed; the file is new, locked
+    /// and named so that nobody can guess it).
+    package static func chain<Codec: OutputCodec>(
+        _ codec: Codec, source: SourceStage, job: Job, options: ConversionOptions, result: inout FileResult,
+        temporaryFile: inout FileSystem.TemporaryFile?, isCancelled: @escaping () -> Bool
+    ) throws {
+        func openOutput() throws(ConversionError) -> OutputTarget {
+            let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
+            let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
+            temporaryFile = temporary
+            return OutputTarget(temporary: temporary, options: options, isCancelled: isCancelled)
+        }
+        var output = try codec.opensOutputFirst ? openOutput() : nil
+        let plan = try codec.plan(source, options: options, result: &result)
+        if output == nil { output = try openOutput() }
+        guard let output else { return }
+        guard let written = try codec.write(plan, from: source, into: output, result: &result),
+            let proof = try codec.prove(written, plan: plan, source: source, output: output)
+        else { throw ConversionError(.interrupted, Cancellation.reason) }
+        try codec.record(written, proof: proof, plan: plan, source: source, into: &result, output: output)
+    }
+
+    /// The frame every road of a job shares: the result is `failed` until `body` returns, then
+    /// the temporary output `body` made is committed (the atomic rename) and the result is
+    /// `converted`; any error becomes the record's reason and code, a temporary file that was not
+    /// committed is deleted (its lock goes when it is freed), and the time is measured.
+    package static func run(
+        _ job: Job, _ body: (inout FileResult, inout FileSystem.TemporaryFile?) throws -> Void
+    ) -> FileResult {
+        let started = FileSystem.now()
+        var result = FileResult(input: job.input, output: job.output, status: .failed)
+        var temporaryFile: FileSystem.TemporaryFile? = nil
+        do {
+            try body(&result, &temporaryFile)
+            try temporaryFile?.commit()
+            result.status = .converted
+        } catch {
+            result.record(error as? ConversionError ?? ConversionError(.io, "\(error)"))
+        }
+        if result.status != .converted { temporaryFile?.discard() }
+        result.milliseconds = Double(FileSystem.now() - started) / 1_000_000
+        return result
+    }
+}

@@ -1,0 +1,438 @@
+import BinaryIO
+import CAFKit
+import ConversionModel
+import OutputFiles
+import Soxr
+
+/// How frame positions of a source map onto its resampled output: frame `k` at `sourceRate`
+/// becomes frame `round(k × targetRate / sourceRate)` (halves up), the same rule that gives the
+/// output's length (`frames(n)`) and that libsoxr's latency-free output follows. Markers, loops
+/// and regions scale by it.
+public struct SampleRateMapping: Equatable, Sendable {
+    /// The source's rate in Hz, as libsndfile reads it (an integer).
+    public let sourceRate: Int
+    /// The source's rate exactly as its container stores it (22254.545 Hz in an AIFF, 22050.5 Hz
+    /// in a CAF); `Double(sourceRate)` for whole rates.
+    public let exactSourceRate: Double
+    /// The output's rate in Hz.
+    public let targetRate: Int
+    private let numerator: Int64
+    private let denominator: Int64
+
+    /// A mapping from `sourceRate` to `targetRate` (both positive).
+    public init(from sourceRate: Int, to targetRate: Int) {
+        precondition(sourceRate > 0 && targetRate > 0)
+        self.sourceRate = sourceRate
+        self.exactSourceRate = Double(sourceRate)
+        self.targetRate = targetRate
+        var a = sourceRate
+        var b = targetRate
+        while b != 0 { (a, b) = (b, a % b) }
+        numerator = Int64(targetRate / a)
+        denominator = Int64(sourceRate / a)
+    }
+
+    /// A mapping from a rate that need not be whole (`exactSourceRate`, a `Double` and so a
+    /// fraction p / 2^k) to `targetRate`, in exact integers: `nil` when the fraction does not fit
+    /// 64 bits (a rate below about 2 Hz with many fraction bits).
+    public init?(fromExact exactSourceRate: Double, integerRate: Int, to targetRate: Int) {
+        guard exactSourceRate.isFinite, exactSourceRate >= 1, integerRate > 0, targetRate > 0 else { return nil }
+        if exactSourceRate == exactSourceRate.rounded(), let whole = Int(exactly: exactSourceRate) {
+            self.init(from: whole, to: targetRate)
+            return
+        }
+        // exactSourceRate = p / 2^k with p odd.
+        var p = exactSourceRate
+        var k = 0
+        while p != p.rounded() && k < 62 {
+            p *= 2
+            k += 1
+        }
+        guard let odd = Int64(exactly: p), odd > 0, k < 62 else { return nil }
+        let (scaled, overflow) = Int64(targetRate).multipliedReportingOverflow(by: Int64(1) << k)
+        guard !overflow else { return nil }
+        var a = scaled
+        var b = odd
+        while b != 0 { (a, b) = (b, a % b) }
+        self.init(
+            sourceRate: integerRate, exactSourceRate: exactSourceRate, targetRate: targetRate, numerator: scaled / a,
+            denominator: odd / a)
+    }
+
+    private init(sourceRate: Int, exactSourceRate: Double, targetRate: Int, numerator: Int64, denominator: Int64) {
+        self.sourceRate = sourceRate
+        self.exactSourceRate = exactSourceRate
+        self.targetRate = targetRate
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+
+    /// `targetRate / exactSourceRate`.
+    public var ratio: Double { Double(targetRate) / exactSourceRate }
+
+    /// The source's rate for messages: `48000`, `22254.545454545456`.
+    public var sourceRateText: String {
+        exactSourceRate == Double(sourceRate) ? String(sourceRate) : String(exactSourceRate)
+    }
+
+    /// The output frame of source frame `frame` (≥ 0): `round(frame × targetRate / sourceRate)`,
+    /// exact in integers.
+    public func frame(_ frame: Int64) -> Int64 {
+        let product = frame.multipliedFullWidth(by: numerator)
+        // (2·frame·num + den) / (2·den), in 128 bits.
+        let twice = (high: product.high << 1 | Int64(bitPattern: product.low >> 63), low: product.low << 1)
+        let (low, carry) = twice.low.addingReportingOverflow(UInt64(denominator))
+        let dividend = (high: twice.high + (carry ? 1 : 0), low: low)
+        guard dividend.high < 2 * denominator else { return Int64.max }
+        return (2 * denominator).dividingFullWidth(dividend).quotient
+    }
+
+    /// The output length of `count` source frames: `round(count × targetRate / sourceRate)`.
+    public func frames(_ count: Int64) -> Int64 { frame(count) }
+}
+
+/// What the transform stage does to one file: mix or select channels, change the rate, and
+/// requantize (with or without dither) for the encoder. `nil` from `make` when none applies,
+/// so that such files take the roads they took before.
+package struct TransformPlan: Equatable {
+    /// The channel matrix, when the channel count changes.
+    package var matrix: ChannelMatrix?
+    /// The rate mapping, when the rate changes.
+    package var rate: SampleRateMapping?
+    /// libsoxr's recipe.
+    package var quality: RateQuality
+    /// The dither applied when samples become integers.
+    package var dither: Dither
+    /// The integer bits the stage rounds to (the encoder then takes them unchanged), or `nil` when
+    /// it hands floats on (float outputs, µ-law and A-law, which code each exact value).
+    package var integerBits: Int?
+    /// Whether the samples can lose precision on the way (a mix, a resampling, a float or wider
+    /// source into integers); when not (channels selected or copied, same depth), the values
+    /// come out exact and no dither is added.
+    package var requantizes: Bool
+    /// Channels in and out.
+    package var inputChannels: Int, outputChannels: Int
+    /// Rates in and out.
+    package var inputRate: Int, outputRate: Int
+    /// The channel map for the output's `chan` chunk (libsndfile's values), if it gets one.
+    package var channelMap: [Int32]?
+
+    /// The rule the proof and the report name: `resampled 48000→22050 with soxr VHQ; mixed 2→1;
+    /// rounded to 16 bits`.
+    package var rule: String {
+        var parts: [String] = []
+        if let matrix { parts.append(matrix.name) }
+        if let rate { parts.append("resampled \(rate.sourceRateText)→\(rate.targetRate) with soxr \(quality.rawValue.uppercased())") }
+        if let integerBits, requantizes {
+            parts.append(dither == .tpdf ? "tpdf-dithered to \(integerBits) bits" : "rounded to \(integerBits) bits")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    /// The plan for `source` becoming `target` under `options`, or `nil` when the rate and channel
+    /// count stay and no dither applies. Throws when the channels cannot be mixed as asked.
+    package static func make(
+        source: SourceStage, target: TargetFormat, options: ConversionOptions, warnings: inout [ConversionWarning]
+    ) throws(ConversionError) -> TransformPlan? {
+        let inputs = source.info.channels
+        let outputs = options.channels ?? inputs
+        let inputRate = source.info.sampleRate
+        let outputRate = options.sampleRate ?? inputRate
+        // A rate asked for is compared with the source's exact rate (22050.5 Hz asked as 22050
+        // is resampled); without one the rate stays whatever it is.
+        let exactInput = source.exactRate
+        let resamples = options.sampleRate.map { Double($0) != exactInput } ?? false
+        let sourceBits = source.samples?.bits ?? (source.encoding.bits ?? 16)
+        let sourceIsFloat = source.encoding.isFloat
+        let targetIsFloat = target.encoding.isFloat
+        let targetBits: Int? = targetIsFloat || G711Law(target.encoding) != nil ? nil : (target.encoding.bits ?? 16)
+        let changes = inputs != outputs || resamples
+        // Dither matters where precision goes down: floats, or wider integers, into fewer bits.
+        let narrows = targetBits.map { sourceIsFloat || sourceBits > $0 } ?? false
+        guard changes || (options.dither == .tpdf && narrows) else { return nil }
+        guard inputs > 0, inputRate > 0 else {
+            throw .source(.notTransformable(channels: inputs, rate: inputRate))
+        }
+        var matrix: ChannelMatrix?
+        var map: [Int32]?
+        let sourceMap = (try? source.reader?.channelMap()) ?? nil
+        if inputs != outputs {
+            let (layout, assumed) = source.speakerLayout()
+            if assumed && options.mix && inputs > 2 {
+                warnings.append(.source(.noChannelMask(channels: inputs, layout: "\(layout)")))
+            }
+            do {
+                matrix = try ChannelMatrix.make(inputs: inputs, outputs: outputs, layout: layout, mix: options.mix)
+            } catch {
+                throw .source(.channelMix(error.message))
+            }
+            if let sourceMap {
+                if !options.mix {
+                    map = outputs <= inputs ? Array(sourceMap.prefix(outputs)) : nil
+                } else {
+                    map = outputs == 1 ? [Speaker.mono.libsndfileMap] : [2, 3]
+                }
+            }
+        } else if let sourceMap {
+            map = sourceMap
+        }
+        var mapping: SampleRateMapping?
+        if resamples {
+            let ratio = Double(outputRate) / exactInput
+            guard ratio <= 256, ratio >= 1.0 / 256 else {
+                throw .source(.resampleRatio(from: inputRate, to: outputRate))
+            }
+            mapping = SampleRateMapping(fromExact: exactInput, integerRate: inputRate, to: outputRate)
+            if mapping == nil {
+                throw .source(.resampleFraction(from: exactInput, to: outputRate))
+            }
+            guard max(inputs, outputs) <= 256 else {
+                throw .source(.resampleChannels(max(inputs, outputs)))
+            }
+        }
+        // Selecting or copying channels (each output one input, at gain 1) loses nothing.
+        let selects =
+            matrix?.gains.allSatisfy { row in row.allSatisfy { $0 == 0 || $0 == 1 } && row.filter { $0 != 0 }.count <= 1 }
+            ?? true
+        let requantizes = resamples || !selects || narrows
+        return TransformPlan(
+            matrix: matrix, rate: mapping,
+            quality: options.srcQuality, dither: requantizes ? options.dither : .none, integerBits: targetBits,
+            requantizes: requantizes,
+            inputChannels: inputs, outputChannels: outputs, inputRate: inputRate, outputRate: outputRate,
+            channelMap: map)
+    }
+}
+
+extension SourceStage {
+    /// Where the source's channels play, from cafconv's own reading of the header: the
+    /// WAVE_FORMAT_EXTENSIBLE channel mask, a CAF `chan` chunk, AIFF's fixed orders, else the
+    /// WAVE default order; `assumed` says the order was assumed.
+    package func speakerLayout() -> (layout: SpeakerLayout, assumed: Bool) {
+        switch content {
+        case .wave(let wave):
+            if let mask = wave.format.channelMask {
+                return (SpeakerLayout.wave(mask: mask, channels: info.channels), false)
+            }
+        case .aiff:
+            return (SpeakerLayout.aiff(channels: info.channels), false)
+        case .caf(let caf):
+            // A `chan` body is 12 bytes plus 20 per description: 1024 channels fit in 32 KiB, so a
+            // larger declared size is not trusted (the layout is then assumed).
+            if let chunk = caf.chunks.first(where: { $0.type == .chan }), chunk.size <= 1 << 15,
+                let bytes = try? input.read(at: chunk.bodyOffset, count: Int(chunk.size)),
+                UInt64(bytes.count) == chunk.size
+            {
+                var cursor = ByteCursor(bytes, baseOffset: chunk.bodyOffset)
+                if let layout = try? ChannelLayout(parsing: &cursor) {
+                    return (SpeakerLayout.caf(layout, channels: info.channels), false)
+                }
+            }
+        case .other:
+            break
+        }
+        return (SpeakerLayout.waveDefault(channels: info.channels), true)
+    }
+}
+
+/// Stage 1½ of a conversion, the **Transform**: reads a `FrameSource` in fixed chunks (so the
+/// output does not depend on how callers read it), turns its samples into `Double`s (an N-bit
+/// integer `s` is `s / 2^(N-1)`), applies the channel matrix, resamples with libsoxr, and hands
+/// out frames at the output's rate and channels: `Double`s for float, µ-law and A-law outputs,
+/// left-justified integers rounded (or TPDF-dithered) to `integerBits` for integer outputs.
+/// After the source ends, libsoxr is flushed and the output is cut (or, never in practice,
+/// padded with silence) to exactly `round(source frames × new rate / old rate)` frames. The pump
+/// reads the libsndfile decoding through it, the proof cafconv's own decoding, with the same
+/// plan: a difference is a plumbing bug, never the resampler's.
+package final class TransformedAudio: FrameSource {
+    package let source: any FrameSource
+    package let plan: TransformPlan
+    package let channels: Int
+    package let sampleRate: Int
+    package let isFloat: Bool
+    package let bits: Int
+    package var decoderName: String { source.decoderName }
+    package var law: G711Law? { nil }
+    package func codes(from start: Int64, count: Int) throws(SourceError) -> [UInt8]? { nil }
+
+    /// Source frames per chunk.
+    private let chunkFrames: Int
+    private let resampler: Resampler?
+    private var sourceInts: [Int32]
+    private var sourceDoubles: [Double]
+    private var converted: [Double]
+    private var mixed: [Double]
+    private var resampled: [Double] = []
+    /// Output frames waiting to be read (interleaved), from `pendingStart`.
+    private var pending: [Double] = []
+    private var pendingStart = 0
+    private var sourceFrames: Int64 = 0
+    private var madeFrames: Int64 = 0
+    private var sourceEnded = false
+    private var finished = false
+    private var dither: TPDFNoise?
+
+    package init(source: any FrameSource, plan: TransformPlan) throws(SourceError) {
+        self.source = source
+        self.plan = plan
+        channels = plan.outputChannels
+        sampleRate = plan.outputRate
+        isFloat = plan.integerBits == nil
+        bits = plan.integerBits ?? 64
+        // Enough output per chunk for the highest ratio, in about 64 Ki samples.
+        let ratio = plan.rate.map { max(1, $0.ratio) } ?? 1
+        chunkFrames = max(1, min(4096, Int(Double(1 << 16) / ratio / Double(max(plan.inputChannels, plan.outputChannels)))))
+        let inputs = plan.inputChannels
+        sourceInts = [Int32](repeating: 0, count: source.isFloat ? 0 : chunkFrames * inputs)
+        sourceDoubles = [Double](repeating: 0, count: chunkFrames * inputs)
+        converted = [Double](repeating: 0, count: plan.matrix == nil ? 0 : chunkFrames * inputs)
+        mixed = [Double](repeating: 0, count: chunkFrames * plan.outputChannels)
+        if plan.dither == .tpdf, plan.integerBits != nil { dither = TPDFNoise() }
+        if let rate = plan.rate {
+            do {
+                resampler = try Resampler(
+                    inputRate: rate.exactSourceRate, outputRate: Double(rate.targetRate),
+                    channels: plan.outputChannels, quality: plan.quality.resampler)
+            } catch {
+                throw SourceError(error.message)
+            }
+        } else {
+            resampler = nil
+        }
+    }
+
+    package func read(ints: inout [Int32], doubles: inout [Double], frames: Int) throws(SourceError) -> Int {
+        while (pending.count - pendingStart) / channels < frames && !finished { try produce() }
+        let available = (pending.count - pendingStart) / channels
+        let count = min(frames, available)
+        guard count > 0 else { return 0 }
+        let samples = count * channels
+        if let integerBits = plan.integerBits {
+            let scale = Double(Int64(1) << (integerBits - 1))
+            let high = scale - 1
+            let low = -scale
+            let shift = Int32(32 - integerBits)
+            for index in 0..<samples {
+                var value = pending[pendingStart + index] * scale
+                if dither != nil { value += dither?.next() ?? 0 }
+                value = value.rounded(.toNearestOrEven)
+                if value.isNaN { value = 0 }
+                value = min(max(value, low), high)
+                ints[index] = Int32(value) << shift
+            }
+        } else {
+            for index in 0..<samples { doubles[index] = pending[pendingStart + index] }
+        }
+        pendingStart += samples
+        if pendingStart >= 1 << 16 || pendingStart == pending.count {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+        return count
+    }
+
+    /// Runs one chunk of the source through the stage (or, at its end, flushes libsoxr).
+    private func produce() throws(SourceError) {
+        let inputs = plan.inputChannels
+        let outputs = plan.outputChannels
+        var got = 0
+        if !sourceEnded {
+            got = try source.read(ints: &sourceInts, doubles: &sourceDoubles, frames: chunkFrames)
+            if got == 0 { sourceEnded = true }
+        }
+        if got > 0 {
+            sourceFrames += Int64(got)
+            // Into `converted` when a matrix follows, else straight into `mixed`.
+            let count = got * inputs
+            if plan.matrix == nil {
+                if source.isFloat {
+                    for index in 0..<count { mixed[index] = sourceDoubles[index] }
+                } else {
+                    for index in 0..<count { mixed[index] = SampleScaling.float(sourceInts[index]) }
+                }
+            } else if source.isFloat {
+                for index in 0..<count { converted[index] = sourceDoubles[index] }
+            } else {
+                for index in 0..<count { converted[index] = SampleScaling.float(sourceInts[index]) }
+            }
+            if let matrix = plan.matrix {
+                converted.withUnsafeBufferPointer { input in
+                    mixed.withUnsafeMutableBufferPointer { output in matrix.apply(input, frames: got, into: output) }
+                }
+            }
+        }
+        guard let resampler, let rate = plan.rate else {
+            pending.append(contentsOf: mixed[0..<got * outputs])
+            madeFrames += Int64(got)
+            if sourceEnded { finished = true }
+            return
+        }
+        let expected = rate.frames(sourceFrames)
+        var consumed = 0
+        repeat {
+            let capacity = got > 0 ? Int(Double(got - consumed) * rate.ratio) + 64 : 4096
+            if resampled.count < capacity * outputs { resampled = [Double](repeating: 0, count: capacity * outputs) }
+            let step: (consumed: Int, written: Int)
+            do {
+                step = try mixed.withUnsafeBufferPointer { input throws(ResamplerError) in
+                    try resampled.withUnsafeMutableBufferPointer { output throws(ResamplerError) in
+                        try resampler.process(
+                            got > 0 ? UnsafeBufferPointer(rebasing: input[(consumed * outputs)...]) : nil,
+                            frames: got - consumed, into: output, capacity: capacity)
+                    }
+                }
+            } catch {
+                throw SourceError(error.message)
+            }
+            if got > 0 && step.consumed == 0 && step.written == 0 {
+                throw SourceError("libsoxr took no input and gave no output")
+            }
+            consumed += step.consumed
+            // Never more than round(source frames × ratio) once the source has ended.
+            let keep = sourceEnded ? Int(max(0, min(Int64(step.written), expected - madeFrames))) : step.written
+            pending.append(contentsOf: resampled[0..<keep * outputs])
+            madeFrames += Int64(keep)
+            if sourceEnded {
+                if step.written == 0 || madeFrames >= expected {
+                    if madeFrames < expected {
+                        pending.append(contentsOf: repeatElement(0, count: Int(expected - madeFrames) * outputs))
+                        madeFrames = expected
+                    }
+                    finished = true
+                    return
+                }
+            }
+        } while consumed < got
+    }
+}
+
+/// Triangular (TPDF) dither noise in LSBs: the sum of two uniform values in [-0.5, 0.5), from a
+/// SplitMix64 generator with a fixed seed, so the same samples always get the same noise.
+package struct TPDFNoise {
+    private var state: UInt64 = 0x2545_F491_4F6C_DD1D
+
+    private mutating func uniform() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(UInt64(1) << 53) - 0.5
+    }
+
+    /// The next noise value, in (-1, 1) LSB with a triangular distribution.
+    package mutating func next() -> Double { uniform() + uniform() }
+}
+
+extension RateQuality {
+    /// libsoxr's recipe for this quality.
+    package var resampler: ResamplerQuality {
+        switch self {
+        case .vhq: return .vhq
+        case .hq: return .hq
+        case .mq: return .mq
+        case .lq: return .lq
+        case .qq: return .qq
+        }
+    }
+}
