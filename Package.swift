@@ -12,7 +12,13 @@ let package = Package(
         // Examples/ReadCAF uses it.
         .library(name: "CAFKit", targets: ["CAFKit"]),
         .library(name: "WAVEKit", targets: ["WAVEKit"]),
-        .library(name: "Conversion", targets: ["Conversion"]),
+        // The conversion engine: its model, file system, incremental state, rules, transcoding,
+        // verification and the engine that runs jobs (import the targets you use).
+        .library(
+            name: "Conversion",
+            targets: [
+                "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
+            ]),
         .library(name: "Inspection", targets: ["Inspection"]),
         // What CAFKit and WAVEKit read from: FileByteSource (a file read at offsets),
         // MemoryByteSource, ByteOrder, FourCC. Depend on it beside CAFKit or WAVEKit.
