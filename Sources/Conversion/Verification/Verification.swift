@@ -883,8 +883,8 @@ extension Verifier {
                             found: "\(found) frames or more after \(decoder.primingFrames) priming frames", chunk: "pakt")
                     ], nil
                 )
-            case .failed(let message):
-                return ([VerifyFailure(rule: .against, expected: "readable audio", found: message)], nil)
+            case .failed(let failure):
+                return ([VerifyFailure(rule: .against, expected: "readable audio", found: failure.message)], nil)
             case .cancelled:
                 return ([VerifyFailure(rule: .against, expected: "a comparison", found: "interrupted")], nil)
             }

@@ -29,7 +29,7 @@ struct LinearPCMCodec: LibsndfileWriterCodec {
         _ path: String, document: CAFDocument, target: TargetFormat, source: any FrameSource, codesCopied: Bool
     ) throws(ConversionError) -> OutputDecoding {
         guard let layout = PCMLayout(document.file.audioDescription) else {
-            throw ConversionError(.proof, "the written CAF failed verification: its samples are not packed linear PCM")
+            throw ConversionError.proof(.notPackedPCM)
         }
         let decoder = OutputProof.OutputDecoder.cafkit(
             layout, try Self.bytes(path), offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0))

@@ -124,11 +124,8 @@ struct OutputTarget {
 extension FileResult {
     /// The warnings every codec gives about the frames it wrote: a source shorter than its header
     /// said (`headerFrames`, when the output's frames are the source's) and no audio at all.
-    mutating func warnAboutFrames(_ frames: Int64, headerFrames: Int64?, empty: String) {
-        if let headerFrames, frames < headerFrames {
-            warnings.append(
-                "the header declares \(headerFrames) frames but only \(frames) could be read; converted \(frames)")
-        }
-        if frames == 0 { warnings.append(.note(empty)) }
+    mutating func warnAboutFrames(_ frames: Int64, headerFrames: Int64?, empty: SourceWarning) {
+        if let headerFrames, frames < headerFrames { warnings.append(.source(.shortRead(declared: headerFrames, read: frames))) }
+        if frames == 0 { warnings.append(.source(empty)) }
     }
 }
