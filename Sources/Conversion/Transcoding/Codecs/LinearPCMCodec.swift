@@ -20,6 +20,14 @@ struct LinearPCMCodec: LibsndfileWriterCodec {
         return false
     }
 
+    func verifyExpectations(_ expected: inout CAFExpectations, asked: DataFormat.Kind) {
+        expected.formatID = .lpcm
+        if case .linearPCM(let bits, let isFloat) = asked {
+            expected.bitsPerChannel = UInt32(clamping: bits)
+            expected.isFloat = isFloat
+        }
+    }
+
     func fingerprint(_ format: DataFormat, options: ConversionOptions) -> String {
         guard case .linearPCM(let bits, let isFloat) = format.kind else { return format.text }
         return (isFloat ? "F" : "I") + String(bits)

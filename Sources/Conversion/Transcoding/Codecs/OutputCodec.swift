@@ -36,6 +36,10 @@ protocol OutputCodec: Sendable {
     /// target is the source's own format).
     func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool
 
+    /// What `verify -d` expects of a file this codec wrote for the `-d` kind `asked`: its format
+    /// ID (and linear PCM its sample size and kind); the byte order is the caller's.
+    func verifyExpectations(_ expected: inout CAFExpectations, asked: DataFormat.Kind)
+
     /// What the data format adds to an output's fingerprint: everything besides the samples that
     /// decides the bytes it writes (an encoder's revision or identity, a bit rate, a floor that
     /// decides which files are written at all).
@@ -67,6 +71,10 @@ protocol OutputCodec: Sendable {
 
 extension OutputCodec {
     var opensOutputFirst: Bool { false }
+
+    func verifyExpectations(_ expected: inout CAFExpectations, asked: DataFormat.Kind) {
+        expected.formatID = formatIDs.first
+    }
 }
 
 /// What a job's output will be, as the Transforms stage decided it.
