@@ -272,7 +272,7 @@ public enum Engine {
                     decision.jobs[index].rule = book.label(of: resolved.rule)
                     decision.jobs[index].rulesFile = book.file
                 } catch {
-                    var failure = FileResult.failed(job.input, output: job.output, code: .unsupported, reason: error.description)
+                    var failure = FileResult.failed(job.input, output: job.output, error: .encoding(.rules(error)))
                     failure.rule = book.label(of: rule)
                     decision.jobs[index].record = failure
                     continue

@@ -190,7 +190,7 @@ package enum FileSystem {
                 pread(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
             }
             if got < 0 { throw ConversionError.io(errno: errno, doing: "reading failed") }
-            if got == 0 { throw ConversionError(.sourceChanged, "the file ended early: it changed while it was being read") }
+            if got == 0 { throw ConversionError.source(.fileEndedEarly) }
             done += got
         }
     }

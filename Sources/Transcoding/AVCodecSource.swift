@@ -18,18 +18,16 @@ package enum AVCodecSource {
         while true {
             let got: Int
             do { got = try decoder.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                throw ConversionError(.notAudio, "libavcodec cannot decode it: \(error.message)")
+                throw ConversionError.source(.cannotDecode(decoder: "libavcodec", reason: error.message))
             }
             if got == 0 { break }
             total += Int64(got)
         }
         if decoder.damagedPackets > 0 {
-            let places = decoder.damage.map { "frame \($0.frame)\($0.byte.map { " (byte \($0))" } ?? "")" }
-                .joined(separator: ", ")
-            throw ConversionError(
-                .notAudio,
-                "the file is damaged: \(decoder.damagedPackets) packet\(decoder.damagedPackets == 1 ? "" : "s") fail\(decoder.damagedPackets == 1 ? "s" : "") to decode (libavcodec, at \(places)); \(total) frames decode around the damage; not converted"
-            )
+            throw ConversionError.source(
+                .damagedAround(
+                    packets: decoder.damagedPackets, places: decoder.damage.map { .init(frame: $0.frame, byte: $0.byte) },
+                    frames: total))
         }
         return total
     }
@@ -37,7 +35,7 @@ package enum AVCodecSource {
     /// A fresh decoding of `path` for the pump or the proof, at most `limit` frames.
     package static func audio(_ path: String, limit: Int64?) throws(ConversionError) -> SourceAudio {
         do { return SourceAudio(avcodec: try AVFileDecoder(path: path), limit: limit) } catch {
-            throw ConversionError(.notAudio, "libavcodec cannot read it again: \(error.message)")
+            throw ConversionError.source(.avcodecUnreadableAgain(reason: error.message))
         }
     }
 }

@@ -34,7 +34,7 @@ package enum ContainerStage {
             }
             return writer
         } catch {
-            throw ConversionError(.unsupported, "libsndfile cannot write \(target) CAF: \(error.message)")
+            throw ConversionError.encoding(.libsndfileCannotWrite(target: "\(target)", reason: error.message))
         }
     }
 
@@ -73,7 +73,7 @@ package enum ContainerStage {
                     doing: "writing failed (\(free) bytes free; libsndfile's writer did not report it, the file it left fails \(first.rule.rawValue))",
                     path: nil)
             }
-            throw ConversionError(.proof, "the written CAF failed verification: \(first)")
+            throw ConversionError.proof(.invalid(finding: "\(first)"))
         }
         return document
     }
@@ -136,10 +136,10 @@ package enum ContainerStage {
         _ metadata: [CAFChunk], in path: String, document: CAFDocument, blockSize: Int
     ) throws(ConversionError) {
         guard let data = document.file.dataChunk else {
-            throw ConversionError(.proof, "the written CAF has no 'data' chunk to place metadata before")
+            throw ConversionError.proof(.noDataChunk)
         }
         guard data.offset <= maxHeaderBytes else {
-            throw ConversionError(.unsupported, "the written CAF's header is \(data.offset) bytes; metadata is not placed")
+            throw ConversionError.encoding(.headerTooLong(bytes: data.offset))
         }
         let fd = try FileSystem.openForUpdate(path)
         defer { FileSystem.closeFile(fd) }
@@ -173,7 +173,7 @@ package enum ContainerStage {
         do {
             return try CAFDocument(reading: try FileByteSource(path: path))
         } catch {
-            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
+            throw ConversionError.proof(.unreadable(reason: "\(error)"))
         }
     }
 
@@ -184,7 +184,7 @@ package enum ContainerStage {
             let bytes = try FileByteSource(path: path)
             return (bytes, try CAFFile(reading: bytes))
         } catch {
-            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
+            throw ConversionError.proof(.unreadable(reason: "\(error)"))
         }
     }
 

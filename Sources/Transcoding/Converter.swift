@@ -19,8 +19,8 @@ extension FileResult {
     package mutating func finishIMA4(
         _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, isCancelled: () -> Bool
     ) throws(ConversionError) {
-        warnAboutFrames(done.frames, headerFrames: headerFrames, empty: "no audio frames: the output holds an empty 'data' chunk")
-        if isCancelled() { throw ConversionError(.interrupted, Cancellation.reason) }
+        warnAboutFrames(done.frames, headerFrames: headerFrames, empty: .noFrames)
+        if isCancelled() { throw ConversionError.interrupted }
         frames = done.frames
         bytes = done.document.file.fileLength
         proof = done.proof
@@ -108,7 +108,7 @@ package enum Converter {
         guard let output else { return }
         guard let written = try codec.write(plan, from: source, into: output, result: &result),
             let proof = try codec.prove(written, plan: plan, source: source, output: output)
-        else { throw ConversionError(.interrupted, Cancellation.reason) }
+        else { throw ConversionError.interrupted }
         try codec.record(written, proof: proof, plan: plan, source: source, into: &result, output: output)
     }
 
@@ -127,7 +127,7 @@ package enum Converter {
             try temporaryFile?.commit()
             result.status = .converted
         } catch {
-            result.record(error as? ConversionError ?? ConversionError(.io, "\(error)"))
+            result.record(error as? ConversionError ?? .encoding(.unexpected("\(error)")))
         }
         if result.status != .converted { temporaryFile?.discard() }
         result.milliseconds = Double(FileSystem.now() - started) / 1_000_000

@@ -210,7 +210,7 @@ package enum PayloadMover {
                 throw ConversionError.io(errno: code, doing: "copying the audio failed")
             }
             if copied == 0 {
-                throw ConversionError(.sourceChanged, "the source ended early: it changed while it was being converted")
+                throw ConversionError.source(.sourceEndedEarly)
             }
             first = false
             left -= UInt64(copied)

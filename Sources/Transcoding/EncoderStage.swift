@@ -77,7 +77,7 @@ package enum EncoderStage {
             case .transformed(let plan, let route):
                 let audio: TransformedAudio
                 do { audio = try TransformedAudio(source: try source.pumpAudio(), plan: plan) } catch let error as SourceError {
-                    throw ConversionError(.unsupported, error.message)
+                    throw ConversionError.encoding(.transform(reason: error.message))
                 }
                 let pumped = try Self.pump(
                     from: audio, to: writer, route: route, blockSamples: blockSamples, isCancelled: isCancelled)
@@ -89,7 +89,7 @@ package enum EncoderStage {
             throw ConversionError.libsndfile(
                 code: error.code, message: error.message, doing: "\(error.path == source.path ? "reading" : "writing") failed")
         } catch let error as ByteError {
-            throw ConversionError(.io, "reading failed: \(error.description)")
+            throw ConversionError.encoding(.readFailed(reason: error.description))
         }
     }
 
@@ -121,7 +121,7 @@ package enum EncoderStage {
             if isCancelled() { return nil }
             let got: Int
             do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                throw ConversionError(.io, error.message)
+                throw ConversionError.encoding(.sourceRead(reason: error.message))
             }
             if got == 0 { break }
             switch route {
@@ -163,12 +163,11 @@ package enum EncoderStage {
         // An empty CAF ends with its 'data' chunk: type, size 4 (the edit count alone), edit count.
         let headerLength = try FileSystem.length(of: output)
         guard headerLength >= 16 + CAFFile.headerSize else {
-            throw ConversionError(
-                .proof, "libsndfile wrote a CAF header of \(headerLength) bytes, too short to hold a 'data' chunk")
+            throw ConversionError.proof(.shortHeader(bytes: headerLength))
         }
         var cursor = ByteCursor(try FileSystem.readExactly(output, count: 16, at: headerLength - 16))
         guard (try? cursor.readFourCC()) == .data, (try? cursor.readUInt64(.big)) == 4 else {
-            throw ConversionError(.proof, "libsndfile's empty CAF does not end with an empty 'data' chunk")
+            throw ConversionError.proof(.emptyDataChunkMissing)
         }
         guard try PayloadMover.move(payload, from: input.fileDescriptor, to: output, at: headerLength, isCancelled: isCancelled)
         else { return false }

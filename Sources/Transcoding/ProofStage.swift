@@ -22,9 +22,9 @@ package enum ProofStage {
         if case .transformed(let plan, _) = encoder {
             let audio: TransformedAudio
             do { audio = try TransformedAudio(source: try source.proofAudio(), plan: plan) } catch let error as SourceError {
-                throw ConversionError(.unsupported, error.message)
+                throw ConversionError.encoding(.transform(reason: error.message))
             } catch {
-                throw error as? ConversionError ?? ConversionError(.io, "\(error)")
+                throw error as? ConversionError ?? .encoding(.unexpected("\(error)"))
             }
             return try prove(
                 temporary, document: document, target: target, source: audio, transformRule: plan.rule,
@@ -55,25 +55,21 @@ package enum ProofStage {
             mismatch = try OutputProof.firstMismatch(
                 source: source, output: decoder, blockSamples: blockSamples, isCancelled: isCancelled)
         } catch {
-            throw ConversionError(.proof, error.message)
+            throw ConversionError.proof(.decoding(reason: error.message))
         }
         if let mismatch {
             if let frames = mismatch.frames {
-                throw ConversionError(
-                    .proof,
-                    "the written CAF failed verification: it holds \(frames.found) frames, the source \(frames.expected) (as \(source.decoderName) decodes it)"
-                )
+                throw ConversionError.proof(.frameCount(found: frames.found, expected: frames.expected, decoder: source.decoderName))
             }
             if case .libsndfile = decoder {
-                throw ConversionError(
-                    .unsupported,
-                    "libsndfile's \(target) encoder did not reproduce the audio (frame \(mismatch.frame), channel \(mismatch.channel)); this audio cannot be stored as ALAC by libsndfile \(SoundFile.libraryVersion), use a PCM format"
-                )
+                throw ConversionError.encoding(
+                    .notReproduced(
+                        target: "\(target)", frame: mismatch.frame, channel: mismatch.channel, version: SoundFile.libraryVersion))
             }
-            throw ConversionError(
-                .proof,
-                "the written CAF failed verification: frame \(mismatch.frame), channel \(mismatch.channel) holds \(mismatch.found), the source \(mismatch.expected) (as \(source.decoderName) decodes it\(rule.map { ", after rule \($0)" } ?? ""))"
-            )
+            throw ConversionError.proof(
+                .sampleDiffers(
+                    frame: mismatch.frame, channel: mismatch.channel, found: mismatch.found, expected: mismatch.expected,
+                    decoder: source.decoderName, rule: rule))
         }
         return Proof(
             comparison: rule == nil ? "exact" : "exact-after-rule", rule: rule, sourceDecoder: source.decoderName,
@@ -84,20 +80,19 @@ package enum ProofStage {
     /// libsndfile read from the source.
     package static func checkOutput(_ path: String, document: CAFDocument, against probe: SampleProbe) throws(ConversionError) {
         guard let layout = PCMLayout(document.file.audioDescription) else {
-            throw ConversionError(.proof, "the written CAF failed verification: its samples are not packed linear PCM")
+            throw ConversionError.proof(.notPackedPCM)
         }
         let difference: (frame: Int64, channel: Int, expected: String, found: String)?
         do {
             difference = try probe.firstDifference(
                 in: try FileByteSource(path: path), at: document.file.audioOffset, layout: layout)
         } catch {
-            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
+            throw ConversionError.proof(.unreadable(reason: "\(error)"))
         }
         if let difference {
-            throw ConversionError(
-                .proof,
-                "the written CAF failed verification: frame \(difference.frame), channel \(difference.channel) holds \(difference.found), the source \(difference.expected)"
-            )
+            throw ConversionError.proof(
+                .probeDiffers(
+                    frame: difference.frame, channel: difference.channel, found: difference.found, expected: difference.expected))
         }
     }
 

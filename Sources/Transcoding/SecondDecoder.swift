@@ -34,9 +34,7 @@ package enum SecondDecoder {
     package static func frames(agreed: Int64, content: SourceContent, warnings: inout [ConversionWarning]) -> Int64 {
         guard let declared = content.declaredFrames else { return agreed }
         if declared > agreed {
-            warnings.append(
-                "the 'fact' chunk says \(declared) frames, but both decoders decode \(agreed) to the end of the 'data' chunk: \(agreed) frames converted"
-            )
+            warnings.append(.source(.factSaysMore(declared: declared, decoded: agreed)))
         }
         return min(declared, agreed)
     }
@@ -72,7 +70,7 @@ package enum SecondDecoder {
             do {
                 return SourceAudio(mpg123: try MPG123Decoder(path: path, offset: offset, length: length), limit: limit)
             } catch {
-                throw ConversionError(.notAudio, "libmpg123 cannot read it: \(error.message)")
+                throw ConversionError.source(.mpg123Unreadable(reason: error.message))
             }
         }
         do {
@@ -93,9 +91,7 @@ package enum SecondDecoder {
         let first = try firstDecoding(path, info: info, content: content, limit: nil)
         let second: AVFileDecoder
         do { second = try AVFileDecoder(path: path) } catch {
-            throw ConversionError(
-                .unsupported,
-                "the second decoder, libavcodec, cannot read it, so \(first.decoderName)'s decoding cannot be checked: \(error.message)")
+            throw ConversionError.source(.secondDecoderUnreadable(first: first.decoderName, reason: error.message))
         }
         var comparison = try Comparison(first: first, second: second, lossy: info.encoding.isLossy, blockFrames: blockFrames)
         try comparison.run()
@@ -131,15 +127,11 @@ private struct Comparison {
         self.lossy = lossy
         channels = max(first.channels, 1)
         guard second.channels == channels else {
-            throw ConversionError(
-                .readersDisagree,
-                "\(first.decoderName) decodes \(channels) channel\(channels == 1 ? "" : "s"), libavcodec \(second.channels); not converted")
+            throw ConversionError.source(.channelCountsDisagree(first: first.decoderName, channels: channels, second: second.channels))
         }
         sameRate = second.sampleRate == first.sampleRate
         if !sameRate && second.codec != "opus" {
-            throw ConversionError(
-                .readersDisagree,
-                "\(first.decoderName) decodes it at \(first.sampleRate) Hz, libavcodec at \(second.sampleRate) Hz; not converted")
+            throw ConversionError.source(.ratesDisagree(first: first.decoderName, rate: first.sampleRate, second: second.sampleRate))
         }
         frames = max(1, blockFrames)
         firstInts = [Int32](repeating: 0, count: first.isFloat ? 0 : frames * channels)
@@ -157,7 +149,7 @@ private struct Comparison {
             var secondGot = 0
             if !firstDone {
                 do { firstGot = try first.read(ints: &firstInts, doubles: &firstDoubles, frames: frames) } catch {
-                    throw ConversionError(.notAudio, "\(firstName) cannot decode it: \(error.message)")
+                    throw ConversionError.source(.cannotDecode(decoder: firstName, reason: error.message))
                 }
                 firstDone = firstGot == 0
             }
@@ -165,7 +157,7 @@ private struct Comparison {
                 // Keep the two decodings in step: ask libavcodec for what the first decoder gave.
                 let wanted = firstDone || !sameRate ? frames : firstGot
                 do { secondGot = try second.read(ints: &secondInts, doubles: &secondDoubles, frames: wanted) } catch {
-                    throw ConversionError(.notAudio, "libavcodec cannot decode it: \(error.message)")
+                    throw ConversionError.source(.cannotDecode(decoder: "libavcodec", reason: error.message))
                 }
                 secondDone = secondGot == 0
             }
@@ -193,24 +185,22 @@ private struct Comparison {
     /// The agreement, or the refusal naming the damage, both counts or the first difference.
     package func verdict() throws(ConversionError) -> SecondDecoder.Agreement {
         if second.damagedPackets > 0 {
-            let places = second.damage.map { "frame \($0.frame)\($0.byte.map { " (byte \($0))" } ?? "")" }.joined(separator: ", ")
-            let count = second.damagedPackets
-            throw ConversionError(
-                .notAudio,
-                "the file is damaged: \(count) packet\(count == 1 ? "" : "s") fail\(count == 1 ? "s" : "") to decode (libavcodec, at \(places)); \(firstName) decodes \(firstTotal) frames, libavcodec \(secondTotal) skipping the damage; not converted"
-            )
+            throw ConversionError.source(
+                .damaged(
+                    packets: second.damagedPackets, places: second.damage.map { .init(frame: $0.frame, byte: $0.byte) },
+                    first: firstName, firstFrames: firstTotal, secondFrames: secondTotal))
         }
         if !countsAgree {
-            throw ConversionError(
-                .readersDisagree,
-                "\(firstName) decodes \(firstTotal) frames, libavcodec \(secondTotal)\(sameRate ? "" : " (at \(second.sampleRate) Hz, \(firstName) at \(first.sampleRate) Hz)") (each to the end of the file); not converted"
-            )
+            throw ConversionError.source(
+                .frameCountsDisagree(
+                    first: firstName, firstFrames: firstTotal, secondFrames: secondTotal,
+                    rates: sameRate ? nil : .init(second: second.sampleRate, first: first.sampleRate)))
         }
         if let difference {
-            throw ConversionError(
-                .readersDisagree,
-                "\(firstName) and libavcodec decode it differently: at frame \(difference.frame), channel \(difference.channel) \(firstName) gives \(difference.first), libavcodec \(difference.second)\(lossy ? " (more than the tolerance 2^-13 apart)" : ""); not converted"
-            )
+            throw ConversionError.source(
+                .samplesDiffer(
+                    first: firstName, frame: difference.frame, channel: difference.channel, firstValue: difference.first,
+                    secondValue: difference.second, lossy: lossy))
         }
         let note =
             sameRate

@@ -13,12 +13,17 @@ public enum Profile: String, Sendable, CaseIterable, Codable {
     /// Little-endian linear PCM, as afconvert -d LEI16/LEI24/LEF32 writes for iOS and macOS assets.
     case appleLPCM = "apple-lpcm"
 
-    package var formats: [FourCC] {
+    /// The `-d` kinds whose files the profile accepts, in the order its failure lists their
+    /// formats (`'lpcm', 'ima4', 'ulaw', 'alaw'`); the format IDs are the codecs' own.
+    package var accepted: [DataFormat.Kind] {
         switch self {
-        case .iosNotification: return [.lpcm, .ima4, .ulaw, .alaw]
-        case .appleLPCM: return [.lpcm]
+        case .iosNotification: return [.linearPCM(bits: 16, isFloat: false), .ima4, .ulaw, .alaw]
+        case .appleLPCM: return [.linearPCM(bits: 16, isFloat: false)]
         }
     }
+
+    /// The CAF format IDs the profile accepts, from the codec registry (``OutputCodecs``).
+    package var formats: [FourCC] { accepted.flatMap { OutputCodecs.codec(asked: $0).formatIDs } }
 
     package var maxDuration: Double? { self == .iosNotification ? 30 : nil }
     package var byteOrder: ByteOrder? { self == .appleLPCM ? .little : nil }
@@ -62,18 +67,7 @@ public struct VerifyOptions: Sendable, Equatable {
     package var expectations: CAFExpectations {
         var expected = CAFExpectations()
         expected.byteOrder = dataFormat?.byteOrder ?? byteOrder ?? profile?.byteOrder
-        switch dataFormat?.kind {
-        case .linearPCM(let bits, let isFloat)?:
-            expected.formatID = .lpcm
-            expected.bitsPerChannel = UInt32(bits)
-            expected.isFloat = isFloat
-        case .ulaw?: expected.formatID = .ulaw
-        case .alaw?: expected.formatID = .alaw
-        case .alac?, .alacBits?: expected.formatID = .alac
-        case .ima4?: expected.formatID = .ima4
-        case .aac?: expected.formatID = .aac
-        case nil: break
-        }
+        if let kind = dataFormat?.kind { OutputCodecs.codec(asked: kind).verifyExpectations(&expected, asked: kind) }
         expected.sampleRate = sampleRate
         expected.channels = channels.map { UInt32($0) }
         return expected
@@ -886,8 +880,8 @@ extension Verifier {
                             found: "\(found) frames or more after \(decoder.primingFrames) priming frames", chunk: "pakt")
                     ], nil
                 )
-            case .failed(let message):
-                return ([VerifyFailure(rule: .against, expected: "readable audio", found: message)], nil)
+            case .failed(let failure):
+                return ([VerifyFailure(rule: .against, expected: "readable audio", found: failure.message)], nil)
             case .cancelled:
                 return ([VerifyFailure(rule: .against, expected: "a comparison", found: "interrupted")], nil)
             }

@@ -187,7 +187,9 @@ struct G711ConversionTests {
         #expect {
             try prove(converted.path, source: folder.file("in.wav"))
         } throws: { error in
-            "\(error)".contains("frame 33000, channel 2") && "\(error)".contains("G.711 rule")
+            guard case .proof(.sampleDiffers(frame: 33000, channel: 2, _, let expected, _, _))? = error as? ConversionError
+            else { return false }
+            return expected.contains("G.711 rule")
         }
         // A copied source is compared byte for byte: µ-law -0 turned into +0 is caught too.
         let wave = G711Fixtures.wave(.muLaw, codes: G711Fixtures.everyCode, channels: 1)
@@ -200,7 +202,9 @@ struct G711ConversionTests {
         #expect {
             try prove(copied.path, source: copied.folder.file("in.wav"), codesCopied: true)
         } throws: { error in
-            "\(error)".contains("frame 768, channel 1") && "\(error)".contains("0x7F")
+            guard case .proof(.sampleDiffers(frame: 768, channel: 1, let found, let expected, _, _))? = error as? ConversionError
+            else { return false }
+            return "\(found) \(expected)".contains("0x7F")
         }
         // Compared level by level (not a copy), the same file passes: -0 and +0 are both 0.
         #expect(try prove(copied.path, source: copied.folder.file("in.wav")).comparison == "exact")
@@ -253,7 +257,9 @@ struct G711ConversionTests {
         #expect(struck, "the output was never seen complete")
         let result = try #require(report.files.first)
         #expect(result.status == .failed)
-        #expect(result.reason?.contains("frame 50000, channel 1") == true, "\(result.reason ?? "")")
+        #expect(
+            { if case .proof(.sampleDiffers(frame: 50000, channel: 1, _, _, _, _))? = result.error { true } else { false } }(),
+            "\(result.reason ?? "")")
         #expect(!exists(output))
         #expect(temporaryFiles(under: folder.path).isEmpty)
     }
@@ -272,8 +278,13 @@ struct G711ConversionTests {
         #expect(struck, "the output was never seen complete")
         let result = try #require(report.files.first)
         #expect(result.status == .failed)
-        #expect(result.reason?.contains("frame 768, channel 1") == true, "\(result.reason ?? "")")
-        #expect(result.reason?.contains("0x7F") == true, "\(result.reason ?? "")")
+        #expect(
+            {
+                guard case .proof(.sampleDiffers(frame: 768, channel: 1, let found, let expected, _, _))? = result.error else {
+                    return false
+                }
+                return "\(found) \(expected)".contains("0x7F")
+            }(), "\(result.reason ?? "")")
         #expect(!exists(output))
     }
 

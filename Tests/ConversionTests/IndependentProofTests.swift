@@ -303,7 +303,7 @@ struct IndependentProofTests {
         #expect {
             _ = try prove(changed)
         } throws: { error in
-            ((error as? ConversionError)?.message ?? "").contains("frame 10000, channel 2")
+            if case .proof(.sampleDiffers(frame: 10000, channel: 2, _, _, _, _))? = error as? ConversionError { true } else { false }
         }
         // One frame short: the 'data' chunk and the file lose the last 4 bytes.
         var short = Array(converted.bytes.dropLast(4))
@@ -314,7 +314,7 @@ struct IndependentProofTests {
         #expect {
             _ = try prove(short)
         } throws: { error in
-            ((error as? ConversionError)?.message ?? "").contains("holds 19999 frames, the source 20000")
+            if case .proof(.frameCount(found: 19999, expected: 20000, _))? = error as? ConversionError { true } else { false }
         }
     }
 

@@ -256,7 +256,11 @@ struct RulesTests {
         let failed = report.files.filter { $0.status == .failed }
         #expect(failed.count == 1 && failed.first?.input.hasSuffix("music/theme.wav") == true)
         #expect(failed.first?.code == .unsupported)
-        #expect(failed.first?.reason?.contains("cafconv.toml:3:") == true, "\(failed.first?.reason ?? "")")
+        guard case .encoding(.rules(let error))? = failed.first?.error else {
+            Issue.record("not refused by the rules: \(failed.first?.reason ?? "")")
+            return
+        }
+        #expect(error.file?.hasSuffix("cafconv.toml") == true && error.line == 3, "\(error)")
         #expect(report.totals.converted == 3)
     }
 

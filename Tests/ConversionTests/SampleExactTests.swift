@@ -120,6 +120,6 @@ struct SampleExactTests {
         let converted = try convert(fixture.bytes)
         expectCleanLayout(converted.file)
         #expect(converted.file.audioBytes == 0)
-        #expect(converted.result.warnings.contains { $0.contains("no audio frames") })
+        #expect(converted.result.warnings.contains(.source(.noFrames)))
     }
 }

@@ -26,6 +26,8 @@ public enum MetadataWarning: Equatable, Sendable, CustomStringConvertible {
     /// The warning, in one sentence, without the file's name.
     public var message: String {
         switch self {
+        case .notWrittenToAAC:
+            "the source's loops, markers and text are not written: -d aac outputs carry none (--strip-metadata drops them without this warning)"
         case .notCarriedFromAAC:
             "the source's loops, markers and text are not written: they are not carried from AAC sources (--strip-metadata drops them without this warning)"
         case .infoCount(let chunk, let declared, let held, let strayBytes):
@@ -48,4 +50,8 @@ public enum MetadataWarning: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    // Cases of the files outside the source stage (the output codecs).
+    /// `-d aac`: the source's loops, markers and text are not written (AAC outputs carry none).
+    case notWrittenToAAC
 }

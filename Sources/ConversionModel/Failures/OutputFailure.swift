@@ -38,6 +38,9 @@ public enum OutputFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case sameOutput(others: [String], output: String)
     /// `--depfile`: the file cannot be written; the reason keeps its own code.
     indirect case depfileNotWritten(ConversionError)
+    /// AAC's spool file (the encoded packets, before the header is known) cannot be created in
+    /// `folder`.
+    case spoolNotCreated(folder: String, errno: Int32)
 
     /// What stands at a path, as a failure names it.
     public enum FileKind: String, Equatable, Sendable {
@@ -91,6 +94,8 @@ public enum OutputFailure: Error, Equatable, Sendable, CustomStringConvertible {
             return
                 "\(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") also converted to \(output); none of them is converted: rename one or narrow the inputs with --exclude"
         case .depfileNotWritten(let reason): return "cannot write the depfile: \(reason.message)"
+        case .spoolNotCreated(let folder, let errno):
+            return "cannot create a spool file in \(shown(folder)): \(ConversionError.systemText(errno))"
         }
     }
 

@@ -1,14 +1,113 @@
 /// Proof failures of a conversion, one case per failure with its data; `code` and `message`
 /// are the one place each becomes its stable code and its sentence (`ConversionError.proof`).
 public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The written CAF breaks a rule of CAFKit's validator: `finding` is the validator's finding.
+    case invalid(finding: String)
+    /// The written CAF's samples are not packed linear PCM.
+    case notPackedPCM
+    /// The written G.711 CAF does not hold one `law` code per channel and frame.
+    case notOneCodePerSample(law: String)
+    /// The written CAF cannot be read back (`reason`: the reader's error).
+    case unreadable(reason: String)
+    /// The written CAF cannot be decoded (`reason`: the decoder's error).
+    case undecodable(reason: String)
+    /// Decoding the written CAF or its reference failed: `reason` is the decoder's own sentence.
+    case decoding(reason: String)
+    /// The written CAF has no 'data' chunk to place metadata before.
+    case noDataChunk
+    /// libsndfile wrote a CAF header of `bytes` bytes, too short to hold a 'data' chunk.
+    case shortHeader(bytes: UInt64)
+    /// libsndfile's empty CAF does not end with an empty 'data' chunk.
+    case emptyDataChunkMissing
+    /// Correcting the IMA4 header's frame count changed its length.
+    case ima4HeaderLengthChanged
+    /// The written CAF holds `found` frames, the source `expected` (as `decoder` decodes it).
+    case frameCount(found: Int64, expected: Int64, decoder: String)
+    /// A sample differs: at `frame`, `channel` the output holds `found`, the source (as `decoder`
+    /// decodes it, after `rule` when one applied) `expected`.
+    case sampleDiffers(frame: Int64, channel: Int, found: String, expected: String, decoder: String, rule: String?)
+    /// The first or last frames differ from what libsndfile read from the source.
+    case probeDiffers(frame: Int64, channel: Int, found: String, expected: String)
+    /// The IMA4 output decodes to `output` frames, the source to `source` (as `decoder` decodes it).
+    case ima4FrameCount(output: Int64, source: Int64, decoder: String)
+    /// The IMA4 output's SNR (rounded to 0.01 dB; `nil`: silent source) is below `floor`;
+    /// `errorRMS` in LSB, rounded.
+    case ima4SNR(snr: Double?, floor: Double, errorRMS: Double)
+    /// libavcodec's AAC encoder gave `packets` packets of `framesPerPacket` frames for `frames`
+    /// frames after `priming` priming frames.
+    case aacPackets(packets: Int64, framesPerPacket: Int, frames: Int64, priming: Int)
+    /// The written AAC CAF declares `declared` priming frames, the encoder `encoder`.
+    case aacPriming(declared: Int64, encoder: Int)
+    /// The AAC output decodes to at least `found` frames, the source has `expected` (as `decoder`
+    /// decodes it).
+    case aacDecodedFrames(found: Int64, expected: Int64, decoder: String)
+    /// The AAC output holds `frames` frames, the encoder was given `given`.
+    case aacFrames(frames: Int64, given: Int64)
+    /// The decoded AAC audio is `lag` frames late (positive) or early against the source.
+    case aacLag(Int)
+    /// The decoded AAC audio's SNR is below `floor` (dB) at `bitRate` b/s.
+    case aacSNR(snr: Double, floor: Double, bitRate: Int)
+    /// The source is near-silent (no window reaches `windowLevel` dBFS) but the decoded audio
+    /// differs from it by `level` dBFS RMS, above `limit`.
+    case aacNearSilentError(level: Double, windowLevel: Double, limit: Double)
+    /// The AAC file has `file` channels, the source `source`.
+    case aacChannels(file: Int, source: Int)
+    /// The source cannot be read again for the comparison.
+    case sourceUnreadable(reason: String)
+    /// The AAC file cannot be decoded for the comparison.
+    case aacUndecodable(reason: String)
+
     /// The kind of failure.
-    public var code: ConversionError.Code {
-        switch self {}
-    }
+    public var code: ConversionError.Code { .proof }
 
     /// The reason, in one sentence, without the file's name.
     public var message: String {
-        switch self {}
+        let failed = "the written CAF failed verification:"
+        switch self {
+        case .invalid(let finding): return "\(failed) \(finding)"
+        case .notPackedPCM: return "\(failed) its samples are not packed linear PCM"
+        case .notOneCodePerSample(let law): return "\(failed) it does not hold one \(law) code per channel and frame"
+        case .unreadable(let reason): return "the written CAF cannot be read back: \(reason)"
+        case .undecodable(let reason): return "the written CAF cannot be decoded: \(reason)"
+        case .decoding(let reason): return reason
+        case .noDataChunk: return "the written CAF has no 'data' chunk to place metadata before"
+        case .shortHeader(let bytes): return "libsndfile wrote a CAF header of \(bytes) bytes, too short to hold a 'data' chunk"
+        case .emptyDataChunkMissing: return "libsndfile's empty CAF does not end with an empty 'data' chunk"
+        case .ima4HeaderLengthChanged: return "the IMA4 header changed length when its frame count was corrected"
+        case .frameCount(let found, let expected, let decoder):
+            return "\(failed) it holds \(found) frames, the source \(expected) (as \(decoder) decodes it)"
+        case .sampleDiffers(let frame, let channel, let found, let expected, let decoder, let rule):
+            return
+                "\(failed) frame \(frame), channel \(channel) holds \(found), the source \(expected) (as \(decoder) decodes it\(rule.map { ", after rule \($0)" } ?? ""))"
+        case .probeDiffers(let frame, let channel, let found, let expected):
+            return "\(failed) frame \(frame), channel \(channel) holds \(found), the source \(expected)"
+        case .ima4FrameCount(let output, let source, let decoder):
+            return "\(failed) it decodes to \(output) frames, the source to \(source) (as \(decoder) decodes it)"
+        case .ima4SNR(let snr, let floor, let errorRMS):
+            let shown = snr.map { "\($0) dB" } ?? "undefined (silent source)"
+            return
+                "\(failed) its IMA4 audio has an SNR of \(shown) against the source, below the floor of \(floor) dB (error RMS \(errorRMS) LSB)"
+        case .aacPackets(let packets, let framesPerPacket, let frames, let priming):
+            return
+                "libavcodec's AAC encoder gave \(packets) packets of \(framesPerPacket) frames for \(frames) frames after \(priming) priming frames"
+        case .aacPriming(let declared, let encoder):
+            return "the written CAF declares \(declared) priming frames, the encoder \(encoder)"
+        case .aacDecodedFrames(let found, let expected, let decoder):
+            return "\(failed) it decodes to \(found) frames or more, the source has \(expected) (as \(decoder) decodes it)"
+        case .aacFrames(let frames, let given): return "\(failed) it holds \(frames) frames, the encoder was given \(given)"
+        case .aacLag(let lag):
+            return
+                "\(failed) its decoded audio is \(lag) frames \(lag > 0 ? "late" : "early") against the source (cross-correlation peak at lag \(lag), not 0)"
+        case .aacSNR(let snr, let floor, let bitRate):
+            return
+                "\(failed) its decoded audio is \(snr) dB from the source (SNR), below the floor of \(floor) dB at \(bitRate) b/s (the encoder kept too little of this audio at this bit rate: raise -b)"
+        case .aacNearSilentError(let level, let windowLevel, let limit):
+            return
+                "\(failed) the source is near-silent (no 4096-frame window reaches \(windowLevel) dBFS) but its decoded audio differs from it by \(level) dBFS RMS, above \(limit) dBFS"
+        case .aacChannels(let file, let source): return "the AAC file has \(file) channels, the source \(source)"
+        case .sourceUnreadable(let reason): return "cannot read the source: \(reason)"
+        case .aacUndecodable(let reason): return "the AAC file cannot be decoded: \(reason)"
+        }
     }
 
     public var description: String { message }

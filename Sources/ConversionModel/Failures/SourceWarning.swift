@@ -25,6 +25,12 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
     /// The warning, in one sentence, without the file's name.
     public var message: String {
         switch self {
+        case .factSaysMore(let declared, let decoded):
+            "the 'fact' chunk says \(declared) frames, but both decoders decode \(decoded) to the end of the 'data' chunk: \(decoded) frames converted"
+        case .shortRead(let declared, let read):
+            "the header declares \(declared) frames but only \(read) could be read; converted \(read)"
+        case .noFrames: "no audio frames: the output holds an empty 'data' chunk"
+        case .noAACPacket: "no audio frames: the output holds no AAC packet"
         case .container(let text): text
         case .rifxExtensibleOwnReader(let libsndfile):
             "libsndfile cannot read this RIFX WAVE_FORMAT_EXTENSIBLE file (its sub-format GUID is laid out as in RIFF): cafconv's own WAV reader decoded it alone (\(libsndfile))"
@@ -40,11 +46,19 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
             "'COMM' declares \(declared) packets but 'SSND' holds \(held); converted \(frames) frames"
         case .truncated(let declared, let read):
             "the header declares \(declared) frames but only \(read) could be read; converted \(read)"
-        case .noFrames: "no audio frames: the output holds an empty 'data' chunk"
         case .noChannelMask(let channels, let layout):
             "the source has no channel mask (it is not WAVE_FORMAT_EXTENSIBLE): its \(channels) channels were mixed as the WAVE default order \(layout)"
         }
     }
 
     public var description: String { message }
+
+    // Cases of the files outside the source stage (SecondDecoder, the output codecs).
+    /// A WAV's 'fact' chunk says `declared` frames, but both decoders decode `decoded` to the end
+    /// of the 'data' chunk: `decoded` frames are converted.
+    case factSaysMore(declared: Int64, decoded: Int64)
+    /// The header declares `declared` frames but only `read` could be read and were converted.
+    case shortRead(declared: Int64, read: Int64)
+    /// No audio frames: the AAC output holds no packet.
+    case noAACPacket
 }

@@ -34,7 +34,7 @@ package struct ALACCodec: LibsndfileWriterCodec {
                 decoder: .libsndfile(written, bits: target.encoding.bits ?? 16),
                 rule: LinearPCMCodec.rule(source, target), name: "libsndfile")
         } catch {
-            throw ConversionError(.unsupported, "cannot check the written \(target): \(error.message)")
+            throw ConversionError.encoding(.cannotCheck(target: "\(target)", reason: error.message))
         }
     }
 

@@ -33,8 +33,7 @@ package struct G711Codec: LibsndfileWriterCodec {
     ) throws(ConversionError) -> OutputDecoding {
         let desc = document.file.audioDescription
         guard Int(desc.bytesPerPacket) == source.channels, desc.framesPerPacket == 1 else {
-            throw ConversionError(
-                .proof, "the written CAF failed verification: it does not hold one \(law) code per channel and frame")
+            throw ConversionError.proof(.notOneCodePerSample(law: "\(law)"))
         }
         let decoder = OutputProof.OutputDecoder.g711(
             law, try Self.bytes(path), offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0),

@@ -74,7 +74,7 @@ extension LibsndfileWriterCodec {
                 isCancelled: output.isCancelled)
         else { return nil }
         result.warnAboutFrames(
-            frames, headerFrames: plan.headerFrames(of: source), empty: "no audio frames: the output holds an empty 'data' chunk")
+            frames, headerFrames: plan.headerFrames(of: source), empty: .noFrames)
         if output.isCancelled() { return nil }
         let metadata =
             options.stripMetadata
@@ -99,7 +99,7 @@ extension LibsndfileWriterCodec {
         output: OutputTarget
     ) throws {
         result.proof = proof
-        if output.isCancelled() { throw ConversionError(.interrupted, Cancellation.reason) }
+        if output.isCancelled() { throw ConversionError.interrupted }
         result.bytes = written.document.file.fileLength
         result.frames = written.frames
         result.samples = written.encoder.transfer(from: source)
@@ -108,7 +108,7 @@ extension LibsndfileWriterCodec {
     /// Decoded by CAFKit's reader of the written bytes.
     package static func bytes(_ path: String) throws(ConversionError) -> FileByteSource {
         do { return try FileByteSource(path: path) } catch {
-            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
+            throw ConversionError.proof(.unreadable(reason: "\(error)"))
         }
     }
 }

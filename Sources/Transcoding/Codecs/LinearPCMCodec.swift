@@ -22,6 +22,14 @@ package struct LinearPCMCodec: LibsndfileWriterCodec {
         return false
     }
 
+    package func verifyExpectations(_ expected: inout CAFExpectations, asked: DataFormat.Kind) {
+        expected.formatID = .lpcm
+        if case .linearPCM(let bits, let isFloat) = asked {
+            expected.bitsPerChannel = UInt32(clamping: bits)
+            expected.isFloat = isFloat
+        }
+    }
+
     package func fingerprint(_ format: DataFormat, options: ConversionOptions) -> String {
         guard case .linearPCM(let bits, let isFloat) = format.kind else { return format.text }
         return (isFloat ? "F" : "I") + String(bits)
@@ -31,7 +39,7 @@ package struct LinearPCMCodec: LibsndfileWriterCodec {
         _ path: String, document: CAFDocument, target: TargetFormat, source: any FrameSource, codesCopied: Bool
     ) throws(ConversionError) -> OutputDecoding {
         guard let layout = PCMLayout(document.file.audioDescription) else {
-            throw ConversionError(.proof, "the written CAF failed verification: its samples are not packed linear PCM")
+            throw ConversionError.proof(.notPackedPCM)
         }
         let decoder = OutputProof.OutputDecoder.cafkit(
             layout, try Self.bytes(path), offset: document.file.audioOffset, frames: Int64(document.file.validFrames ?? 0))

@@ -38,6 +38,10 @@ package protocol OutputCodec: Sendable {
     /// target is the source's own format).
     func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool
 
+    /// What `verify -d` expects of a file this codec wrote for the `-d` kind `asked`: its format
+    /// ID (and linear PCM its sample size and kind); the byte order is the caller's.
+    func verifyExpectations(_ expected: inout CAFExpectations, asked: DataFormat.Kind)
+
     /// What the data format adds to an output's fingerprint: everything besides the samples that
     /// decides the bytes it writes (an encoder's revision or identity, a bit rate, a floor that
     /// decides which files are written at all).
@@ -69,6 +73,10 @@ package protocol OutputCodec: Sendable {
 
 extension OutputCodec {
     package var opensOutputFirst: Bool { false }
+
+    package func verifyExpectations(_ expected: inout CAFExpectations, asked: DataFormat.Kind) {
+        expected.formatID = formatIDs.first
+    }
 }
 
 /// What a job's output will be, as the Transforms stage decided it.
@@ -126,11 +134,8 @@ package struct OutputTarget {
 extension FileResult {
     /// The warnings every codec gives about the frames it wrote: a source shorter than its header
     /// said (`headerFrames`, when the output's frames are the source's) and no audio at all.
-    package mutating func warnAboutFrames(_ frames: Int64, headerFrames: Int64?, empty: String) {
-        if let headerFrames, frames < headerFrames {
-            warnings.append(
-                "the header declares \(headerFrames) frames but only \(frames) could be read; converted \(frames)")
-        }
-        if frames == 0 { warnings.append(.note(empty)) }
+    package mutating func warnAboutFrames(_ frames: Int64, headerFrames: Int64?, empty: SourceWarning) {
+        if let headerFrames, frames < headerFrames { warnings.append(.source(.shortRead(declared: headerFrames, read: frames))) }
+        if frames == 0 { warnings.append(.source(empty)) }
     }
 }

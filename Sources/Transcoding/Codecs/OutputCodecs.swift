@@ -28,6 +28,11 @@ public enum OutputCodecs {
         all.first { $0.writes(target, asked: asked) } ?? all[0]
     }
 
+    /// The codec `-d` names with `kind`.
+    package static func codec(asked kind: DataFormat.Kind) -> any OutputCodec {
+        codec(writing: TargetFormat(encoding: .pcm16, byteOrder: .little), asked: kind)
+    }
+
     /// The codec of a job: the one `-d` names, or the one that keeps the source's format.
     package static func codec(for source: SourceStage, options: ConversionOptions) -> any OutputCodec {
         codec(writing: OutputPlan.target(source, options: options), asked: options.dataFormat?.kind)
@@ -41,8 +46,7 @@ public enum OutputCodecs {
     /// What `format` adds to an output's fingerprint; `source` without `-d`.
     package static func fingerprint(of format: DataFormat?, options: ConversionOptions) -> String {
         guard let format else { return "source" }
-        let target = TargetFormat(encoding: .pcm16, byteOrder: .little)
-        return codec(writing: target, asked: format.kind).fingerprint(format, options: options)
+        return codec(asked: format.kind).fingerprint(format, options: options)
     }
 }
 

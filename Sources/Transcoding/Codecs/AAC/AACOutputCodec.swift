@@ -42,7 +42,7 @@ package struct AACOutputCodec: OutputCodec {
         }
         let bitRate = try AACStage.bitRate(asked: options.bitRate, channels: channels, sampleRate: sampleRate)
         try AACStage.checkLayout(of: source, channels: channels)
-        do { try LibAVCodec.load() } catch { throw ConversionError(.unsupported, error.message) }
+        do { try LibAVCodec.load() } catch { throw ConversionError.encoding(.encoder(reason: error.message)) }
         result.formatOut = "aac"
         return OutputPlan(
             target: floats, transform: transform, channels: channels, sampleRate: sampleRate,
@@ -57,7 +57,7 @@ package struct AACOutputCodec: OutputCodec {
             let pumped = try source.pumpAudio()
             audio = try plan.transform.map { plan throws in try TransformedAudio(source: pumped, plan: plan) } ?? pumped
         } catch {
-            throw ConversionError(.libsndfile, "cannot read the source: \(error)")
+            throw ConversionError.encoding(.sourceUnreadable(reason: "\(error)"))
         }
         let descriptor = try output.temporary.descriptor()
         defer { close(descriptor) }
@@ -67,13 +67,11 @@ package struct AACOutputCodec: OutputCodec {
                 blockSamples: output.options.blockSamples, isCancelled: output.isCancelled)
         else { return nil }
         result.warnAboutFrames(
-            written.frames, headerFrames: plan.headerFrames(of: source), empty: "no audio frames: the output holds no AAC packet")
+            written.frames, headerFrames: plan.headerFrames(of: source), empty: .noAACPacket)
         if !output.options.stripMetadata, !MetadataMapping.read(source.input).0.isEmpty {
             // AAC outputs carry no metadata chunks (where a position falls with the encoder's
             // priming is not settled); a silent loss would surprise, so it is said.
-            result.warnings.append(
-                "the source's loops, markers and text are not written: -d aac outputs carry none (--strip-metadata drops them without this warning)"
-            )
+            result.warnings.append(.metadata(.notWrittenToAAC))
         }
         return (written, try FileSystem.length(of: descriptor))
     }
@@ -90,7 +88,7 @@ package struct AACOutputCodec: OutputCodec {
         } catch let error as ConversionError {
             throw error
         } catch {
-            throw ConversionError(.proof, "\(error)")
+            throw ConversionError.proof(.decoding(reason: "\(error)"))
         }
         guard
             var proof = try AACStage.prove(
@@ -109,6 +107,6 @@ package struct AACOutputCodec: OutputCodec {
         result.bytes = written.fileBytes
         result.frames = written.written.frames
         result.samples = .aacEncoded
-        if output.isCancelled() { throw ConversionError(.interrupted, Cancellation.reason) }
+        if output.isCancelled() { throw ConversionError.interrupted }
     }
 }

@@ -33,16 +33,16 @@ package enum AACStage {
     package static func bitRate(asked: Int?, channels: Int, sampleRate: Int) throws(ConversionError) -> Int {
         guard sampleRates.contains(sampleRate) else {
             let nearest = sampleRates.min { abs($0 - sampleRate) < abs($1 - sampleRate) } ?? 44100
-            throw .encoding(.aacSampleRate(hz: Double(sampleRate), rates: sampleRates, nearest: nearest))
+            throw ConversionError.encoding(.aacSampleRate(hz: Double(sampleRate), rates: sampleRates, nearest: nearest))
         }
         guard (1...maximumChannels).contains(channels) else {
-            throw .encoding(.aacChannels(channels, maximum: maximumChannels))
+            throw ConversionError.encoding(.aacChannels(channels, maximum: maximumChannels))
         }
         let highest = maximumBitRate(channels: channels, sampleRate: sampleRate)
         let lowest = minimumBitRate(channels: channels)
         guard let asked else { return defaultBitRate(channels: channels, sampleRate: sampleRate) }
         guard asked >= lowest, asked <= highest else {
-            throw .encoding(
+            throw ConversionError.encoding(
                 .aacBitRate(asked: asked, sampleRate: sampleRate, channels: channels, lowest: lowest, highest: highest))
         }
         return asked
@@ -68,7 +68,7 @@ package enum AACStage {
         do {
             encoder = try AACEncoder(sampleRate: audio.sampleRate, channels: audio.channels, bitRate: bitRate)
         } catch {
-            throw ConversionError(.unsupported, error.message)
+            throw ConversionError.encoding(.encoder(reason: error.message))
         }
         let spooled = Spooled(packets: try Spool(in: folder), table: try Spool(in: folder))
         guard
@@ -85,10 +85,8 @@ package enum AACStage {
             remainder = 0
         }
         guard remainder >= 0, remainder < Int64(framesPerPacket) + Int64(priming) else {
-            throw ConversionError(
-                .proof,
-                "libavcodec's AAC encoder gave \(spooled.count) packets of \(framesPerPacket) frames for \(frames) frames after \(priming) priming frames"
-            )
+            throw ConversionError.proof(
+                .aacPackets(packets: spooled.count, framesPerPacket: framesPerPacket, frames: frames, priming: priming))
         }
         let written = Written(
             frames: frames, packets: spooled.count, priming: priming, remainder: Int(remainder), bitRate: bitRate,
@@ -151,7 +149,7 @@ package enum AACStage {
                 if isCancelled() { return nil }
                 let got: Int
                 do { got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                    throw ConversionError(.libsndfile, error.message)
+                    throw ConversionError.encoding(.encoderInput(reason: error.message))
                 }
                 if got == 0 { break }
                 let count = got * channels
@@ -165,11 +163,11 @@ package enum AACStage {
             }
             try encoder.finish(packet: store)
         } catch let error as AACCodecError {
-            throw spoolError ?? ConversionError(.unsupported, error.message)
+            throw spoolError ?? ConversionError.encoding(.encoder(reason: error.message))
         } catch let error as ConversionError {
             throw error
         } catch {
-            throw ConversionError(.io, "\(error)")
+            throw ConversionError.encoding(.unexpected("\(error)"))
         }
         return frames
     }
@@ -217,7 +215,7 @@ package enum AACStage {
             let name = FileSystem.temporaryName(for: "spool")
             let fd = FileSystem.withPath(name) { cafconv_create_unnamed(folder.descriptor, $0) }
             guard fd >= 0 else {
-                throw ConversionError(.output, "cannot create a spool file in \(PathBytes.display(folder.path)): \(FileSystem.errorText())")
+                throw ConversionError.output(.spoolNotCreated(folder: folder.path, errno: errno))
             }
             descriptor = fd
             buffer.reserveCapacity(Self.bufferSize)
@@ -287,28 +285,24 @@ extension AACStage {
         expected.formatID = .aac
         expected.validFrames = UInt64(written.frames)
         if let first = CAFValidator.validate(file, expecting: expected).first {
-            throw ConversionError(.proof, "the written CAF failed verification: \(first)")
+            throw ConversionError.proof(.invalid(finding: "\(first)"))
         }
         let decoder: AACFileDecoder
         do { decoder = try AACFileDecoder(file: file, source: bytes) } catch {
-            throw ConversionError(.proof, "the written CAF cannot be decoded: \(error.message)")
+            throw ConversionError.proof(.undecodable(reason: error.message))
         }
         guard decoder.primingFrames == Int64(written.priming) else {
-            throw ConversionError(.proof, "the written CAF declares \(decoder.primingFrames) priming frames, the encoder \(written.priming)")
+            throw ConversionError.proof(.aacPriming(declared: decoder.primingFrames, encoder: written.priming))
         }
         let measured: LossyComparison
         switch try compare(decoder, with: source, blockSamples: blockSamples, isCancelled: isCancelled) {
         case .cancelled: return nil
         case .frames(let found, let expected):
-            throw ConversionError(
-                .proof,
-                "the written CAF failed verification: it decodes to \(found) frames or more, the source has \(expected) (as \(source.decoderName) decodes it)"
-            )
-        case .failed(let message): throw ConversionError(.proof, message)
+            throw ConversionError.proof(.aacDecodedFrames(found: found, expected: expected, decoder: source.decoderName))
+        case .failed(let failure): throw ConversionError.proof(failure)
         case .compared(let frames, let result):
             guard frames == written.frames else {
-                throw ConversionError(
-                    .proof, "the written CAF failed verification: it holds \(frames) frames, the encoder was given \(written.frames)")
+                throw ConversionError.proof(.aacFrames(frames: frames, given: written.frames))
             }
             measured = result
         }
@@ -316,18 +310,13 @@ extension AACStage {
         switch measured.finding(snrFloor: floor) {
         case nil: break
         case .lag(let lag)?:
-            throw ConversionError(
-                .proof,
-                "the written CAF failed verification: its decoded audio is \(lag) frames \(lag > 0 ? "late" : "early") against the source (cross-correlation peak at lag \(lag), not 0)"
-            )
+            throw ConversionError.proof(.aacLag(lag))
         case .snr(let snr, let floor)?:
-            throw ConversionError(
-                .proof,
-                "the written CAF failed verification: its decoded audio is \(snr) dB from the source (SNR), below the floor of \(floor) dB at \(written.bitRate) b/s (the encoder kept too little of this audio at this bit rate: raise -b)")
+            throw ConversionError.proof(.aacSNR(snr: snr, floor: floor, bitRate: written.bitRate))
         case .loudError(let level)?:
-            throw ConversionError(
-                .proof,
-                "the written CAF failed verification: the source is near-silent (no 4096-frame window reaches \(LossyComparison.loudWindowLevel) dBFS) but its decoded audio differs from it by \(level) dBFS RMS, above \(LossyComparison.nearSilentErrorLevel) dBFS")
+            throw ConversionError.proof(
+                .aacNearSilentError(
+                    level: level, windowLevel: LossyComparison.loudWindowLevel, limit: LossyComparison.nearSilentErrorLevel))
         }
         let snr = measured.roundedSNR
         var proof = Proof(
@@ -349,10 +338,8 @@ extension AACStage {
         guard (6...8).contains(channels), channels == source.info.channels else { return }
         let (layout, assumed) = source.speakerLayout()
         guard !assumed, layout.speakers.count > 3, layout.speakers[3] != .lowFrequency else { return }
-        throw ConversionError(
-            .unsupported,
-            "AAC codes \(channels) channels with the 4th as the LFE (bass only, cut above about 120 Hz), but this source's 4th channel is \(layout.speakers[3].map(\.description) ?? "unpositioned") (layout \(layout)); mix it down with -c 2, or keep it as linear PCM"
-        )
+        throw ConversionError.encoding(
+            .aacLFE(channels: channels, fourth: layout.speakers[3].map(\.description) ?? "unpositioned", layout: "\(layout)"))
     }
 }
 
@@ -364,7 +351,7 @@ extension AACStage {
         /// The two ran out at different frames (at least `found` decoded, `expected` in the source).
         case frames(found: Int64, expected: Int64)
         /// A side could not be read or decoded.
-        case failed(String)
+        case failed(ProofFailure)
         /// `isCancelled` said stop.
         case cancelled
     }
@@ -376,7 +363,7 @@ extension AACStage {
     ) throws(ConversionError) -> Comparison {
         let channels = source.channels
         guard decoder.channels == channels else {
-            return .failed("the AAC file has \(decoder.channels) channels, the source \(channels)")
+            return .failed(.aacChannels(file: decoder.channels, source: channels))
         }
         let blockFrames = max(1, blockSamples / channels)
         var ints = [Int32](repeating: 0, count: blockFrames * channels)
@@ -389,11 +376,11 @@ extension AACStage {
             if isCancelled() { return .cancelled }
             let got: Int
             do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                return .failed("cannot read the source: \(error.message)")
+                return .failed(.sourceUnreadable(reason: error.message))
             }
             let decoded: Int
             do { decoded = try decoder.read(into: &outputFloats, frames: blockFrames) } catch {
-                return .failed("the AAC file cannot be decoded: \(error.message)")
+                return .failed(.aacUndecodable(reason: error.message))
             }
             guard decoded == got else { return .frames(found: compared + Int64(decoded), expected: compared + Int64(got)) }
             if got == 0 { break }

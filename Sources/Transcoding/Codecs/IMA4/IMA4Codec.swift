@@ -41,7 +41,7 @@ package struct IMA4Codec: OutputCodec {
         var announced = pumped.limit ?? source.headerFrames ?? 0
         if let transform = plan.transform {
             do throws(SourceError) { audio = try TransformedAudio(source: pumped, plan: transform) } catch {
-                throw ConversionError(.unsupported, error.message)
+                throw ConversionError.encoding(.transform(reason: error.message))
             }
             announced = transform.rate?.frames(announced) ?? announced
         } else {
@@ -73,7 +73,7 @@ package struct IMA4Codec: OutputCodec {
         let reference: any FrameSource
         if let transform = plan.transform {
             do { reference = try TransformedAudio(source: try source.proofAudio(), plan: transform) } catch {
-                throw ConversionError(.proof, "\(error)")
+                throw ConversionError.proof(.decoding(reason: "\(error)"))
             }
         } else {
             reference = try source.proofAudio()

@@ -134,18 +134,15 @@ public enum IMA4Proof {
     ) -> Result<Proof, ConversionError> {
         if measurement.sourceFrames != measurement.outputFrames {
             return .failure(
-                ConversionError(
-                    .proof,
-                    "the written CAF failed verification: it decodes to \(measurement.outputFrames) frames, the source to \(measurement.sourceFrames) (as \(sourceDecoder) decodes it)"
-                ))
+                .proof(
+                    .ima4FrameCount(
+                        output: measurement.outputFrames, source: measurement.sourceFrames, decoder: sourceDecoder)))
         }
         if !measurement.passes(floor: floor) {
-            let snr = measurement.snr.map { "\(rounded($0)) dB" } ?? "undefined (silent source)"
             return .failure(
-                ConversionError(
-                    .proof,
-                    "the written CAF failed verification: its IMA4 audio has an SNR of \(snr) against the source, below the floor of \(rounded(floor)) dB (error RMS \(rounded(measurement.errorRMS)) LSB)"
-                ))
+                .proof(
+                    .ima4SNR(
+                        snr: measurement.snr.map(rounded), floor: rounded(floor), errorRMS: rounded(measurement.errorRMS))))
         }
         var proof = Proof(
             comparison: measurement.noiseEnergy == 0 ? "exact" : "snr", rule: "ima4", sourceDecoder: sourceDecoder,

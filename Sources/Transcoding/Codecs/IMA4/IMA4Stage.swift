@@ -29,10 +29,10 @@ package enum IMA4Stage {
     ) throws(ConversionError) -> Int64? {
         let channels = audio.channels
         guard (1...1024).contains(channels) else {
-            throw .encoding(.ima4Channels(channels))
+            throw ConversionError.encoding(.ima4Channels(channels))
         }
         guard audio.sampleRate > 0 else {
-            throw .encoding(.ima4SampleRate(audio.sampleRate))
+            throw ConversionError.encoding(.ima4SampleRate(audio.sampleRate))
         }
         // The exact rate the caller names (a source's 22254.545 Hz), else the audio's.
         let rate = sampleRate.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? Double(audio.sampleRate)
@@ -53,7 +53,7 @@ package enum IMA4Stage {
             if isCancelled() { return nil }
             let got: Int
             do { got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                throw ConversionError(.io, error.message)
+                throw ConversionError.encoding(.sourceRead(reason: error.message))
             }
             if got == 0 { break }
             let count = got * channels
@@ -78,7 +78,7 @@ package enum IMA4Stage {
                 sampleRate: rate, channels: channels, frames: UInt64(total), channelLayout: channelLayout,
                 metadata: metadata)
             guard exact.count == header.count else {
-                throw ConversionError(.proof, "the IMA4 header changed length when its frame count was corrected")
+                throw ConversionError.proof(.ima4HeaderLengthChanged)
             }
             try FileSystem.writeAll(descriptor, exact, at: 0)
         }
@@ -119,7 +119,7 @@ package enum IMA4Stage {
         let problems = CAFValidator.validate(
             document, expecting: expectations(channels: channels, sampleRate: sampleRate, frames: UInt64(frames)))
         if let first = problems.first {
-            throw ConversionError(.proof, "the written CAF failed verification: \(first)")
+            throw ConversionError.proof(.invalid(finding: "\(first)"))
         }
         return document
     }
@@ -137,9 +137,9 @@ package enum IMA4Stage {
                 blockSamples: options.blockSamples, isCancelled: isCancelled)
         } catch let error as SourceError {
             if isCancelled() { return nil }
-            throw ConversionError(.proof, error.message)
+            throw ConversionError.proof(.decoding(reason: error.message))
         } catch {
-            throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
+            throw ConversionError.proof(.unreadable(reason: "\(error)"))
         }
         if isCancelled() { return nil }
         switch IMA4Proof.proof(measurement, floor: options.ima4MinimumSNR, sourceDecoder: sourceDecoder ?? source.decoderName) {
