@@ -1,8 +1,9 @@
-// libFuzzer entry point for the rules-file reader (Sources/Conversion/Rules): the TOML subset of
-// `cafconv.toml`, its globs and the settings it applies. Built by Fuzz/build.sh rules with an
-// instrumented Conversion module (its C wrappers dlopen their libraries on use; the parser never
-// uses them).
-import Conversion
+// libFuzzer entry point for the rules-file reader (Sources/Rules): the TOML subset of
+// `cafconv.toml`, its globs and the settings it applies. Built by Fuzz/build.sh rules with
+// instrumented Rules, ConversionModel and OutputFiles modules (the C wrappers under them dlopen
+// their libraries on use; the parser never uses them).
+import ConversionModel
+import Rules
 
 /// Whether `text` holds something a terminal obeys or a log splits at.
 func isUnsafe(_ text: String) -> Bool {
