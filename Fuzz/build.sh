@@ -6,9 +6,13 @@
 # parser), and linked with Fuzz/<Name>Fuzz/main.swift.
 #
 #   caf       CAFKit (the CAF parser)             wave      WAVEKit (the WAVE and AIFF readers)
-#   ima4      CAFKit (the IMA4 codec)             manifest  Sources/Conversion/Incremental/ManifestFormat.swift
+#   ima4      CAFKit (the IMA4 codec)             manifest  Sources/IncrementalState/ManifestFormat.swift
 #   inspection  Inspection (info's text and JSON over CAF, WAV, RIFX, RF64, AIFF bytes)
-#   rules     Conversion (the rules-file reader, its globs and settings)
+#   rules     Rules (the rules-file reader, its globs and settings), with ConversionModel and
+#             OutputFiles, which it imports
+#
+# Every module is compiled with the same -package-name, as SwiftPM does, so declarations with
+# `package` access are visible across them.
 #
 # Run with Fuzz/run-caf.sh [SECONDS] caf|ima4, Fuzz/run-wave.sh, Fuzz/run-manifest.sh,
 # Fuzz/run-inspection.sh, Fuzz/run-rules.sh, or by hand:
@@ -18,7 +22,7 @@ name=${1:?usage: Fuzz/build.sh caf|wave|ima4|manifest|inspection|rules}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/.build-fuzz/modules"
 mkdir -p "$out/CSystemCalls"
-flags="-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -I $out -L $out"
+flags="-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name cafconv -I $out -L $out"
 
 # cmodule NAME: the C target Sources/NAME as a static library and a Clang module.
 cmodule() {
@@ -54,7 +58,7 @@ case $name in
         extra="" libs="-lWAVEKit $libs" ;;
     manifest)
         # Standard library, SystemLayer and BinaryIO only, so it is compiled into the fuzzer itself.
-        extra="$root/Sources/Conversion/Incremental/ManifestFormat.swift" ;;
+        extra="$root/Sources/IncrementalState/ManifestFormat.swift" ;;
     inspection)
         # shellcheck disable=SC2046
         module CAFKit $(find "$root/Sources/CAFKit" -name '*.swift' | sort)
@@ -64,20 +68,23 @@ case $name in
         module JSONKit "$root"/Sources/JSONKit/*.swift
         extra="" libs="-lInspection -lJSONKit -lWAVEKit -lCAFKit $libs" ;;
     rules)
-        # The whole Conversion module and what it imports; its C wrappers dlopen their libraries
-        # only when used, which the rules reader never does.
-        for c in LazyLibrary CSndFile CSoxr CAVCodec; do cmodule $c; done
+        # Rules and what it imports (ConversionModel, OutputFiles and the libraries under them);
+        # the C wrappers dlopen their libraries only when used, which the rules reader never does.
+        for c in LazyLibrary CSndFile CAVCodec; do cmodule $c; done
         # shellcheck disable=SC2046
         module CAFKit $(find "$root/Sources/CAFKit" -name '*.swift' | sort)
         # shellcheck disable=SC2046
         module WAVEKit $(find "$root/Sources/WAVEKit" -name '*.swift' | sort)
         module SndFile "$root"/Sources/SndFile/*.swift
-        module Soxr "$root"/Sources/Soxr/*.swift
         module AACCodec "$root"/Sources/AACCodec/*.swift
         # shellcheck disable=SC2046
-        module Conversion $(find "$root/Sources/Conversion" -name '*.swift' | sort)
-        extra="" libs="-lConversion -lAACCodec -lSoxr -lSndFile -lWAVEKit -lCAFKit $libs"
-        libs="$libs -lCAVCodec -lCSoxr -lCSndFile -lLazyLibrary -ldl -lpthread" ;;
+        module ConversionModel $(find "$root/Sources/ConversionModel" -name '*.swift' | sort)
+        # shellcheck disable=SC2046
+        module OutputFiles $(find "$root/Sources/OutputFiles" -name '*.swift' | sort)
+        # shellcheck disable=SC2046
+        module Rules $(find "$root/Sources/Rules" -name '*.swift' | sort)
+        extra="" libs="-lRules -lOutputFiles -lConversionModel -lAACCodec -lSndFile -lWAVEKit -lCAFKit $libs"
+        libs="$libs -lCAVCodec -lCSndFile -lLazyLibrary -ldl -lpthread" ;;
     *) echo "Fuzz/build.sh: unknown target '$name' (caf, wave, ima4, manifest, inspection or rules)" >&2; exit 64 ;;
 esac
 main=$(find "$root/Fuzz" -maxdepth 2 -ipath "*/${name}fuzz/main.swift" | head -n 1)

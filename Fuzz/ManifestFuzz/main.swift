@@ -1,5 +1,5 @@
-// libFuzzer entry point for the manifest parser (Sources/Conversion/Incremental/ManifestFormat.swift).
-// Built by Fuzz/build-manifest.sh: ManifestFormat.swift is compiled into this module with an
+// libFuzzer entry point for the manifest parser (Sources/IncrementalState/ManifestFormat.swift).
+// Built by Fuzz/build.sh manifest: ManifestFormat.swift is compiled into this module with an
 // instrumented BinaryIO (for PathBytes), so no file system code is involved.
 import BinaryIO
 

@@ -1,6 +1,4 @@
 import BinaryIO
-import ConversionModel
-import OutputFiles
 
 /// The text format of `.cafconv-manifest`, apart from any file system: the header, one escaped,
 /// tab-separated record per line, the `end` line's FNV-1a 64-bit hash, and a streaming parser
