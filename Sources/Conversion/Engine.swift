@@ -215,7 +215,7 @@ public enum Engine {
     static func displayed(_ warning: ConversionWarning) -> ConversionWarning {
         let message = warning.message
         let shown = PathBytes.display(message)
-        return shown == message ? warning : .note(shown)
+        return shown == message ? warning : .text(shown)
     }
 
     /// What the decision step found about one job.

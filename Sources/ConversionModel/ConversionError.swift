@@ -25,9 +25,6 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
     case manifest(ManifestFailure)
     /// The run was interrupted (SIGINT or SIGTERM) before the file was done.
     case interrupted
-    /// Transitional, while the engine's sites move to the typed cases above: a code and its
-    /// sentence. Removed when the last site is typed.
-    case failed(Code, String)
 
     /// The kind of failure, stable across releases: scripts may switch on its raw value.
     public enum Code: String, Sendable, Codable, CaseIterable {
@@ -72,8 +69,6 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 
-    /// Creates a failure of any code from its sentence.
-    public init(_ code: Code, _ message: String) { self = .failed(code, message) }
 
     /// The kind of failure.
     public var code: Code {
@@ -87,7 +82,6 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
         case .output(let failure): return failure.code
         case .manifest: return .manifest
         case .interrupted: return .interrupted
-        case .failed(let code, _): return code
         }
     }
 
@@ -104,7 +98,6 @@ public enum ConversionError: Error, Equatable, Sendable, CustomStringConvertible
         case .output(let failure): return failure.message
         case .manifest(let failure): return failure.message
         case .interrupted: return Cancellation.reason
-        case .failed(_, let message): return message
         }
     }
 

@@ -1,18 +1,16 @@
 /// A recoverable problem met while converting one file, and what was done about it: a case with
 /// its data per area; ``message`` is the one place a warning becomes its sentence (the text
 /// output and the JSON report's `warnings` both show it).
-public enum ConversionWarning: Equatable, Sendable, CustomStringConvertible, Codable,
-    ExpressibleByStringInterpolation
-{
+public enum ConversionWarning: Equatable, Sendable, CustomStringConvertible, Codable {
     /// About the source's audio: a short read, no frames, a decoder's damage report.
     case source(SourceWarning)
     /// About metadata that could not be carried over as it was.
     case metadata(MetadataWarning)
     /// About the run: planning, rules, the manifest, verification.
     case run(RunWarning)
-    /// Transitional, while the engine's sites move to the typed cases above: a sentence.
-    /// Removed, with the string literal conformance, when the last site is typed.
-    case note(String)
+    /// A warning as text only: read back from a report (which keeps sentences), or escaped for
+    /// a terminal when its sentence held a character that needed it.
+    case text(String)
 
     /// The warning, in one sentence, without the file's name.
     public var message: String {
@@ -20,16 +18,11 @@ public enum ConversionWarning: Equatable, Sendable, CustomStringConvertible, Cod
         case .source(let warning): warning.message
         case .metadata(let warning): warning.message
         case .run(let warning): warning.message
-        case .note(let text): text
+        case .text(let text): text
         }
     }
 
     public var description: String { message }
-
-    /// Transitional, for tests still matching sentences: whether ``message`` contains `text`.
-    public func contains(_ text: some StringProtocol) -> Bool { message.contains(text) }
-
-    public init(stringLiteral value: String) { self = .note(value) }
 
     /// Reports carry the sentence.
     public func encode(to encoder: any Encoder) throws {
@@ -39,6 +32,6 @@ public enum ConversionWarning: Equatable, Sendable, CustomStringConvertible, Cod
 
     /// A report read back keeps the sentence only.
     public init(from decoder: any Decoder) throws {
-        self = .note(try decoder.singleValueContainer().decode(String.self))
+        self = .text(try decoder.singleValueContainer().decode(String.self))
     }
 }

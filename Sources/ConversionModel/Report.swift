@@ -111,13 +111,6 @@ public struct FileResult: Equatable, Sendable, Codable {
         self.milliseconds = milliseconds
     }
 
-    /// A failure with its code and reason.
-    public static func failed(
-        _ input: String, output: String? = nil, code: ConversionError.Code, reason: String
-    ) -> FileResult {
-        failed(input, output: output, error: ConversionError(code, reason))
-    }
-
     /// A failure from its error (see ``record(_:)``).
     public static func failed(_ input: String, output: String? = nil, error: ConversionError) -> FileResult {
         var result = FileResult(input: input, output: output, status: .failed)

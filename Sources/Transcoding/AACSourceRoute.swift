@@ -41,7 +41,7 @@ package enum AACSourceRoute {
         try LibAVCodecLoad.load()
         let (bits, isFloat, order) = try target(options)
         if let identity = FileSystem.identity(of: path), identity == FileSystem.identity(of: output) {
-            throw ConversionError(.output, "the output would replace its own source; choose another -o")
+            throw .output(.replacesItsSource)
         }
         guard case .caf(let file) = content else { throw .source(.aacUnreadable("not a CAF file")) }
         let decoder = try decoder(file, input)
@@ -199,10 +199,10 @@ package enum AACSourceRoute {
     ) throws(ConversionError) {
         let (bytes, file) = try ContainerStage.readBackFile(path)
         if let first = CAFValidator.validate(file).first {
-            throw ConversionError(.proof, "the written CAF failed verification: \(first)")
+            throw .proof(.invalid(finding: "\(first)"))
         }
         guard file.validFrames == UInt64(frames) else {
-            throw ConversionError(.proof, "the written CAF holds \(file.validFrames ?? 0) frames, the source \(frames)")
+            throw .proof(.framesHeld(found: Int64(clamping: file.validFrames ?? 0), expected: frames))
         }
         var ints: [Int32] = []
         var samples: [Double] = []
@@ -217,14 +217,11 @@ package enum AACSourceRoute {
             let expected = encode(samples, count: got * layout.channels, layout: layout)
             let found: [UInt8]
             do { found = try bytes.readExactly(at: offset, count: expected.count) } catch {
-                throw ConversionError(.proof, "the written CAF cannot be read back: \(error)")
+                throw .proof(.unreadable(reason: "\(error)"))
             }
             if found != expected {
                 let index = (0..<expected.count).first { found[$0] != expected[$0] } ?? 0
-                throw ConversionError(
-                    .proof,
-                    "the written CAF failed verification: frame \(frame + Int64(index / layout.bytesPerFrame)) differs from the source's decoding"
-                )
+                throw .proof(.frameDiffers(frame: frame + Int64(index / layout.bytesPerFrame)))
             }
             offset += UInt64(expected.count)
             frame += Int64(got)

@@ -120,7 +120,7 @@ package enum ContainerStage {
     ) -> [CAFChunk] {
         let (mapped, notes) = MetadataMapping.read(input)
         let (scaled, drops) = mapped.rescaled(sourceRate: sourceRate, outputRate: outputRate, outputFrames: outputFrames)
-        warnings += notes.map(ConversionWarning.metadata) + drops.map(ConversionWarning.note)
+        warnings += notes.map(ConversionWarning.metadata) + drops.map { .metadata(.notRescaled($0)) }
         return scaled.chunks
     }
 

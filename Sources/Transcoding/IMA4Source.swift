@@ -162,7 +162,7 @@ package struct IMA4Source {
         } catch let error as SndFileError {
             throw ConversionError.libsndfile(code: error.code, message: error.message, doing: "writing failed")
         } catch {
-            throw ConversionError(.io, "\(error)")
+            throw .encoding(.unexpected("\(error)"))
         }
         guard let frames = pumped else { throw .interrupted }
         if frames == 0 { result.warnings.append(.source(.noFrames)) }

@@ -54,7 +54,7 @@ package enum SecondDecoder {
         /// The largest difference between their samples (0 for lossless streams).
         package var largestDifference: Double
         /// A note for the report, when the comparison was partial.
-        package var note: String?
+        package var note: SourceWarning?
     }
 
     /// The first decoder of `path` (`content`), whose libsndfile reading is `info`: libmpg123 for
@@ -205,7 +205,8 @@ private struct Comparison {
         let note =
             sameRate
             ? nil
-            : "libavcodec decodes Opus at \(second.sampleRate) Hz only, \(firstName) at \(first.sampleRate) Hz: the second decoder checked the frame count (\(secondTotal) at \(second.sampleRate) Hz), not the samples"
+            : SourceWarning.samplesNotCompared(
+                secondRate: second.sampleRate, first: firstName, firstRate: first.sampleRate, secondFrames: secondTotal)
         return SecondDecoder.Agreement(frames: firstTotal, largestDifference: largest, note: note)
     }
 

@@ -184,7 +184,7 @@ package struct SourceStage {
             let agreement = try SecondDecoder.crossCheck(path, info: info, content: content)
             headerFrames = SecondDecoder.frames(agreed: agreement.frames, content: content, warnings: &warnings)
             // The second decoder's note is its own sentence (`SecondDecoder`).
-            if let note = agreement.note { warnings.append(.note(note)) }
+            if let note = agreement.note { warnings.append(.source(note)) }
         }
         if audioBytes == 0, info.frames > 0 {
             warnings.append(.source(.bytesAfterEmptyData(chunk: content.dataChunkName, frames: info.frames)))

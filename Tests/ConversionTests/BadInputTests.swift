@@ -94,7 +94,7 @@ struct BadInputTests {
         } else {
             #expect(result.status == .converted, "\(result.reason ?? "")")
             if let warning = item.warning {
-                #expect(result.warnings.contains { $0.contains(warning) }, "warnings: \(result.warnings)")
+                #expect(result.warnings.contains { $0.message.contains(warning) }, "warnings: \(result.warnings)")
             }
             let bytes = try #require(readFile(output))
             let file = try CAFFile(reading: MemoryByteSource(bytes))

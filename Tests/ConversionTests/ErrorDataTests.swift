@@ -30,13 +30,13 @@ struct ErrorDataTests {
         #expect(number == ENOENT && path == "/x")
     }
 
-    @Test("a libsndfile case keeps libsndfile's number and message; any other code is a sentence")
+    @Test("a libsndfile case keeps libsndfile's number and message; a typed case gives its area's code and sentence")
     func libsndfileAndOtherCases() {
         let error = ConversionError.libsndfile(code: 1, message: "Format not recognised.", doing: "reading failed")
         #expect(error.code == .libsndfile && error.message == "reading failed: Format not recognised.")
-        let other = ConversionError(.proof, "the output differs")
-        #expect(other == .failed(.proof, "the output differs"))
-        #expect(other.code == .proof && other.message == "the output differs")
+        let other = ConversionError.proof(.frameDiffers(frame: 7))
+        #expect(other.code == .proof)
+        #expect(other.message == "the written CAF failed verification: frame 7 differs from the source's decoding")
     }
 
     @Test("a failed system call reaches the error with its errno and path")
@@ -71,7 +71,7 @@ struct ErrorDataTests {
         let error = ConversionError.io(errno: EACCES, doing: "cannot open it", path: "/x")
         let result = FileResult.failed("/x", error: error)
         #expect(result.status == .failed && result.reason == error.message && result.code == .io)
-        let legacy = FileResult.failed("/x", code: .manifest, reason: "cannot record")
-        #expect(legacy.reason == "cannot record" && legacy.code == .manifest)
+        let typed = FileResult.failed("/x", error: .manifest(.vanished))
+        #expect(typed.reason == ManifestFailure.vanished.message && typed.code == .manifest)
     }
 }

@@ -293,7 +293,7 @@ struct IMA4ConversionTests {
         let file = try #require(report.files.first)
         #expect(file.status == .converted && file.frames == 0, "\(file.reason ?? "")")
         // The LEI16 road's warning comes from the IMA4 source (still a sentence there).
-        #expect(file.warnings.contains { $0.contains("no audio frames") }, "\(file.warnings)")
+        #expect(file.warnings.contains { $0.message.contains("no audio frames") }, "\(file.warnings)")
     }
 
     @Test("refusals of IMA4 and AAC sources say what cafconv does with them (not 'no IMA4 decoder')")
@@ -456,7 +456,7 @@ struct IMA4ConversionTests {
         let result = try #require(
             Engine.convert(inputs: [short], output: folder.file("short.caf"), options: ConversionOptions(jobs: 1)).files.first)
         #expect(result.frames == Int64(47 * 64))
-        #expect(result.warnings.contains { $0.contains("declares 60 packets but 'SSND' holds 47") }, "\(result.warnings)")
+        #expect(result.warnings.contains { $0.message.contains("declares 60 packets but 'SSND' holds 47") }, "\(result.warnings)")
     }
 
     /// `caf` with the `desc` rate (bytes 20-27: after the 8-byte file header and the 12-byte

@@ -137,7 +137,7 @@ struct IndependentProofTests {
         expectSameSamples(try decodedIntegers(converted), values)
         #expect(Array(try decodedIntegers(converted).prefix(4)) == [-96, 23052, 8_388_607, -8_360_672])
         #expect(converted.result.samples == .cafconv)
-        #expect(converted.result.warnings.contains { $0.contains("4-byte slot") && $0.contains("libsndfile") })
+        #expect(converted.result.warnings.contains { $0.message.contains("4-byte slot") && $0.message.contains("libsndfile") })
         let proof = try #require(converted.result.proof)
         #expect(proof.comparison == "exact" && proof.sourceDecoder == "cafconv" && proof.extent == "every-frame")
         expectCleanLayout(converted.file)
@@ -188,7 +188,7 @@ struct IndependentProofTests {
         let converted = try convert(Self.pcm(channels: 2, bits: 16, blockAlign: 2, data: data.bytes))
         #expect(converted.result.frames == 100)
         expectSameSamples(try decodedIntegers(converted), values)
-        #expect(converted.result.warnings.contains { $0.contains("block align is 2, too small") }, "\(converted.result.warnings)")
+        #expect(converted.result.warnings.contains { $0.message.contains("block align is 2, too small") }, "\(converted.result.warnings)")
         #expect(Inspector.inspect(path: converted.folder.file("in.wav")).frames == 100)
     }
 
@@ -250,7 +250,7 @@ struct IndependentProofTests {
         #expect(converted.result.frames == 0)
         #expect(converted.file.audioBytes == 0)
         #expect(
-            converted.result.warnings.contains { $0.contains("libsndfile reads 1010 frames") }, "\(converted.result.warnings)")
+            converted.result.warnings.contains { $0.message.contains("libsndfile reads 1010 frames") }, "\(converted.result.warnings)")
     }
 
     @Test("the cross-check finds a sample the two readers decode differently and names it")

@@ -364,7 +364,7 @@ struct MetadataTests {
         #expect(caf.markers.allSatisfy { $0.position <= 1000 })
         #expect(caf.regions.map(\.flags) == [3])
         #expect(caf.instrument?.release == 0)
-        #expect(converted.result.warnings.contains { $0.contains("past the end") })
+        #expect(converted.result.warnings.contains { $0.message.contains("past the end") })
         expectCleanLayout(converted.file)
     }
 
@@ -556,7 +556,7 @@ struct MetadataTests {
         "an AAC source's loops, markers and text are not carried, and the result says so",
         .enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
     func aacSourceSaysItDropsMetadata() throws {
-        let said = { (result: FileResult) in result.warnings.contains { $0.contains("loops, markers and text") } }
+        let said = { (result: FileResult) in result.warnings.contains { $0.message.contains("loops, markers and text") } }
         let options = ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1)
         let aac = try convert(wave(frames: 4000, []), options: options)
         // An info chunk after the audio, as a tagging tool appends it.
@@ -633,7 +633,7 @@ struct MetadataTests {
         let converted = try convert(wave(frames: 100, [cue(points)]))
         let caf = try PlainCAF(converted.bytes)
         #expect(caf.markers.count == ((1 << 20) - 4) / 24)  // the count field takes 4 of the first MiB
-        #expect(converted.result.warnings.contains { $0.contains("only the first") })
+        #expect(converted.result.warnings.contains { $0.message.contains("only the first") })
         #expect(converted.file.audioOffset % CAFWriter.metadataPageSize == 0)  // moved by whole pages from 4096
         expectCleanLayout(converted.file)
     }

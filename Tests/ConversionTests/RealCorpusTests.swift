@@ -57,7 +57,7 @@ struct RealCorpusTests {
         #expect(result.status == .converted, "\(result.reason ?? "")")
         #expect(result.formatOut == expected.format)
         if let warning = expected.warning {
-            #expect(result.warnings.contains { $0.contains(warning) }, "warnings: \(result.warnings)")
+            #expect(result.warnings.contains { $0.message.contains(warning) }, "warnings: \(result.warnings)")
         }
         let frames = try #require(oracle["frames"] as? Int)
         #expect(result.frames == Int64(frames))

@@ -517,7 +517,7 @@ struct SourceTypesTests {
                 paths: [folder.file("out.caf")], options: VerifyOptions(against: corpus + "/" + name))
             #expect(verified.files.first?.status == .passed, "\(name): \(verified.files.first?.failures ?? [])")
             if name == "Borewit_music-metadata__Porder.aif" {
-                #expect(file.warnings.contains { $0.contains("6 frames more than the 9 'COMM' declares") }, "\(file.warnings)")
+                #expect(file.warnings.contains { $0.message.contains("6 frames more than the 9 'COMM' declares") }, "\(file.warnings)")
             }
             converted += 1
         }

@@ -28,7 +28,7 @@ struct TransformProofTests {
             let document = try ContainerStage.readBack(path)
             let audio: TransformedAudio
             do { audio = try TransformedAudio(source: try source.proofAudio(), plan: plan) } catch {
-                throw ConversionError(.proof, "\(error)")
+                throw .proof(.unreadable(reason: "\(error)"))
             }
             return try ProofStage.prove(
                 path, document: document, target: target, source: audio, transformRule: plan.rule, blockSamples: 4096,

@@ -36,8 +36,8 @@ import Testing
         #expect(stage.headerFrames == Int64(audio / 4))
         #expect(stage.samples?.frames == Int64(audio / 4))
         #expect(stage.probe == nil, "libsndfile's reading is not the pump's")
-        #expect(warnings.contains { $0.contains("wrapped") && $0.contains("read to the end") }, "\(warnings)")
-        #expect(warnings.contains { $0.contains("cafconv's own WAV reader decoded all") }, "\(warnings)")
+        #expect(warnings.contains { $0.message.contains("wrapped") && $0.message.contains("read to the end") }, "\(warnings)")
+        #expect(warnings.contains { $0.message.contains("cafconv's own WAV reader decoded all") }, "\(warnings)")
     }
 
     private func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }

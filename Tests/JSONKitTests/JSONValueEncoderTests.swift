@@ -139,11 +139,11 @@ struct JSONValueEncoderTests {
         #expect(try JSONValueEncoder().text(verify) == (try Self.foundation(verify)))
 
         var converted = FileResult(
-            input: "in/a.wav", output: "out/a.caf", status: .converted, warnings: ["odd\nsize"], formatIn: "LEI16",
+            input: "in/a.wav", output: "out/a.caf", status: .converted, warnings: [.text("odd\nsize")], formatIn: "LEI16",
             formatOut: "BEF32", channels: 2, sampleRate: 44100, frames: 1000, bytes: 8192, milliseconds: 1.25)
         converted.samples = .byteSwapped
         var report = ConversionReport(
-            files: [converted, .failed("in/b.wav", code: .notAudio, reason: "not RIFF/WAVE")], milliseconds: 3.5)
+            files: [converted, .failed("in/b.wav", error: .source(.empty))], milliseconds: 3.5)
         report.interrupted = true
         #expect(try JSONValueEncoder().text(report) == (try Self.foundation(report)))
     }

@@ -26,6 +26,7 @@ public enum MetadataWarning: Equatable, Sendable, CustomStringConvertible {
     /// The warning, in one sentence, without the file's name.
     public var message: String {
         switch self {
+        case .notRescaled(let sentence): sentence
         case .notWrittenToAAC:
             "the source's loops, markers and text are not written: -d aac outputs carry none (--strip-metadata drops them without this warning)"
         case .notCarriedFromAAC:
@@ -54,4 +55,7 @@ public enum MetadataWarning: Equatable, Sendable, CustomStringConvertible {
     // Cases of the files outside the source stage (the output codecs).
     /// `-d aac`: the source's loops, markers and text are not written (AAC outputs carry none).
     case notWrittenToAAC
+    /// A marker, region or loop CAFKit could not carry to the output's rate or length (its
+    /// sentence, from CAFKit's `CAFMetadata.rescaled`).
+    case notRescaled(String)
 }

@@ -32,6 +32,8 @@ public enum OutputFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case notMovedIntoPlace(errno: Int32)
     /// The output path names the input itself.
     case outputIsSource
+    /// The output of an AAC source is the source file itself (the AAC-source road's sentence).
+    case replacesItsSource
     /// The output path is another input of the run.
     case outputIsAnInput(output: String)
     /// Other inputs are converted to the same output (none of them is converted).
@@ -86,6 +88,7 @@ public enum OutputFailure: Error, Equatable, Sendable, CustomStringConvertible {
             return "the output folder \(shown(path)) was moved or replaced during the run; nothing written there"
         case .notMovedIntoPlace(let errno):
             return "cannot move the finished file into place: \(ConversionError.systemText(errno))"
+        case .replacesItsSource: return "the output would replace its own source; choose another -o"
         case .outputIsSource:
             return
                 "its output would be the source itself; a CAF source is never overwritten: convert it into another folder with -o"

@@ -9,6 +9,11 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case notOneCodePerSample(law: String)
     /// The written CAF cannot be read back (`reason`: the reader's error).
     case unreadable(reason: String)
+    /// The written CAF holds `found` frames, the source `expected` (the AAC-source road, whose
+    /// sentence names no decoder).
+    case framesHeld(found: Int64, expected: Int64)
+    /// Frame `frame` of the written CAF differs from the source's decoding (the AAC-source road).
+    case frameDiffers(frame: Int64)
     /// The written CAF cannot be decoded (`reason`: the decoder's error).
     case undecodable(reason: String)
     /// Decoding the written CAF or its reference failed: `reason` is the decoder's own sentence.
@@ -68,6 +73,8 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .notPackedPCM: return "\(failed) its samples are not packed linear PCM"
         case .notOneCodePerSample(let law): return "\(failed) it does not hold one \(law) code per channel and frame"
         case .unreadable(let reason): return "the written CAF cannot be read back: \(reason)"
+        case .frameDiffers(let frame): return "\(failed) frame \(frame) differs from the source's decoding"
+        case .framesHeld(let found, let expected): return "the written CAF holds \(found) frames, the source \(expected)"
         case .undecodable(let reason): return "the written CAF cannot be decoded: \(reason)"
         case .decoding(let reason): return reason
         case .noDataChunk: return "the written CAF has no 'data' chunk to place metadata before"
