@@ -150,16 +150,6 @@ package enum AACSourceRoute {
         }
     }
 
-    /// The source at `path` as `convert` decodes it when it is an AAC CAF (the same
-    /// `AACFileDecoder`, for `verify --against`); `nil` when it is not one.
-    package static func sourceAudio(_ path: String) throws(ConversionError) -> SourceAudio? {
-        guard let input = try? FileByteSource(path: path), let file = try? CAFFile(reading: input),
-            AACFileDecoder.formatIDs.contains(file.audioDescription.formatID)
-        else { return nil }
-        try LibAVCodecLoad.load()
-        return SourceAudio(aac: try decoder(file, input))
-    }
-
     /// A decoder of the AAC in `file`.
     package static func decoder(_ file: CAFFile, _ input: FileByteSource) throws(ConversionError) -> AACFileDecoder {
         do { return try AACFileDecoder(file: file, source: input) } catch {

@@ -59,18 +59,6 @@ package struct IMA4Source {
         guard rate >= 1, rate <= Double(Int32.max), rate == rate.rounded() else { throw .source(.ima4Rate(rate)) }
     }
 
-    /// The IMA4 CAF or AIFF-C at `path` as `convert` opens it, for `verify --against`; `nil` when
-    /// it is neither (other readers take it).
-    package static func openChecked(_ path: String) throws(ConversionError) -> IMA4Source? {
-        guard let bytes = try? FileByteSource(path: path), let head = try? bytes.readExactly(at: 0, count: 12),
-            head.prefix(4).elementsEqual("caff".utf8)
-                || (head.prefix(4).elementsEqual("FORM".utf8) && head[8..<12].elementsEqual("AIFC".utf8))
-        else { return nil }
-        let content = try SourceContent.read(bytes, brokenCAF: SourceFailure.cannotReadCAF)
-        guard case .ima4? = try? DecodeRoute.route(for: content) else { return nil }
-        return try IMA4Source(content, input: bytes)
-    }
-
     /// A `convert` job's IMA4 source (``SourceStage/open(_:options:warnings:)``): its warnings
     /// reported, refused when the job asks for another rate or channel count.
     package static func admit(

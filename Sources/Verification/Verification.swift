@@ -551,21 +551,11 @@ public enum Verifier {
         _ file: CAFFile, byteSource: FileByteSource, path: String, with source: String,
         minimumSNR: Double = IMA4Proof.defaultFloor
     ) -> ([VerifyFailure], Proof?) {
+        // The source decoded as `convert` decodes it (the source table: CAFKit for IMA4,
+        // libavcodec for AAC, cafconv's own reader or libsndfile for the rest).
         let opened: SourceAudio
-        // IMA4 sources (AIFF-C, CAF) are decoded by CAFKit, as `convert` decodes them.
-        do {
-            if let ima4 = try IMA4Source.openChecked(source) {
-                opened = try ima4.audio()
-            } else if let aac = try AACSourceRoute.sourceAudio(source) {
-                // AAC CAF sources are decoded as `convert` decodes them.
-                opened = aac
-            } else {
-                do { opened = try SourceAudio.open(source) } catch {
-                    return ([VerifyFailure(rule: .against, expected: "a readable source", found: error.message)], nil)
-                }
-            }
-        } catch {
-            return ([VerifyFailure(rule: .against, expected: "a readable source", found: "\(source): \(error.message)")], nil)
+        do { opened = try SourceAudio.open(source) } catch {
+            return ([VerifyFailure(rule: .against, expected: "a readable source", found: error.message)], nil)
         }
         let desc = file.audioDescription
         let against = AgainstComparison(
