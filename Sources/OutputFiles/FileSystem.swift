@@ -276,7 +276,4 @@ package enum FileSystem {
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
-
-    /// The number of processors online.
-    package static var processorCount: Int { Syscall.processorCount }
 }
