@@ -135,19 +135,13 @@ package enum AACSourceRoute {
 
     /// The linear PCM `-d` asks for: bits, float, byte order.
     package static func target(_ options: ConversionOptions) throws(ConversionError) -> (Int, Bool, ByteOrder) {
-        let order = options.dataFormat?.byteOrder ?? (options.endian ?? .little).resolve(source: .little)
-        switch options.dataFormat?.kind {
-        case nil: return (16, false, order)
-        case .linearPCM(let bits, let isFloat)?:
-            guard bits >= 16 || isFloat else {
-                throw .source(.aacBits(bits))
-            }
-            return (bits, isFloat, order)
-        case .aac?:
-            throw .source(.aacToAAC)
-        case .ulaw?, .alaw?, .alac?, .alacBits?, .ima4?:
-            throw .source(.aacToOther)
+        let order = TargetFormat.byteOrder(dataFormat: options.dataFormat, endian: options.endian, sourceOrder: .little)
+        guard let kind = options.dataFormat?.kind else { return (16, false, order) }
+        if kind.isLinearPCM, let bits = kind.bits {
+            guard bits >= 16 || kind.isFloat else { throw .source(.aacBits(bits)) }
+            return (bits, kind.isFloat, order)
         }
+        throw .source(kind == .aac ? .aacToAAC : .aacToOther)
     }
 
     /// A decoder of the AAC in `file`.

@@ -100,7 +100,10 @@ package enum EncoderStage {
         case .g711Copy: return .copied
         case .samples(.g711): return .g711Encoded
         case .transformed: return .transformed
-        case .samples: return source.probe == nil && source.samples != nil ? .cafconv : .libsndfile
+        case .samples:
+            // A source with a decoder of its own (IMA4) is decoded by cafconv.
+            if case .ima4? = source.codec { return .cafconv }
+            return source.probe == nil && source.samples != nil ? .cafconv : .libsndfile
         }
     }
 
