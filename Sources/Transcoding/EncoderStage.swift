@@ -101,8 +101,12 @@ package enum EncoderStage {
         case .samples(.g711): return .g711Encoded
         case .transformed: return .transformed
         case .samples:
-            // A source with a decoder of its own (IMA4) is decoded by cafconv.
-            if case .ima4? = source.codec { return .cafconv }
+            // A source with a decoder of its own: CAFKit's IMA4 decoder, libavcodec's AAC decoder.
+            switch source.codec {
+            case .ima4?: return .cafconv
+            case .aac?: return .aacDecoded
+            case nil: break
+            }
             return source.probe == nil && source.samples != nil ? .cafconv : .libsndfile
         }
     }

@@ -131,7 +131,7 @@ package struct OutputPlan {
     /// The target `-d` (or the source's own format) resolves to.
     package static func target(_ source: SourceStage, options: ConversionOptions) -> TargetFormat {
         TargetFormat.resolve(
-            source: source.encoding, sourceOrder: source.byteOrder, dataFormat: options.dataFormat, endian: options.endian)
+            source: source.encodingToKeep, sourceOrder: source.byteOrder, dataFormat: options.dataFormat, endian: options.endian)
     }
 
     /// The source's frames the header promised when they are the output's too (no resampling).

@@ -48,12 +48,9 @@ package struct IMA4Codec: OutputCodec {
         } else {
             audio = pumped
         }
-        let metadata =
-            options.stripMetadata
-            ? []
-            : ContainerStage.metadata(
-                of: source.input, sourceRate: source.exactRate, outputRate: plan.exactRate,
-                outputFrames: UInt64(max(0, announced)), warnings: &result.warnings)
+        let metadata = source.metadata(
+            outputRate: plan.exactRate, outputFrames: UInt64(max(0, announced)), options: options,
+            warnings: &result.warnings)
         guard
             let frames = try IMA4Stage.write(
                 from: audio, announcedFrames: UInt64(max(0, announced)), to: try output.temporary.descriptor(),
