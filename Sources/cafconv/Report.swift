@@ -1,0 +1,229 @@
+import BinaryIO
+import CommandLineKit
+import Conversion
+import ConversionModel
+import Inspection
+import OutputFiles
+import SoundReport
+import SystemLayer
+import Transcoding
+import Verification
+
+/// `cafconv report`: one self-contained HTML page of sound files.
+struct Report {
+    static let paths = Positionals(
+        "paths", help: "Audio files (any source convert reads) or folders to search for them.",
+        completion: .fileTypes(Planner.audioExtensions))
+    static let output = Option<String>("output", short: "o", help: "The HTML file to write.", completion: .files)
+    static let against = Option<String>(
+        "against", valueName: "source",
+        help:
+            "Put each CAF file beside its source (a file, or a folder mirrored as convert -o mirrors it), paired and compared as verify --against does: both waveforms, the proof and a lossy codec's SNR.",
+        completion: .fileTypes(Planner.audioExtensions))
+    static let title = Option<String>("title", help: "The page's title (default: Sound report).")
+
+    static let name = "report"
+    static let abstract = "Write one HTML page of sound files: format, levels, waveforms, loops, failures."
+    static let command = Command(
+        name,
+        abstract: abstract,
+        discussion: """
+            Reads every file given or found under folders (the sources convert reads, searched \
+            recursively as convert searches them) once, block by block, and writes one HTML file \
+            that needs nothing else (no network, no external script, style, font or image): a \
+            summary (counts by format, total sizes, the loudest and quietest files, failures \
+            first), then one row per file with its format line (as info --brief), duration, size, \
+            bit rate, channels, rate, sample peak, true peak (4x oversampled), loudness (not \
+            measured yet), warnings or failure, and a waveform per channel (the min/max envelope, \
+            400 columns at most) with its loops, markers and regions drawn at their frames. The \
+            table sorts by any column and filters by name; the same files give the same page.
+
+            --against pairs each CAF file with its source as verify --against does: the source's \
+            envelope is drawn beneath the file's on one time axis, with the proof (or the broken \
+            rule) and the SNR of a lossy codec.
+
+            Exit status: 0 the page was written and every file was read; 1 a file failed (the page \
+            is written and shows why) or the page could not be written; 64 usage error.
+            """,
+        positionals: paths,
+        options: [output, against, title])
+
+    let paths: [String]
+    let output: String
+    let against: String?
+    let title: String
+
+    init(_ invocation: Invocation) throws(CommandLineError) {
+        paths = invocation.positionals
+        if paths.isEmpty { throw CommandLineError("give at least one file or folder") }
+        guard let output = invocation[Self.output], !output.isEmpty else {
+            throw CommandLineError("give the HTML file to write with -o")
+        }
+        self.output = output
+        against = invocation[Self.against]
+        title = invocation[Self.title] ?? "Sound report"
+    }
+
+    func run() -> Int32 {
+        let entries = against.map(paired) ?? measured()
+        let html = HTMLReport.render(entries, title: title)
+        do throws(ConversionError) {
+            let folder = try FileSystem.Folder.open(FileSystem.directoryName(output))
+            let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(output))
+            let fd = try temporary.descriptor()
+            defer { FileSystem.closeFile(fd) }
+            try FileSystem.writeAll(fd, Array(html.utf8), at: 0)
+            try temporary.commit()
+        } catch {
+            Console.error("\(Output.errorPrefix()) \(PathBytes.display(output)): cannot write the report: \(error.message)")
+            return ExitStatus.failure
+        }
+        let failed = entries.filter { $0.failure != nil }
+        for entry in failed {
+            Console.error("\(Output.errorPrefix()) \(PathBytes.display(entry.sound.path)): \(PathBytes.display(entry.failure ?? ""))")
+        }
+        Console.error(
+            PathBytes.display("\(output): \(entries.count) \(entries.count == 1 ? "file" : "files"), \(failed.count) failed"))
+        return failed.isEmpty ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// Every file given or found, measured.
+    func measured() -> [ReportEntry] {
+        var entries: [ReportEntry] = []
+        for path in paths {
+            switch FileSystem.kind(of: path) {
+            case .directory:
+                let found = Planner.files(under: path, matching: Planner.isAudioName)
+                if found.isEmpty {
+                    entries.append(
+                        ReportEntry(
+                            name: PathBytes.display(path), sound: ReportSound(path: PathBytes.display(path)),
+                            failure: Planner.nothingFound))
+                }
+                for relative in found {
+                    entries.append(SoundMeasurement.entry(name: relative, path: FileSystem.joined(path, relative)))
+                }
+            case .missing:
+                entries.append(
+                    ReportEntry(
+                        name: PathBytes.display(path), sound: ReportSound(path: PathBytes.display(path)),
+                        failure: "no such file or folder"))
+            case .file, .other:
+                entries.append(SoundMeasurement.entry(name: path, path: path))
+            }
+        }
+        return entries
+    }
+
+    /// Every CAF file given or found, paired with its source by `verify --against`.
+    func paired(with source: String) -> [ReportEntry] {
+        let report = Verifier.verify(paths: paths, options: VerifyOptions(against: source))
+        return report.files.map { verdict in
+            var entry = SoundMeasurement.entry(name: name(of: verdict.path), path: verdict.path)
+            if let sourcePath = verdict.against {
+                entry.source = SoundMeasurement.entry(name: sourcePath, path: sourcePath).sound
+            }
+            entry.proof = verdict.comparison?.description
+            entry.snr = verdict.comparison?.snr
+            if !verdict.failures.isEmpty {
+                let broken = verdict.failures.map { String(describing: $0) }.joined(separator: "; ")
+                entry.failure = entry.failure.map { $0 + "; " + broken } ?? broken
+            }
+            for warning in verdict.warnings where !entry.warnings.contains(warning) { entry.warnings.append(warning) }
+            return entry
+        }
+    }
+
+    /// `path` below the folder given that holds it, else as it is.
+    func name(of path: String) -> String {
+        for folder in paths {
+            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+            if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
+        }
+        return path
+    }
+}
+
+/// One file read for the report: described by `Inspection` (format line, loops, markers,
+/// regions) and decoded once by the source table `convert` uses (`SourceAudio.open`), block by
+/// block, into a `SoundMeter`.
+enum SoundMeasurement {
+    /// Frames read per block.
+    static let blockFrames = 4096
+
+    static func entry(name: String, path: String) -> ReportEntry {
+        let info = Inspector.inspect(path: path)
+        var sound = ReportSound(path: PathBytes.display(path))
+        var warnings = info.warnings.map(\.message)
+        var failure: String?
+        var status = FileStatus()
+        if FileSystem.status(path, &status) == 0, status.st_size >= 0 { sound.bytes = UInt64(status.st_size) }
+        if info.format != nil {
+            sound.container = InfoText.containerName(info)
+            sound.format = info.formatDescription ?? info.format
+            let line = InfoText.briefLine(info)
+            let prefix = info.path + ": "
+            sound.formatLine = line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)) : line
+            sound.channels = info.channels
+            sound.sampleRate = info.sampleRate
+            sound.frames = info.frames.flatMap { Int64(exactly: $0) }
+            sound.marks = marks(info)
+            if let error = info.error { failure = error }
+        } else if info.error == "empty file (0 bytes)" {
+            failure = info.error
+        }
+        if sound.container == nil {
+            let dot = FileSystem.baseName(path).lastIndex(of: ".")
+            let ext = dot.map { String(FileSystem.baseName(path)[$0...].dropFirst()) } ?? ""
+            sound.container = ext.isEmpty ? nil : ext.uppercased()
+        }
+        if failure == nil {
+            do {
+                let audio = try SourceAudio.open(path)
+                var meter = SoundMeter(channels: audio.channels, expectedFrames: audio.limit)
+                var ints: [Int32] = []
+                var doubles: [Double] = []
+                let samples = blockFrames * max(1, audio.channels)
+                if audio.isFloat { doubles = [Double](repeating: 0, count: samples) } else {
+                    ints = [Int32](repeating: 0, count: samples)
+                }
+                while true {
+                    let got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames)
+                    if got == 0 { break }
+                    if audio.isFloat { meter.add(doubles: doubles, frames: got) } else { meter.add(ints: ints, frames: got) }
+                }
+                sound.envelope = meter.envelope
+                sound.samplePeak = meter.samplePeak
+                sound.truePeak = meter.truePeakValue
+                sound.frames = meter.frames
+                if sound.channels == nil { sound.channels = audio.channels }
+                if sound.sampleRate == nil { sound.sampleRate = audio.exactSampleRate }
+                if sound.format == nil { sound.format = "decoded by \(audio.decoderName)" }
+            } catch {
+                failure = error.message
+            }
+        }
+        warnings = warnings.map(PathBytes.display)
+        return ReportEntry(
+            name: PathBytes.display(name), sound: sound, warnings: warnings, failure: failure.map(PathBytes.display))
+    }
+
+    /// The loops, markers and regions `info` found, in the file's frames.
+    static func marks(_ info: AudioFileInfo) -> [ReportMark] {
+        var marks: [ReportMark] = []
+        for loop in info.loops {
+            let label = loop.name ?? (loop.role.map { "\($0) loop" } ?? "loop")
+            marks.append(ReportMark(kind: .loop, start: Double(loop.start), end: Double(loop.end), label: label))
+        }
+        for region in info.regions {
+            guard let start = region.start else { continue }
+            marks.append(
+                ReportMark(
+                    kind: .region, start: start, end: region.end, label: region.name.isEmpty ? "region \(region.id)" : region.name))
+        }
+        for marker in info.markers {
+            marks.append(ReportMark(kind: .marker, start: marker.frame, label: marker.name.isEmpty ? marker.type : marker.name))
+        }
+        return marks
+    }
+}
