@@ -202,7 +202,7 @@ public enum HTMLReport {
         let format = formatName(sound)
         cell(
             "format", "Format", value: format,
-            text: HTMLText.escape(format) + (sound.formatLine.map { "<span class=\"line\">\(HTMLText.escape($0))</span>" } ?? ""),
+            text: HTMLText.escape(sound.formatLine ?? format),
             into: &html)
         let duration = number(sound.duration, 3)
         cell("duration", "Duration (s)", value: duration.value, text: duration.text, into: &html)
@@ -383,12 +383,13 @@ public enum HTMLReport {
         th button { font: inherit; font-weight: 600; background: none; border: 0; padding: .1rem .2rem; color: inherit; cursor: pointer; text-align: left; }
         th button:focus-visible, #filter:focus-visible, a:focus-visible { outline: 2px solid var(--wave); outline-offset: 1px; }
         th[aria-sort=ascending] button::after { content: " ▲"; } th[aria-sort=descending] button::after { content: " ▼"; }
-        .name { font-weight: 600; word-break: break-all; } .path, .line { display: block; color: var(--muted); font-size: .85em; word-break: break-all; }
+        .name { font-weight: 600; overflow-wrap: anywhere; } .path, .line { display: block; color: var(--muted); font-size: .85em; overflow-wrap: anywhere; }
+        td[data-key=name] { min-width: 8rem; max-width: 18rem; } td[data-key=format] { min-width: 8rem; max-width: 14rem; }
         .muted { color: var(--muted); } .bad { color: var(--bad); } .warn { color: var(--warn); } .ok { color: var(--ok); }
         .badge { background: var(--bad); color: #fff; border-radius: .3em; padding: 0 .3em; font-size: .8em; }
         .warnings { margin: .2rem 0 0; padding-left: 1.1rem; color: var(--warn); font-size: .85em; }
         .why { word-break: break-word; }
-        td[data-key=wave] { width: 34%; min-width: 14rem; }
+        td[data-key=wave] { width: 30%; min-width: 12rem; }
         .wave { position: relative; padding-top: 1.1em; }
         .wave svg { display: block; width: 100%; }
         .wave .env { fill: var(--wave); stroke: var(--wave); stroke-width: 1; vector-effect: non-scaling-stroke; }
@@ -410,7 +411,7 @@ public enum HTMLReport {
           td { border: 0; padding: .1rem 0; text-align: left !important; }
           td::before { content: attr(data-label) ": "; color: var(--muted); font-weight: 400; }
           td[data-key=name]::before, td[data-key=wave]::before { content: none; }
-          td[data-key=wave] { min-width: 0; }
+          td[data-key=wave] { width: 100%; min-width: 0; }
         }
 
         """
