@@ -65,8 +65,24 @@ struct Report {
     }
 
     func run() -> Int32 {
+        let start = FileSystem.now()
         let entries = against.map(paired) ?? measured()
+        let measuredAt = FileSystem.now()
+        guard Self.write(entries, title: title, to: output, readIn: measuredAt &- start) else { return ExitStatus.failure }
+        let failed = entries.filter { $0.failure != nil }
+        for entry in failed {
+            Console.error("\(Output.errorPrefix()) \(PathBytes.display(entry.sound.path)): \(PathBytes.display(entry.failure ?? ""))")
+        }
+        return failed.isEmpty ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// Renders `entries` and writes the page to `output` through a temporary file and a rename
+    /// (as a depfile is written), then says on stderr what it holds and how long it took;
+    /// `false` (the error said) when it cannot be written.
+    static func write(_ entries: [ReportEntry], title: String, to output: String, readIn: UInt64, quiet: Bool = false) -> Bool {
+        let renderStart = FileSystem.now()
         let html = HTMLReport.render(entries, title: title)
+        let rendered = FileSystem.now() &- renderStart
         do throws(ConversionError) {
             let folder = try FileSystem.Folder.open(FileSystem.directoryName(output))
             let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(output))
@@ -76,15 +92,50 @@ struct Report {
             try temporary.commit()
         } catch {
             Console.error("\(Output.errorPrefix()) \(PathBytes.display(output)): cannot write the report: \(error.message)")
-            return ExitStatus.failure
+            return false
         }
-        let failed = entries.filter { $0.failure != nil }
-        for entry in failed {
-            Console.error("\(Output.errorPrefix()) \(PathBytes.display(entry.sound.path)): \(PathBytes.display(entry.failure ?? ""))")
-        }
+        func milliseconds(_ nanoseconds: UInt64) -> String { HTMLText.fixed(Double(nanoseconds) / 1e6, 1) + " ms" }
+        if quiet { return true }
+        let failed = entries.filter { $0.failure != nil }.count
         Console.error(
-            PathBytes.display("\(output): \(entries.count) \(entries.count == 1 ? "file" : "files"), \(failed.count) failed"))
-        return failed.isEmpty ? ExitStatus.success : ExitStatus.failure
+            PathBytes.display(
+                "\(output): \(entries.count) \(entries.count == 1 ? "file" : "files"), \(failed) failed (read in \(milliseconds(readIn)), page of \(html.utf8.count) bytes made in \(milliseconds(rendered)))"
+            ))
+        return true
+    }
+
+    /// The entries of a conversion's report: each output beside its source, with the proof and
+    /// the warnings the conversion gave, failures with their reason. Outputs and sources are
+    /// read again here (the converter does not hand its blocks to a meter yet).
+    static func entries(of report: ConversionReport) -> [ReportEntry] {
+        report.files.compactMap { file -> ReportEntry? in
+            switch file.status {
+            case .converted, .upToDate, .failed: break
+            default: return nil
+            }
+            let name = PathBytes.display(file.input)
+            var entry: ReportEntry
+            if file.status == .failed {
+                entry = ReportEntry(
+                    name: name, sound: ReportSound(path: PathBytes.display(file.output ?? file.input)),
+                    failure: PathBytes.display(file.reason ?? "failed"))
+                let source = SoundMeasurement.entry(name: file.input, path: file.input)
+                entry.source = source.sound
+                if source.failure == nil { entry.sound = source.sound }
+            } else {
+                let output = file.output ?? file.input
+                entry = SoundMeasurement.entry(name: file.input, path: output)
+                entry.name = name
+                entry.source = SoundMeasurement.entry(name: file.input, path: file.input).sound
+                entry.proof = file.proof?.description
+                entry.snr = file.proof?.snr
+                if file.status == .upToDate { entry.proof = "up to date" + (entry.proof.map { "; " + $0 } ?? "") }
+            }
+            for warning in file.warnings.map({ PathBytes.display($0.message) }) where !entry.warnings.contains(warning) {
+                entry.warnings.append(warning)
+            }
+            return entry
+        }
     }
 
     /// Every file given or found, measured.

@@ -120,4 +120,28 @@ struct ReportEndToEndTests {
             .components(separatedBy: "\"")[0]
         #expect((snr.flatMap(Double.init) ?? 0) > 20)
     }
+
+    /// `convert --report`: the run's page, failures first with their reason (a file that is not
+    /// audio, an impulse IMA4 cannot carry), each output beside its source with its proof.
+    @Test func convertWritesTheReport() throws {
+        let folder = ReportFolder.make()
+        let page = folder.file("run.html")
+        let result = try run(
+            RepositoryPaths.executable, ["convert", "-q", "-d", "ima4", folder.file("sounds"), "-o", folder.file("built"), "--report", page])
+        #expect(result.status == 1)
+        let html = try #require(readFile(page).map { String(decoding: $0, as: UTF8.self) })
+        let names = html.components(separatedBy: "<span class=\"name\">").dropFirst().map { $0.components(separatedBy: "<")[0] }
+        #expect(names.count == 7)
+        #expect(Array(names.prefix(2)).map { $0.hasSuffix("broken.wav") || $0.hasSuffix("impulse.wav") } == [true, true])
+        #expect(html.contains("<strong data-summary=\"failed\">2</strong>"))
+        #expect(html.contains("its IMA4 audio has an SNR of"))
+        // Four lossy proofs with their SNR; silence comes back exact.
+        #expect(html.components(separatedBy: "<span class=\"line proof\">SNR ").count == 5)
+        #expect(html.contains("<span class=\"line proof\">exact; "))
+        #expect(html.components(separatedBy: "<polygon class=\"src\" data-channel=\"0\"").count == 7)
+        // A dry run writes no page.
+        let dry = folder.file("dry.html")
+        _ = try run(RepositoryPaths.executable, ["convert", "-q", "--dry-run", folder.file("sounds"), "-o", folder.file("built"), "--report", dry])
+        #expect(!exists(dry))
+    }
 }
