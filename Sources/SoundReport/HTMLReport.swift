@@ -341,22 +341,31 @@ public enum HTMLReport {
         let span = Double(envelope.span)
         let count = min(lane.minimum.count, lane.maximum.count)
         guard count > 0, frames > 0 else { return }
-        var xs: [String] = []
+        var xs: [Double] = []
         xs.reserveCapacity(count)
         for column in 0..<count {
             let first = Double(column) * span
             let last = min(first + span, frames) - 1
-            xs.append(HTMLText.fixed((first + last) / 2 / frames * width, 2))
+            xs.append((first + last) / 2 / frames * width)
+        }
+        var points: [UInt8] = []
+        points.reserveCapacity(count * 2 * 16)
+        func point(_ x: Double, _ value: Float) {
+            let clamped = Swift.max(-1.5, Swift.min(1.5, Double(value)))
+            HTMLText.appendFixed(x, 2, to: &points)
+            points.append(UInt8(ascii: ","))
+            HTMLText.appendFixed(centre - clamped * amplitude, 1, to: &points)
+        }
+        for column in 0..<count {
+            point(xs[column], lane.maximum[column])
+            points.append(UInt8(ascii: " "))
+        }
+        for column in stride(from: count - 1, through: 0, by: -1) {
+            point(xs[column], lane.minimum[column])
+            if column != 0 { points.append(UInt8(ascii: " ")) }
         }
         html += "<polygon class=\"\(kind)\" data-channel=\"\(channel)\" points=\""
-        func y(_ value: Float) -> String {
-            let clamped = Swift.max(-1.5, Swift.min(1.5, Double(value)))
-            return HTMLText.fixed(centre - clamped * amplitude, 2)
-        }
-        for column in 0..<count { html += xs[column] + "," + y(lane.maximum[column]) + " " }
-        for column in stride(from: count - 1, through: 0, by: -1) {
-            html += xs[column] + "," + y(lane.minimum[column]) + (column == 0 ? "" : " ")
-        }
+        html += String(decoding: points, as: UTF8.self)
         html += "\"/>"
     }
 

@@ -72,4 +72,37 @@ public enum HTMLText {
         if value < 1e9 { return fixed(value / 1e6, 2) + " MB" }
         return fixed(value / 1e9, 2) + " GB"
     }
+
+    /// Appends `value` as ``fixed(_:_:)`` writes it (finite values of at most 15 digits; others
+    /// as `0`) to `bytes`, without making a string: the waveforms' thousands of numbers.
+    public static func appendFixed(_ value: Double, _ decimals: Int, to bytes: inout [UInt8]) {
+        var scale = 1.0
+        for _ in 0..<max(0, decimals) { scale *= 10 }
+        let scaled = (value * scale).rounded(.toNearestOrAwayFromZero)
+        guard scaled.isFinite, abs(scaled) < 1e15, let whole = Int64(exactly: scaled) else {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        if whole < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = whole.magnitude
+        // Digits, last first, at least decimals + 1 of them.
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(truncatingIfNeeded: magnitude % 10) + UInt8(ascii: "0")
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0 && count < buffer.count
+            while count <= decimals && count < buffer.count {
+                buffer[count] = UInt8(ascii: "0")
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                if index == decimals - 1 && decimals > 0 { bytes.append(UInt8(ascii: ".")) }
+                bytes.append(buffer[index])
+            }
+        }
+    }
 }

@@ -266,7 +266,7 @@ struct Convert {
         }
         if let htmlReport, !report.interrupted, !options.dryRun {
             let start = FileSystem.now()
-            let entries = Report.entries(of: report)
+            let entries = Report.entries(of: report, jobs: options.jobs)
             guard Report.write(entries, title: "cafconv convert", to: htmlReport, readIn: FileSystem.now() &- start, quiet: quiet) else {
                 return ExitStatus.failure
             }

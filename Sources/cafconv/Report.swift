@@ -1,5 +1,7 @@
 import BinaryIO
 import CommandLineKit
+import Dispatch
+import Synchronization
 import Conversion
 import ConversionModel
 import Inspection
@@ -21,6 +23,8 @@ struct Report {
             "Put each CAF file beside its source (a file, or a folder mirrored as convert -o mirrors it), paired and compared as verify --against does: both waveforms, the proof and a lossy codec's SNR.",
         completion: .fileTypes(Planner.audioExtensions))
     static let title = Option<String>("title", help: "The page's title (default: Sound report).")
+    static let jobs = Option<Int>(
+        "jobs", short: "j", help: "Read this many files at once (default: the number of processors).")
 
     static let name = "report"
     static let abstract = "Write one HTML page of sound files: format, levels, waveforms, loops, failures."
@@ -46,12 +50,13 @@ struct Report {
             is written and shows why) or the page could not be written; 64 usage error.
             """,
         positionals: paths,
-        options: [output, against, title])
+        options: [output, against, title, jobs])
 
     let paths: [String]
     let output: String
     let against: String?
     let title: String
+    let jobs: Int
 
     init(_ invocation: Invocation) throws(CommandLineError) {
         paths = invocation.positionals
@@ -62,6 +67,8 @@ struct Report {
         self.output = output
         against = invocation[Self.against]
         title = invocation[Self.title] ?? "Sound report"
+        jobs = invocation[Self.jobs] ?? Syscall.processorCount
+        if jobs < 1 { throw CommandLineError("--jobs must be at least 1") }
     }
 
     func run() -> Int32 {
@@ -107,26 +114,25 @@ struct Report {
     /// The entries of a conversion's report: each output beside its source, with the proof and
     /// the warnings the conversion gave, failures with their reason. Outputs and sources are
     /// read again here (the converter does not hand its blocks to a meter yet).
-    static func entries(of report: ConversionReport) -> [ReportEntry] {
-        report.files.compactMap { file -> ReportEntry? in
-            switch file.status {
-            case .converted, .upToDate, .failed: break
-            default: return nil
-            }
+    static func entries(of report: ConversionReport, jobs: Int) -> [ReportEntry] {
+        let files = report.files.filter { [.converted, .upToDate, .failed].contains($0.status) }
+        let sources = SoundMeasurement.entries(files.map { ($0.input, $0.input) }, jobs: jobs)
+        let written = files.filter { $0.status != .failed }
+        let outputs = SoundMeasurement.entries(written.map { ($0.input, $0.output ?? $0.input) }, jobs: jobs)
+        var nextOutput = outputs.makeIterator()
+        return zip(files, sources).map { file, source in
             let name = PathBytes.display(file.input)
             var entry: ReportEntry
             if file.status == .failed {
                 entry = ReportEntry(
                     name: name, sound: ReportSound(path: PathBytes.display(file.output ?? file.input)),
                     failure: PathBytes.display(file.reason ?? "failed"))
-                let source = SoundMeasurement.entry(name: file.input, path: file.input)
                 entry.source = source.sound
                 if source.failure == nil { entry.sound = source.sound }
             } else {
-                let output = file.output ?? file.input
-                entry = SoundMeasurement.entry(name: file.input, path: output)
+                entry = nextOutput.next() ?? source
                 entry.name = name
-                entry.source = SoundMeasurement.entry(name: file.input, path: file.input).sound
+                entry.source = source.sound
                 entry.proof = file.proof?.description
                 entry.snr = file.proof?.snr
                 if file.status == .upToDate { entry.proof = "up to date" + (entry.proof.map { "; " + $0 } ?? "") }
@@ -140,7 +146,8 @@ struct Report {
 
     /// Every file given or found, measured.
     func measured() -> [ReportEntry] {
-        var entries: [ReportEntry] = []
+        var entries: [ReportEntry?] = []
+        var work: [(slot: Int, name: String, path: String)] = []
         for path in paths {
             switch FileSystem.kind(of: path) {
             case .directory:
@@ -152,7 +159,8 @@ struct Report {
                             failure: Planner.nothingFound))
                 }
                 for relative in found {
-                    entries.append(SoundMeasurement.entry(name: relative, path: FileSystem.joined(path, relative)))
+                    work.append((entries.count, relative, FileSystem.joined(path, relative)))
+                    entries.append(nil)
                 }
             case .missing:
                 entries.append(
@@ -160,20 +168,24 @@ struct Report {
                         name: PathBytes.display(path), sound: ReportSound(path: PathBytes.display(path)),
                         failure: "no such file or folder"))
             case .file, .other:
-                entries.append(SoundMeasurement.entry(name: path, path: path))
+                work.append((entries.count, path, path))
+                entries.append(nil)
             }
         }
-        return entries
+        let measured = SoundMeasurement.entries(work.map { ($0.name, $0.path) }, jobs: jobs)
+        for (item, entry) in zip(work, measured) { entries[item.slot] = entry }
+        return entries.compactMap { $0 }
     }
 
     /// Every CAF file given or found, paired with its source by `verify --against`.
     func paired(with source: String) -> [ReportEntry] {
         let report = Verifier.verify(paths: paths, options: VerifyOptions(against: source))
-        return report.files.map { verdict in
-            var entry = SoundMeasurement.entry(name: name(of: verdict.path), path: verdict.path)
-            if let sourcePath = verdict.against {
-                entry.source = SoundMeasurement.entry(name: sourcePath, path: sourcePath).sound
-            }
+        let outputs = SoundMeasurement.entries(report.files.map { (name(of: $0.path), $0.path) }, jobs: jobs)
+        let sources = SoundMeasurement.entries(report.files.compactMap { $0.against.map { ($0, $0) } }, jobs: jobs)
+        var nextSource = sources.makeIterator()
+        return zip(report.files, outputs).map { verdict, measured in
+            var entry = measured
+            if verdict.against != nil { entry.source = nextSource.next()?.sound }
             entry.proof = verdict.comparison?.description
             entry.snr = verdict.comparison?.snr
             if !verdict.failures.isEmpty {
@@ -201,6 +213,34 @@ struct Report {
 enum SoundMeasurement {
     /// Frames read per block.
     static let blockFrames = 4096
+
+    /// Each of `files` (name, path) measured, in order, by up to `jobs` threads.
+    static func entries(_ files: [(name: String, path: String)], jobs: Int) -> [ReportEntry] {
+        let results = Mutex([ReportEntry?](repeating: nil, count: files.count))
+        let next = Mutex(0)
+        let work = files.map { SendableFile(name: $0.name, path: $0.path) }
+        @Sendable func worker(_: Int) {
+            while true {
+                let slot = next.withLock { value -> Int in
+                    defer { value += 1 }
+                    return value
+                }
+                guard slot < work.count else { return }
+                let entry = entry(name: work[slot].name, path: work[slot].path)
+                results.withLock { $0[slot] = entry }
+            }
+        }
+        let workers = min(max(1, jobs), files.count)
+        if workers == 1 { worker(0) } else if workers > 1 { DispatchQueue.concurrentPerform(iterations: workers, execute: worker) }
+        return results.withLock { $0 }.enumerated().map { index, entry in
+            entry ?? ReportEntry(name: work[index].name, sound: ReportSound(path: work[index].path), failure: "not measured")
+        }
+    }
+
+    struct SendableFile: Sendable {
+        var name: String
+        var path: String
+    }
 
     static func entry(name: String, path: String) -> ReportEntry {
         let info = Inspector.inspect(path: path)

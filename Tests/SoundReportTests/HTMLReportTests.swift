@@ -143,3 +143,27 @@ func impulseSound(path: String, frames: Int, impulse: Int, level: Double, marks:
         #expect(many < 300 * 30_000)
     }
 }
+
+@Suite struct HTMLTextTests {
+    @Test func fixedNumbers() {
+        #expect(HTMLText.fixed(-0.5, 1) == "-0.5")
+        #expect(HTMLText.fixed(12, 2) == "12.00")
+        #expect(HTMLText.fixed(0.005, 2) == "0.01")
+        #expect(HTMLText.fixed(-6.0206, 2) == "-6.02")
+        #expect(HTMLText.fixed(44100, 0) == "44100")
+    }
+
+    /// The byte writer the waveforms use writes what `fixed` writes.
+    @Test func appendFixedAgreesWithFixed() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [0, -0.0, 0.04, -0.04, 0.05, -0.05, 1, -1, 999.995, 1000, 501.2396, -12.345, 1e-9]
+        for _ in 0..<2000 { values.append(Double.random(in: -2000...2000, using: &generator)) }
+        for value in values {
+            for decimals in 0...3 {
+                var bytes: [UInt8] = []
+                HTMLText.appendFixed(value, decimals, to: &bytes)
+                #expect(String(decoding: bytes, as: UTF8.self) == HTMLText.fixed(value, decimals), "\(value) \(decimals)")
+            }
+        }
+    }
+}
