@@ -204,7 +204,10 @@ public enum HTMLReport {
             "format", "Format", value: format,
             text: HTMLText.escape(sound.formatLine ?? format),
             into: &html)
-        let duration = number(sound.duration, 3)
+        var duration = number(sound.duration, 3)
+        if let own = sound.duration, let before = entry.source?.duration, abs(own - before) >= 0.0005 {
+            duration.text += "<span class=\"line changed\">source \(HTMLText.fixed(before, 3))</span>"
+        }
         cell("duration", "Duration (s)", value: duration.value, text: duration.text, into: &html)
         if let bytes = sound.bytes {
             var text = HTMLText.bytes(bytes)

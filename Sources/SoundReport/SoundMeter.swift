@@ -183,24 +183,32 @@ struct TruePeakFilter: Sendable {
         }
     }
 
-    /// The last 12 samples, oldest first, as a ring.
-    private var history = [Double](repeating: 0, count: taps)
+    /// The last 12 samples twice over (each written at `i` and `i + 12`), so that the 12 from
+    /// the oldest are always contiguous: `history[next ..< next + 12]`.
+    private var history = [Double](repeating: 0, count: 2 * taps)
     private var next = 0
     private var count = 0
     private(set) var peak = 0.0
 
     mutating func add(_ sample: Double) {
         history[next] = sample
-        next = (next + 1) % Self.taps
+        history[next + Self.taps] = sample
+        next = next + 1 == Self.taps ? 0 : next + 1
         count += 1
-        // With samples n-5 ... n+6 in the ring, the values between n and n+1.
+        // With samples n-5 ... n+6 in the window, the values between n and n+1.
         guard count >= Self.half else { return }
-        for phase in Self.coefficients {
-            var sum = 0.0
-            for tap in 0..<Self.taps { sum += phase[tap] * history[(next + tap) % Self.taps] }
-            let magnitude = abs(sum)
-            if magnitude > peak { peak = magnitude }
+        let start = next
+        var highest = peak
+        history.withUnsafeBufferPointer { window in
+            for phase in Self.coefficients {
+                phase.withUnsafeBufferPointer { weights in
+                    var sum = 0.0
+                    for tap in 0..<Self.taps { sum += weights[tap] * window[start + tap] }
+                    highest = max(highest, abs(sum))
+                }
+            }
         }
+        peak = highest
     }
 
     /// The peak once the signal is followed by silence (the last values interpolated).

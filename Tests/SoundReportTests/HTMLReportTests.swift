@@ -113,6 +113,11 @@ func impulseSound(path: String, frames: Int, impulse: Int, level: Double, marks:
         ]
         let html = HTMLReport.render(entries)
         #expect(html == HTMLReport.render(entries))
+        #expect(!html.contains("line changed"))
+        var shorter = b
+        shorter.frames = 500
+        let resampled = HTMLReport.render([ReportEntry(name: "b.caf", sound: shorter, source: b)])
+        #expect(resampled.contains("data-v=\"0.010\">0.010<span class=\"line changed\">source 0.021</span>"))
         let names = slices(html, from: "<span class=\"name\">", to: "</span>")
         #expect(names == ["z-broken.wav", "a.caf", "b.caf"])
         #expect(html.contains("<strong data-summary=\"failed\">1</strong>"))
