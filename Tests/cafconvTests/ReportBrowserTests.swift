@@ -30,6 +30,8 @@ let harness = """
     (function () {
       var H = { errors: [], violations: [], logs: [] };
       window.addEventListener("error", function (e) { H.errors.push(String(e.message)); }, true);
+      // A dialog would stop a headless page until the timeout: recorded instead.
+      window.alert = window.confirm = window.prompt = function (m) { H.errors.push("dialog: " + m); };
       document.addEventListener("securitypolicyviolation", function (e) { H.violations.push(e.blockedURI + " " + e.violatedDirective); });
       ["error", "warn"].forEach(function (k) { var o = console[k]; console[k] = function () { H.logs.push(k + ": " + Array.prototype.join.call(arguments, " ")); return o.apply(console, arguments); }; });
       window.addEventListener("load", function () {
@@ -230,5 +232,29 @@ struct ReportBrowserTests {
         #expect(dark < pixels.stdout.count / 2)
         // The waveforms' colour is there: pixels neither white nor black.
         #expect(Set(pixels.stdout).count > 16)
+    }
+
+    /// A file whose name and marker are markup: shown as text, nothing runs, nothing is fetched.
+    @Test("Hostile names and labels stay text in the browser")
+    func hostileNames() throws {
+        let folder = TempDirectory("cafconv-report-hostile")
+        let name = "<img src=x onerror=alert(1)>\"'&.wav"
+        let label = "<script>alert(2)</script>"
+        let cue = ReportFolder.chunk(
+            "cue ", ReportFolder.le32(1) + ReportFolder.le32(1) + ReportFolder.le32(100) + Array("data".utf8) + ReportFolder.le32(0)
+                + ReportFolder.le32(0) + ReportFolder.le32(100))
+        let adtl = ReportFolder.chunk("LIST", Array("adtl".utf8) + ReportFolder.chunk("labl", ReportFolder.le32(1) + Array(label.utf8) + [0]))
+        _ = folder.write("sounds/" + name, ReportFolder.wave(ReportFolder.sine(frames: 4800, amplitude: 0.5), extra: cue + adtl))
+        let (page, result) = try ReportFolder.render(folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let (found, console) = try inspect(page, width: 1280)
+        #expect(console.isEmpty, "\(console)")
+        #expect((found["errors"] as? [String]) == [])
+        #expect((found["violations"] as? [String]) == [])
+        #expect((found["resources"] as? [String]) == [])
+        let rows = try #require(found["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["name"] as? String } == [name])
+        let waves = try #require(found["waves"] as? [String: [String: Any]])
+        #expect((waves[name]?["labels"] as? [[String: Any]])?.map { $0["text"] as? String } == [label])
     }
 }
