@@ -268,7 +268,8 @@ enum SoundMeasurement {
             let ext = dot.map { String(FileSystem.baseName(path)[$0...].dropFirst()) } ?? ""
             sound.container = ext.isEmpty ? nil : ext.uppercased()
         }
-        if failure == nil {
+        // A file `info` finds invalid is still drawn when it decodes (convert reads many such).
+        if failure == nil || info.format != nil {
             do {
                 let audio = try SourceAudio.open(path)
                 var meter = SoundMeter(channels: audio.channels, expectedFrames: audio.limit)
@@ -291,7 +292,9 @@ enum SoundMeasurement {
                 if sound.sampleRate == nil { sound.sampleRate = audio.exactSampleRate }
                 if sound.format == nil { sound.format = "decoded by \(audio.decoderName)" }
             } catch {
-                failure = error.message
+                // The decoder's message names the file first: the row names it already.
+                let message = error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message
+                if failure == nil { failure = message }
             }
         }
         warnings = warnings.map(PathBytes.display)
