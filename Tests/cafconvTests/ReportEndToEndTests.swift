@@ -144,4 +144,23 @@ struct ReportEndToEndTests {
         _ = try run(RepositoryPaths.executable, ["convert", "-q", "--dry-run", folder.file("sounds"), "-o", folder.file("built"), "--report", dry])
         #expect(!exists(dry))
     }
+
+    /// A CAF that `info` finds invalid (4 bytes after its last chunk) but that decodes: the row
+    /// says why it failed and still draws its waveform; the message does not repeat the path.
+    @Test func invalidButReadableIsDrawn() throws {
+        let folder = TempDirectory("cafconv-report-invalid")
+        let wav = folder.write("in/sine.wav", ReportFolder.wave(ReportFolder.sine(frames: 4800, amplitude: 0.5)))
+        let caf = folder.file("out/sine.caf")
+        let converted = try run(RepositoryPaths.executable, ["convert", "-q", wav, "-o", caf])
+        try #require(converted.status == 0, "\(converted.stderr)")
+        let bytes = try #require(readFile(caf))
+        writeFile(caf, bytes + [0, 0, 0, 0])
+        let page = folder.file("r.html")
+        let result = try run(RepositoryPaths.executable, ["report", folder.file("out"), "-o", page])
+        #expect(result.status == 1)
+        let html = try #require(readFile(page).map { String(decoding: $0, as: UTF8.self) })
+        #expect(html.contains("<strong class=\"bad\">failed</strong> <span class=\"why\">file-ends-with-chunk"))
+        #expect(html.contains("<polygon class=\"env\" data-channel=\"0\""))
+        #expect(html.contains("data-key=\"peak\" data-label=\"Peak (dBFS)\" data-v=\"-6.02\""))
+    }
 }
