@@ -113,6 +113,10 @@ let package = Package(
         // `info`: one description over CAF, WAV and AIFF, from the pure-Swift readers alone (no
         // libsndfile), so a program that only inspects files does not link it.
         .target(name: "Inspection", dependencies: ["CAFKit", "WAVEKit", "BinaryIO"], swiftSettings: strict),
+        // `report`: one self-contained HTML page of a folder of sounds (levels, waveforms, loops),
+        // and the meter that measures them block by block while they are read (standard library
+        // and libc only).
+        .target(name: "SoundReport", dependencies: ["SystemLayer"], swiftSettings: strict),
         // Declarative command-line parsing, help, manual page and completion scripts (standard
         // library only: no reflection, no Foundation, so the executable starts fast).
         .target(name: "CommandLineKit", dependencies: ["SystemLayer"], swiftSettings: strict),
@@ -123,7 +127,7 @@ let package = Package(
             name: "cafconv",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer",
+                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer", "SoundReport",
             ],
             swiftSettings: strict
         ),
@@ -149,6 +153,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "SoundReportTests", dependencies: ["SoundReport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(
             name: "JSONKitTests",
