@@ -63,6 +63,7 @@ package enum Converter {
             // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
             let source = try SourceStage.open(job, options: options, warnings: &result.warnings)
             result.formatIn = source.formatCode
+            try source.admits(options, result: &result)
             let codec = OutputCodecs.codec(for: source, options: options)
             try chain(
                 codec, source: source, job: job, options: options, result: &result, temporaryFile: &temporaryFile,
