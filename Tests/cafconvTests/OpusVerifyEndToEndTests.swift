@@ -1,0 +1,35 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `cafconv verify` on Opus CAFs that ffmpeg writes: their `pakt` drops the encoder's pre-skip
+/// (priming 0, valid frames = packets x 960), which verify must name, with the fix.
+@Suite("cafconv verify, Opus CAFs from ffmpeg")
+struct OpusVerifyEndToEndTests {
+    static let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// Whether ffmpeg here has the libopus encoder (Debian's does; a minimal build may not).
+    static let ffmpegHasLibopus: Bool = {
+        guard let ffmpeg, let result = try? runMerged(ffmpeg, ["-hide_banner", "-encoders"]) else { return false }
+        return result.text.contains("libopus")
+    }()
+
+    @Test(
+        "verify fails an ffmpeg -c:a libopus CAF with opus-priming and says to convert it again",
+        .enabled(if: ffmpegHasLibopus, "ffmpeg with the libopus encoder is absent"))
+    func ffmpegOpusCAF() throws {
+        let folder = TempDirectory()
+        let caf = folder.file("ffmpeg.caf")
+        let made = try runMerged(
+            try #require(Self.ffmpeg),
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=1:sample_rate=48000",
+                "-c:a", "libopus", "-b:a", "64k", caf,
+            ])
+        try #require(made.status == 0, "\(made.text)")
+        let result = try run(RepositoryPaths.executable, ["verify", caf])
+        #expect(result.status == 1)
+        #expect(result.text.contains("opus-priming"), "\(result.text)")
+        #expect(result.text.contains("48960 valid frames = 51 packets x 960"), "\(result.text)")
+        #expect(result.text.contains("cafconv convert"), "\(result.text)")
+    }
+}
