@@ -66,6 +66,9 @@ let package = Package(
         .target(name: "COpus", dependencies: ["LazyLibrary"]),
         // The Swift face of COpus: OpusEncoder (20 ms packets, look-ahead flushed), OpusDecoder.
         .target(name: "Opus", dependencies: ["COpus"], swiftSettings: strict),
+        // Ogg Opus (RFC 7845) read a page at a time: OpusHead, packets and their durations, the end
+        // trimming (standard library only).
+        .target(name: "OggOpus", dependencies: ["BinaryIO"], swiftSettings: strict),
         // The Swift face of CAVCodec: AACEncoder, AACDecoder, LibAVCodec.load().
         .target(name: "AACCodec", dependencies: ["CAVCodec"], swiftSettings: strict),
         // The only target that sees C types from libsndfile.
@@ -96,7 +99,7 @@ let package = Package(
         .target(
             name: "Transcoding",
             dependencies: [
-                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "MPG123", "Opus", "SndFile", "Soxr",
+                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "MPG123", "OggOpus", "Opus", "SndFile", "Soxr",
                 "SystemLayer", "WAVEKit",
             ],
             swiftSettings: strict),
@@ -154,7 +157,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "OpusTests", dependencies: ["Opus"], swiftSettings: strict),
+        .testTarget(name: "OpusTests", dependencies: ["Opus", "OggOpus", "BinaryIO", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(
             name: "JSONKitTests",
