@@ -57,7 +57,11 @@ package enum OggOpusRemux {
         var valid: Int64 = 0
         var remainder: Int64 = 0
         if spooled.count > 0 {
-            guard let first = reader.firstPage, first.frames == first.granule else {
+            // The first audio page's granule counts its packets' frames, unless it is also the
+            // last page, whose granule may trim the end (RFC 7845 section 4).
+            guard let first = reader.firstPage,
+                first.frames == first.granule || (first.frames == reader.framesRead && first.granule == reader.lastGranule)
+            else {
                 let page = reader.firstPage.map { "its first audio page's granule position is \($0.granule), its packets hold \($0.frames) frames" }
                 throw refuse(
                     "it does not start at granule position 0 (\(page ?? "no audio page has a granule position")): a stream cut from the middle of another is not moved")
