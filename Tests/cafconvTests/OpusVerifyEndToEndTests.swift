@@ -32,4 +32,25 @@ struct OpusVerifyEndToEndTests {
         #expect(result.text.contains("48960 valid frames = 51 packets x 960"), "\(result.text)")
         #expect(result.text.contains("cafconv convert"), "\(result.text)")
     }
+
+    static let appleFile: String = {
+        URL(fileURLWithPath: RepositoryPaths.root).deletingLastPathComponent()
+            .appendingPathComponent("shared/corpus/apple-opus/jt274_ogg_caf_converter__test.caf").standardizedFileURL.path
+    }()
+
+    @Test(
+        "info spells out Apple's Opus cookie, and verify passes Apple's file",
+        .enabled(if: FileManager.default.fileExists(atPath: appleFile), "../shared/corpus/apple-opus is absent"))
+    func appleInfo() throws {
+        let info = try run(RepositoryPaths.executable, ["info", Self.appleFile])
+        #expect(info.status == 0)
+        #expect(
+            info.text.contains("Opus header:     application voip, 24000 Hz, 480 frames per packet, bit rate auto, 1 channel"),
+            "\(info.text)")
+        #expect(info.text.contains("Packets:         151, priming 156, remainder 324"))
+        let json = try run(RepositoryPaths.executable, ["info", "--json", Self.appleFile])
+        #expect(json.text.contains("\"opusHeader\""))
+        let verify = try run(RepositoryPaths.executable, ["verify", Self.appleFile])
+        #expect(verify.status == 0, "\(verify.text)")
+    }
 }
