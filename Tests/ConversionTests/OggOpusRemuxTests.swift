@@ -74,6 +74,9 @@ struct OggOpusRemuxTests {
             cafBytes += try source.readExactly(at: packet.offset, count: packet.size)
         }
         #expect(!sizes.isEmpty)
+        // The proof convert runs passes, and names what it compared.
+        let proof = try #require(try OggOpusRemux.prove(caf, source: try FileByteSource(path: ogg), moved: remuxed) { false })
+        #expect(proof.comparison == "exact" && proof.extent == "every-packet" && proof.primingFrames == 312)
         #expect(cafSizes == sizes)
         #expect(cafBytes == expectedBytes)
         // The accounting: 48 kHz (the granule rate), the pre-skip libopus's 312, exactly the
@@ -102,6 +105,21 @@ struct OggOpusRemuxTests {
         #expect(decodedOgg.status == 0)
         let oggFrames = Int64((try Data(contentsOf: URL(fileURLWithPath: pcm))).count / 4 / channels)
         #expect(oggFrames == header.numberValidFrames)
+    }
+
+    @Test(
+        "the move's proof fails when one byte of one packet differs",
+        .enabled(if: ready, "libopus, ffmpeg with libopus or ffprobe is absent"))
+    func proofCatchesChange() throws {
+        let folder = TempDirectory()
+        let ogg = try Self.oggOpus(frames: 9600, channels: 1, rate: 48_000, in: folder)
+        let (caf, remuxed) = try Self.remux(ogg, in: folder)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: caf)))
+        bytes[bytes.count - 3] ^= 0x10
+        try Data(bytes).write(to: URL(fileURLWithPath: caf))
+        #expect(throws: ConversionError.proof(.opusUndecodable(reason: "packet \(remuxed.packets - 1) differs from the source's"))) {
+            try OggOpusRemux.prove(caf, source: try FileByteSource(path: ogg), moved: remuxed) { false }
+        }
     }
 
     @Test("a source that is not Ogg Opus is refused with a sentence")

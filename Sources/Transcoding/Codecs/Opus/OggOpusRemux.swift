@@ -100,3 +100,61 @@ package enum OggOpusRemux {
         return isCancelled() ? nil : remuxed
     }
 }
+
+extension OggOpusRemux {
+    /// The proof of a move, without decoding: CAFKit reads the written file back (layout, Opus
+    /// rules, `pakt` accounting) and hands out its packets, which must be byte-identical, in
+    /// order and in number, to a fresh reading of the Ogg source; priming, remainder and valid
+    /// frames must be the source's pre-skip, end trimming and length. `nil` when cancelled.
+    package static func prove(
+        _ path: String, source: any ByteSource, moved: Remuxed, isCancelled: () -> Bool
+    ) throws(ConversionError) -> Proof? {
+        let (bytes, file) = try ContainerStage.readBackFile(path)
+        var expected = CAFExpectations(channels: UInt32(moved.channels), sampleRate: 48_000)
+        expected.formatID = .opus
+        expected.validFrames = UInt64(moved.validFrames)
+        if let first = CAFValidator.validate(file, expecting: expected).first {
+            throw ConversionError.proof(.invalid(finding: "\(first)"))
+        }
+        guard let header = file.packetTableHeader, header.numberPackets == moved.packets,
+            Int(header.primingFrames) == moved.priming, Int(header.remainderFrames) == moved.remainder
+        else {
+            throw ConversionError.proof(
+                .opusUndecodable(reason: "its 'pakt' does not hold the source's \(moved.packets) packets, \(moved.priming) priming and \(moved.remainder) remainder frames"))
+        }
+        var packets: CAFPacketReader
+        var ogg: OggOpusReader
+        do { packets = try CAFPacketReader(file: file, source: bytes) } catch {
+            throw ConversionError.proof(.opusUndecodable(reason: error.message))
+        }
+        do { ogg = try OggOpusReader(source: source) } catch { throw ConversionError.proof(.sourceUnreadable(reason: error.message)) }
+        var index: Int64 = 0
+        while true {
+            if index & 1023 == 0, isCancelled() { return nil }
+            let original: OggOpusReader.Packet?
+            do { original = try ogg.next() } catch { throw ConversionError.proof(.sourceUnreadable(reason: error.message)) }
+            let copied: (offset: UInt64, size: Int)?
+            do { copied = try packets.next() } catch { throw ConversionError.proof(.opusUndecodable(reason: error.message)) }
+            switch (original, copied) {
+            case (nil, nil):
+                var proof = Proof(
+                    comparison: "exact", rule: "opus-packets-moved", sourceDecoder: "cafconv-ogg", outputDecoder: "cafkit",
+                    extent: "every-packet")
+                proof.primingFrames = moved.priming
+                return proof
+            case (let original?, let copied?):
+                let held: [UInt8]
+                do { held = try bytes.readExactly(at: copied.offset, count: copied.size) } catch {
+                    throw ConversionError.proof(.unreadable(reason: "\(error)"))
+                }
+                guard held == original.bytes else {
+                    throw ConversionError.proof(.opusUndecodable(reason: "packet \(index) differs from the source's"))
+                }
+            default:
+                throw ConversionError.proof(
+                    .opusUndecodable(reason: "it holds \(copied == nil ? "fewer" : "more") packets than the source (\(index) in common)"))
+            }
+            index += 1
+        }
+    }
+}
