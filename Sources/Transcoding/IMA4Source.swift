@@ -71,6 +71,12 @@ package struct IMA4Source {
         if options.sampleRate.map({ $0 != rate }) ?? false || options.channels.map({ $0 != source.stream.channels }) ?? false {
             throw .source(.ima4NoTransform)
         }
+        // IMA4 becomes linear PCM or stays IMA4; µ-law, A-law and ALAC from IMA4 are refused.
+        if let kind = options.dataFormat?.kind, !kind.isLinearPCM, kind != .ima4 {
+            let target = TargetFormat.resolve(
+                source: .imaADPCM, sourceOrder: .little, dataFormat: options.dataFormat, endian: options.endian)
+            throw .source(.ima4Target("\(target)"))
+        }
         let frames = Int64(clamping: source.stream.validFrames)
         let info = SoundInfo(
             frames: frames, sampleRate: rate, channels: source.stream.channels, major: .caf, encoding: .imaADPCM,
@@ -86,86 +92,6 @@ package struct IMA4Source {
     /// The samples, decoded afresh from the file (each call is an independent decoding).
     package func audio() throws(ConversionError) -> SourceAudio {
         SourceAudio(ima4: IMA4PullReader(stream: stream, bytes: input, rule: rule), sampleRate: sampleRate)
-    }
-
-    /// Converts the job from `source` (this source's stage): `-d ima4` through ``IMA4Stage``,
-    /// linear PCM through libsndfile's writer and the usual proof. µ-law, A-law and ALAC from
-    /// IMA4 are refused.
-    package func convert(
-        _ job: Job, source: SourceStage, options: ConversionOptions, result: inout FileResult,
-        temporaryFile: inout FileSystem.TemporaryFile?, cancellation: Cancellation
-    ) throws(ConversionError) {
-        let target = TargetFormat.resolve(
-            source: .imaADPCM, sourceOrder: .little, dataFormat: options.dataFormat, endian: options.endian)
-        result.formatIn = source.formatCode
-        result.formatOut = target.description
-        result.channels = stream.channels
-        result.sampleRate = sampleRate
-        let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
-        let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
-        temporaryFile = temporary
-        let isCancelled = { cancellation.isCancelled }
-        // The source's loops, markers and text travel as from any other source (the rate is kept).
-        let metadata =
-            options.stripMetadata
-            ? []
-            : ContainerStage.metadata(
-                of: input, sourceRate: stream.sampleRate, outputRate: stream.sampleRate,
-                outputFrames: stream.validFrames, warnings: &result.warnings)
-        if target.isIMA4 {
-            guard
-                let done = try IMA4Stage.run(
-                    audio: try source.codecAudio(), announcedFrames: stream.validFrames,
-                    proofAudio: { () throws(ConversionError) -> any FrameSource in try source.proofAudio() },
-                    metadata: metadata, temporary: temporary, options: options, isCancelled: isCancelled)
-            else { throw .interrupted }
-            try result.finishIMA4(done, headerFrames: Int64(stream.validFrames), cancellation: cancellation)
-            return
-        }
-        guard case .linearPCM = options.dataFormat?.kind ?? .linearPCM(bits: 16, isFloat: false) else {
-            throw .source(.ima4Target("\(target)"))
-        }
-        try convertToPCM(
-            source: source, target: target, metadata: metadata, temporary: temporary, options: options,
-            result: &result, cancellation: cancellation)
-    }
-
-    /// The linear PCM road: libsndfile writes what the pump reads from `source`, CAFKit reads it
-    /// back, and every frame is compared with a second decoding.
-    private func convertToPCM(
-        source: SourceStage, target: TargetFormat, metadata: [CAFChunk], temporary: FileSystem.TemporaryFile,
-        options: ConversionOptions, result: inout FileResult, cancellation: Cancellation
-    ) throws(ConversionError) {
-        let isCancelled = { cancellation.isCancelled }
-        let writer = try ContainerStage.libsndfileWriter(
-            descriptor: try temporary.descriptor(), path: temporary.path, source: source, target: target)
-        let pumped: Int64?
-        do {
-            pumped = try EncoderStage.pump(
-                from: try source.codecAudio(), to: writer, route: SampleRoute(from: .pcm16, to: target.encoding),
-                blockSamples: options.blockSamples, isCancelled: isCancelled)
-            try writer.close()
-        } catch let error as ConversionError {
-            throw error
-        } catch let error as SndFileError {
-            throw ConversionError.libsndfile(code: error.code, message: error.message, doing: "writing failed")
-        } catch {
-            throw .encoding(.unexpected("\(error)"))
-        }
-        guard let frames = pumped else { throw .interrupted }
-        if frames == 0 { result.warnings.append(.source(.noFrames)) }
-        let document = try ContainerStage.finish(
-            temporary.path, target: target, channels: stream.channels, sampleRate: stream.sampleRate,
-            frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)
-        var proof = try ProofStage.prove(
-            temporary.path, document: document, target: target, source: try source.proofAudio(),
-            blockSamples: options.blockSamples, isCancelled: isCancelled)
-        proof.sourceDecoder = "cafkit-ima4"
-        if cancellation.isCancelled { throw .interrupted }
-        result.proof = proof
-        result.frames = frames
-        result.bytes = document.file.fileLength
-        result.samples = .cafconv
     }
 }
 

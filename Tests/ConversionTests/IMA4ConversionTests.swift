@@ -68,7 +68,7 @@ struct IMA4ConversionTests {
             #expect(target.isIMA4)
             #expect(target.description == "ima4")
         }
-        #expect(DataFormat.examples.contains("ima4"))
+        #expect(OutputCodecs.examples.contains("ima4"))
     }
 
     @Test(
