@@ -91,6 +91,7 @@ package enum Converter {
         }
         var output = try codec.opensOutputFirst ? openOutput() : nil
         let plan = try codec.plan(source, options: options, result: &result)
+        try source.admits(plan.target)
         if output == nil { output = try openOutput() }
         guard let output else { return }
         guard let written = try codec.write(plan, from: source, into: output, result: &result),

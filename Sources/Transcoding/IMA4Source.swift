@@ -71,12 +71,6 @@ package struct IMA4Source {
         if options.sampleRate.map({ $0 != rate }) ?? false || options.channels.map({ $0 != source.stream.channels }) ?? false {
             throw .source(.ima4NoTransform)
         }
-        // IMA4 becomes linear PCM or stays IMA4; µ-law, A-law and ALAC from IMA4 are refused.
-        if let kind = options.dataFormat?.kind, !kind.isLinearPCM, kind != .ima4 {
-            let target = TargetFormat.resolve(
-                source: .imaADPCM, sourceOrder: .little, dataFormat: options.dataFormat, endian: options.endian)
-            throw .source(.ima4Target("\(target)"))
-        }
         let frames = Int64(clamping: source.stream.validFrames)
         let info = SoundInfo(
             frames: frames, sampleRate: rate, channels: source.stream.channels, major: .caf, encoding: .imaADPCM,

@@ -81,6 +81,14 @@ package struct SourceStage {
         return encoding
     }
 
+    /// Refuses an output plan this source cannot be written as, once the plan is known (so the
+    /// report says what was asked): IMA4 becomes linear PCM or stays IMA4; µ-law, A-law and ALAC
+    /// from IMA4 are refused.
+    package func admits(_ target: TargetFormat) throws(ConversionError) {
+        guard case .ima4? = codec, !target.encoding.isLinearPCM, !target.isIMA4 else { return }
+        throw .source(.ima4Target("\(target)"))
+    }
+
     /// Checks the frames the encoder got against what the source declares, for the sources
     /// whose length is exact by construction (an AAC `pakt`): fewer or more is an error, not the
     /// short-read warning other sources give.
