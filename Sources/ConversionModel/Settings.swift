@@ -104,7 +104,7 @@ public enum Settings {
             options: [
                 SettingOption(
                     "bit-rate", short: "b", valueName: "bits-per-second", .wholeNumber,
-                    help: "Total bit rate of -d aac, as afconvert's -b (default: 64000 per channel, 128000 stereo).")
+                    help: "Total bit rate of -d aac and -d opus, as afconvert's -b (default: aac 64000 per channel; opus 32000 per channel at 24000 Hz and below, 48000 at 48000 Hz).")
             ],
             fromCommandLine: { given, options throws(DataFormatError) in
                 guard let bitRate = given("bit-rate").flatMap({ Int($0) }) else { return [] }
