@@ -61,6 +61,14 @@ let package = Package(
         .target(name: "CMPG123", dependencies: ["LazyLibrary"]),
         // The Swift face of CMPG123: MPG123Decoder, the first decoder of MP3 sources.
         .target(name: "MPG123", dependencies: ["CMPG123"], swiftSettings: strict),
+        // libopus's encoder and decoder (<opus/opus.h>, Debian libopus-dev), loaded with dlopen at the
+        // first Opus job (libopus.so.0), never linked; without the header a stub that says so.
+        .target(name: "COpus", dependencies: ["LazyLibrary"]),
+        // The Swift face of COpus: OpusEncoder (20 ms packets, look-ahead flushed), OpusDecoder.
+        .target(name: "Opus", dependencies: ["COpus"], swiftSettings: strict),
+        // Ogg Opus (RFC 7845) read a page at a time: OpusHead, packets and their durations, the end
+        // trimming (standard library only).
+        .target(name: "OggOpus", dependencies: ["BinaryIO"], swiftSettings: strict),
         // The Swift face of CAVCodec: AACEncoder, AACDecoder, LibAVCodec.load().
         .target(name: "AACCodec", dependencies: ["CAVCodec"], swiftSettings: strict),
         // The only target that sees C types from libsndfile.
@@ -91,8 +99,8 @@ let package = Package(
         .target(
             name: "Transcoding",
             dependencies: [
-                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "MPG123", "SndFile", "Soxr", "SystemLayer",
-                "WAVEKit",
+                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "MPG123", "OggOpus", "Opus", "SndFile", "Soxr",
+                "SystemLayer", "WAVEKit",
             ],
             swiftSettings: strict),
         // `verify`: expectations, profiles and `--against`.
@@ -149,11 +157,12 @@ let package = Package(
             name: "ConversionTests",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec",
+                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec", "Opus",
             ],
             swiftSettings: strict
         ),
         .testTarget(name: "SoundReportTests", dependencies: ["SoundReport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "OpusTests", dependencies: ["Opus", "OggOpus", "BinaryIO", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(
             name: "JSONKitTests",

@@ -41,6 +41,10 @@ public struct FileResult: Equatable, Sendable, Codable {
         case ima4Encoded = "ima4-encoded"
         /// libavcodec's AAC-LC encoder encoded every sample (`-d aac`; the proof measures how close).
         case aacEncoded = "aac-encoded"
+        /// libopus's encoder encoded every sample (`-d opus`; the proof measures how close).
+        case opusEncoded = "opus-encoded"
+        /// An Ogg Opus source's packets were moved into the CAF byte for byte (no decoding).
+        case opusMoved = "opus-moved"
         /// libavcodec's AAC decoder decoded every sample of an AAC CAF source (`AACSourceRoute`).
         case aacDecoded = "aac-decoded"
     }

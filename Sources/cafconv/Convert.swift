@@ -55,7 +55,7 @@ struct Convert {
         case "-l", "--channellayout": why = "cafconv copies the source's channel layout (from WAVE_FORMAT_EXTENSIBLE)"
         case "--src-complexity": why = "cafconv resamples with libsoxr; --src-quality (-r) chooses its recipe"
         // afconvert's -q (quality) is cafconv's --quiet: only its long spelling is listed.
-        case "--bitrate", "-s", "--strategy", "--quality":
+        case "--bitrate", "--quality":
             why = "cafconv's AAC takes only the bit rate, -b (--bit-rate); libavcodec's encoder chooses the rest"
         case "--prime-method", "--prime-override", "--no-filler", "--codec-manuf":
             why = "cafconv writes no codec that needs priming or encoder options"

@@ -61,6 +61,8 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case sourceUnreadable(reason: String)
     /// The AAC file cannot be decoded for the comparison.
     case aacUndecodable(reason: String)
+    /// The Opus file cannot be decoded for the comparison (`reason`: CAFKit's or libopus's sentence).
+    case opusUndecodable(reason: String)
 
     /// The kind of failure.
     public var code: ConversionError.Code { .proof }
@@ -114,6 +116,7 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .aacChannels(let file, let source): return "the AAC file has \(file) channels, the source \(source)"
         case .sourceUnreadable(let reason): return "cannot read the source: \(reason)"
         case .aacUndecodable(let reason): return "the AAC file cannot be decoded: \(reason)"
+        case .opusUndecodable(let reason): return "the Opus file cannot be decoded: \(reason)"
         }
     }
 
