@@ -246,6 +246,14 @@ package enum FileSystem {
         }
     }
 
+    /// A regular file's stamp and change time (`st_ctime` in nanoseconds), followed through
+    /// symlinks as ``stamp(of:)``; `nil` when there is no regular file.
+    package static func stampAndChange(of path: String) -> (stamp: Stamp, changed: Int64)? {
+        var info = FileStatus()
+        guard status(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return (Stamp(info), Int64(info.changeTime.tv_sec) * 1_000_000_000 + Int64(info.changeTime.tv_nsec))
+    }
+
     package static func stamp(of path: String) -> Stamp? {
         var info = FileStatus()
         guard status(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }

@@ -54,7 +54,7 @@ struct IncrementalTests {
         #expect(first.totals.converted == 6)
         let manifest = try #require(readFile(folder.file("out/.cafconv-manifest")))
         let lines = String(decoding: manifest, as: UTF8.self).split(separator: "\n")
-        #expect(lines.count == 8 && lines.first == "cafconv-manifest 2" && lines.last?.hasPrefix("end ") == true)
+        #expect(lines.count == 8 && lines.first == "cafconv-manifest 3" && lines.last?.hasPrefix("end ") == true)
         let before = tree(folder.file("out")).map { stamp(folder.file("out/" + $0)) }
         let second = Engine.convert(inputs: [folder.file("in")], output: folder.file("out"), options: options)
         #expect(second.totals.upToDate == 6)
@@ -411,6 +411,6 @@ struct ManifestSafetyTests {
         #expect(rerun(folder).totals.upToDate == 3)
         #expect(readFile(path) == version1, "nothing changed, so nothing was written")
         #expect(rerun(folder, force: true).totals.converted == 3)
-        #expect(readFile(path)?.starts(with: Array("cafconv-manifest 2\n".utf8)) == true)
+        #expect(readFile(path)?.starts(with: Array("cafconv-manifest 3\n".utf8)) == true)
     }
 }
