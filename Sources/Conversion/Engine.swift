@@ -97,11 +97,24 @@ public enum Engine {
             return displayed(result, warnings: plan.warnings + decision.warnings)
         }
 
-        // A single-file run touches no file of the output folder but its own output.
+        // A single-file run touches no file of the output folder but its own output, and keeps
+        // that output as it is when the new bytes are the same.
         if !plan.hermetic { removeStaleTemporaries(in: jobs) }
+        let kept = plan.hermetic ? jobs.first.map { FileSystem.joined(FileSystem.directoryName($0.output), FileSystem.baseName($0.output)) } : nil
+        if let kept { _ = FileSystem.keptWhenIdentical.withLock { $0.insert(kept) } }
+        defer { if let kept { _ = FileSystem.keptWhenIdentical.withLock { $0.remove(kept) } } }
         let saveFailures = convertJobs(
             jobs, decision: &decision, options: options, cancellation: cancellation, bytesTotal: bytesTotal,
             progress: progress)
+        if plan.hermetic, let job = jobs.first, decision.jobs.first?.record?.status == .converted,
+            let source = FileSystem.stamp(of: job.input), let made = FileSystem.stamp(of: job.output),
+            made.modified < source.modified
+        {
+            // An output kept because its bytes came out the same is still newer than its source
+            // (Make would run the rule again on every build otherwise); a rules-file edit that
+            // changes nothing leaves it alone (Ninja's `restat` then skips what depends on it).
+            FileSystem.touch(job.output)
+        }
         report = plan.failures + decision.jobs.compactMap(\.record) + orphans + saveFailures + plan.ignored
         var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
         result.interrupted = cancellation.isCancelled

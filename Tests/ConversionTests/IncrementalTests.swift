@@ -176,9 +176,10 @@ struct IncrementalTests {
         #expect(missing.files.filter { $0.status == .orphaned }.map(\.output) == [folder.file("out/f1.caf")])
         // The folder run still reports both.
         #expect(Engine.convert(inputs: [folder.file("in")], output: output, options: options).totals.orphaned == 2)
-        // --prune with a file input prunes the whole output folder's orphans.
+        // --prune with a file input into the folder prunes the whole output folder's orphans (a
+        // file input with -o naming the output file keeps no state: issue 34's single-file mode).
         let pruned = Engine.convert(
-            inputs: [folder.file("in/f4.wav")], output: folder.file("out/f4.caf"),
+            inputs: [folder.file("in/f4.wav")], output: output,
             options: ConversionOptions(jobs: 1, prune: true))
         #expect(pruned.totals.pruned == 2 && !exists(folder.file("out/f1.caf")) && !exists(folder.file("out/f2.caf")))
     }
