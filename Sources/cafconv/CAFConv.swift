@@ -94,7 +94,16 @@ enum CAFConv {
             Console.flush()
             exit(status)
         }
-        let status = run(arguments)
+        // A Bazel action's arguments come in a parameter file (--flagfile=PATH) whether or not a
+        // worker runs it.
+        let expanded: [String]
+        switch PersistentWorker.expand(arguments) {
+        case .success(let all): expanded = all
+        case .failure(let refusal):
+            Console.error(refusal.message, terminator: "")
+            exit(ExitStatus.usage)
+        }
+        let status = run(expanded)
         Console.flush()
         exit(status)
     }

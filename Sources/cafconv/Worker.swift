@@ -82,7 +82,10 @@ enum PersistentWorker {
                 request.arguments.append(text)
             }
         }
-        if case .number(let id)? = fields["requestId"], let number = Int(id) { request.requestID = number }
+        // Protobuf's JSON mapping writes lowerCamelCase and reads the original names too.
+        if case .number(let id)? = fields["requestId"] ?? fields["request_id"], let number = Int(id) {
+            request.requestID = number
+        }
         if case .bool(let cancel)? = fields["cancel"] { request.cancel = cancel }
         return .success(request)
     }
@@ -112,8 +115,12 @@ enum PersistentWorker {
         return startup + request
     }
 
-    /// Arguments with `@FILE` replaced by FILE's lines (Bazel's parameter files, when a rule
-    /// passes one through): at most 1 MiB per file, no nesting.
+    /// The prefix of a parameter-file argument: `--flagfile=PATH` stands for PATH's lines, one
+    /// argument each (Bazel's `use_param_file("--flagfile=%s")` in `multiline` format; not `@PATH`,
+    /// which would make a source named `@x.wav` impossible).
+    static let flagfilePrefix = "--flagfile="
+
+    /// Arguments with `--flagfile=FILE` replaced by FILE's lines: at most 1 MiB per file, no nesting.
     struct Refusal: Error {
         var message: String
     }
@@ -121,11 +128,11 @@ enum PersistentWorker {
     static func expand(_ arguments: [String]) -> Result<[String], Refusal> {
         var expanded: [String] = []
         for argument in arguments {
-            guard argument.hasPrefix("@"), argument.count > 1 else {
+            guard argument.hasPrefix(flagfilePrefix), argument.count > flagfilePrefix.count else {
                 expanded.append(argument)
                 continue
             }
-            let path = String(argument.dropFirst())
+            let path = String(argument.dropFirst(flagfilePrefix.count))
             let fd = path.withCString { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
             guard fd >= 0 else { return .failure(Refusal(message: "cafconv: error: \(path): cannot read the parameter file\n")) }
             defer { Syscall.close(fd) }

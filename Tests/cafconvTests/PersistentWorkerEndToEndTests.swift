@@ -106,4 +106,27 @@ struct PersistentWorkerEndToEndTests {
         let empty = try worker([], in: folder)
         #expect(empty.status == 0 && empty.responses.isEmpty)
     }
+
+    @Test("bazel/cafconv.bzl's action: `convert --flagfile=PARAMS` as a process and the same lines as a worker request give the same bytes")
+    func bazelActionCommandLine() throws {
+        let folder = TempDirectory()
+        folder.write("Sounds/sfx/hit.wav", WAVFixture.signal(.int16, channels: 2, frames: 900, seed: 4).bytes)
+        folder.write("Sounds/cafconv.toml", Array("[defaults]\nformat = \"LEI16\"\n[[rule]]\nmatch = \"h*.wav\"\nformat = \"BEI24\"\n".utf8))
+        // The lines the rule's Args write (multiline format), in its order.
+        func lines(_ out: String) -> [String] {
+            ["-q", "-d", "LEI16@22050", "-c", "1", "--rules", "Sounds/cafconv.toml", "--dither", "tpdf", "Sounds/sfx/hit.wav", "-o", out]
+        }
+        folder.write("params", Array((lines("bazel-out/process/hit.caf").joined(separator: "\n") + "\n").utf8))
+        let process = try run(RepositoryPaths.executable, ["convert", "--flagfile=params"], currentDirectory: folder.path)
+        #expect(process.status == 0 && process.text.isEmpty && process.stderr.isEmpty, "\(process.stderr)")
+        let served = try worker(Array(request(lines("bazel-out/worker/hit.caf")).utf8), in: folder)
+        #expect(served.responses.first?["exitCode"] as? Int == 0)
+        let made = try #require(readFile(folder.file("bazel-out/process/hit.caf")))
+        #expect(readFile(folder.file("bazel-out/worker/hit.caf")) == made)
+        // Only the declared outputs were written.
+        #expect(FileManager.default.subpaths(atPath: folder.file("bazel-out"))?.sorted() == ["process", "process/hit.caf", "worker", "worker/hit.caf"])
+        // A parameter file that cannot be read is a usage error naming it.
+        let missing = try run(RepositoryPaths.executable, ["convert", "--flagfile=nope"], currentDirectory: folder.path)
+        #expect(missing.status == 64 && missing.stderr.contains("nope: cannot read the parameter file"), "\(missing.stderr)")
+    }
 }
