@@ -217,6 +217,12 @@ public enum Engine {
     /// shown as `\xHH` (``PathBytes/display(_:)``), and the plan's warnings added.
     static func displayed(_ report: ConversionReport, warnings: [RunWarning]) -> ConversionReport {
         var report = report
+        report.dependencies = report.files.compactMap { file in
+            guard let output = file.output, [.converted, .upToDate, .outOfDate, .failed].contains(file.status) else {
+                return nil
+            }
+            return ConversionReport.Dependency(output: output, inputs: [file.input] + (file.rulesFile.map { [$0] } ?? []))
+        }
         report.warnings = warnings.map { displayed(.run($0)) }
         for index in report.files.indices {
             let file = report.files[index]

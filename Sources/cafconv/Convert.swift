@@ -251,7 +251,7 @@ struct Convert {
         line?.clear()
         Output.render(report, style: style, printed: log.printed)
         if let depfile, !report.interrupted {
-            do throws(ConversionError) { try Depfile.write(Depfile.text(for: report), to: depfile) } catch {
+            do throws(ConversionError) { try Depfile.write(Depfile.bytes(for: report), to: depfile) } catch {
                 Console.error("\(Output.errorPrefix(color: terminal.color)) \(PathBytes.display("\(depfile): \(error.message)"))")
                 return ExitStatus.failure
             }
