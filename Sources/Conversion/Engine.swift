@@ -341,9 +341,16 @@ public enum Engine {
     static func loadManifests(plan: Planner.Plan, options: ConversionOptions, into decision: inout Decision) {
         let wanted = wantedKeys(plan: plan, options: options)
         for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
-            let manifest = Manifest.load(
+            var manifest = Manifest.load(
                 folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil,
                 wanted: wanted[PathKey(folder)])
+            // A shard run over a folder that already has a full run's manifest (a CI cache
+            // restored into every shard job): the records of its share there count as its own,
+            // so its outputs are up to date and its orphans are found; they go into its shard
+            // manifest, for the gather.
+            if let shard = options.shard, adopt(into: &manifest, from: folder, shard: shard), !options.dryRun {
+                decision.dirty.insert(folder)
+            }
             // Shard manifests gathered into this folder are written into its own manifest.
             if !manifest.absorbed.isEmpty && !options.dryRun { decision.dirty.insert(folder) }
             // A run that saves reports this as a failure; --dry-run and --check say it here.
@@ -367,6 +374,26 @@ public enum Engine {
         /// A record from before version 3 that the old rule (size and modification time) calls
         /// up to date: it stays so, and is given its change times and digests.
         var migrating: Bool
+    }
+
+    /// Takes into a shard's `manifest` the records of its share from the folder's own
+    /// `.cafconv-manifest` that it does not have; whether it took any. A damaged or foreign main
+    /// manifest gives nothing.
+    static func adopt(into manifest: inout Manifest, from folder: String, shard: Shard) -> Bool {
+        var main = Manifest.load(folder: folder)
+        guard main.origin != nil, !main.isDamaged, main.count > 0 else { return false }
+        main.materialize()
+        var adopted = false
+        for (key, entry) in main.entries where shard.contains(key.text) {
+            if manifest.entries[key] == nil {
+                manifest.materialize()
+                if manifest.entries[key] == nil {
+                    manifest.record(key, entry)
+                    adopted = true
+                }
+            }
+        }
+        return adopted
     }
 
     /// Compares the job at `index` (its source and fingerprint already decided) with its record

@@ -166,7 +166,10 @@ package struct Manifest {
                 var theirs: [PathKey: Entry] = [:]
                 let contents = read(FileSystem.joined(folder, shard)) { theirs[PathKey($0.output)] = Entry($0) }
                 guard case .manifest(let seal, _) = contents, seal != .damaged else { continue }
-                for (key, entry) in theirs where entries[key] == nil { entries[key] = entry }
+                // A shard's record is newer than the folder's own (a shard file is deleted once
+                // absorbed): it wins, so a stale manifest restored from a cache does not undo
+                // what the shards made.
+                for (key, entry) in theirs { entries[key] = entry }
                 manifest.absorbed.append(shard)
             }
         }
