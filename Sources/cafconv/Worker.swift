@@ -30,6 +30,9 @@ enum PersistentWorker {
             Console.error("cafconv: error: --persistent_worker: cannot duplicate stdout (errno \(errno))")
             return ExitStatus.failure
         }
+        // One file in memory for every request's printing, emptied before each.
+        let capture = cafconv_anonymous_file("cafconv-worker-output")
+        defer { if capture >= 0 { Syscall.close(capture) } }
         var splitter = JSONStreamSplitter()
         var block = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -42,7 +45,7 @@ enum PersistentWorker {
             }
             if got == 0 { break }
             for document in splitter.feed(block[0..<got]) {
-                let response = handle(document, startup: startup, run: run)
+                let response = handle(document, startup: startup, capture: capture, run: run)
                 guard send(Array((response.text(pretty: false) + "\n").utf8), to: protocolOut) else {
                     return ExitStatus.failure
                 }
@@ -91,7 +94,7 @@ enum PersistentWorker {
     }
 
     /// The response to one document.
-    static func handle(_ document: [UInt8], startup: [String], run: ([String]) -> Int32) -> JSONValue {
+    static func handle(_ document: [UInt8], startup: [String], capture: Int32, run: ([String]) -> Int32) -> JSONValue {
         switch request(document) {
         case .failure(let failure):
             return response(id: 0, status: ExitStatus.usage, output: "cafconv: error: bad WorkRequest: \(failure)\n")
@@ -103,7 +106,7 @@ enum PersistentWorker {
             case .failure(let why): return response(id: request.requestID, status: ExitStatus.usage, output: why.message)
             case .success(let expanded): arguments = expanded
             }
-            let (status, output) = captured { run(commandLine(startup: startup, request: arguments)) }
+            let (status, output) = captured(in: capture) { run(commandLine(startup: startup, request: arguments)) }
             return response(id: request.requestID, status: status, output: output)
         }
     }
@@ -159,15 +162,14 @@ enum PersistentWorker {
         return .object(fields)
     }
 
-    /// Runs `body` with stdout and stderr going to an unnamed temporary file, and returns its
+    /// Runs `body` with stdout and stderr going to `capture` (an anonymous file in memory, never
+    /// in a folder: a sandbox may not even have a writable /tmp), emptied first, and returns its
     /// status and what it printed (at most ``outputLimit`` bytes, as UTF-8 with bad bytes replaced).
-    static func captured(_ body: () -> Int32) -> (Int32, String) {
-        // A file in memory, never in a folder (a sandbox may not even have a writable /tmp).
-        let capture = cafconv_anonymous_file("cafconv-worker-output")
+    static func captured(in capture: Int32, _ body: () -> Int32) -> (Int32, String) {
         let savedOut = fcntl(1, F_DUPFD_CLOEXEC, 3)
         let savedErr = fcntl(2, F_DUPFD_CLOEXEC, 3)
-        guard capture >= 0, savedOut >= 0, savedErr >= 0 else {
-            for fd in [capture, savedOut, savedErr] where fd >= 0 { Syscall.close(fd) }
+        guard capture >= 0, savedOut >= 0, savedErr >= 0, ftruncate(capture, 0) == 0, lseek(capture, 0, SEEK_SET) == 0 else {
+            for fd in [savedOut, savedErr] where fd >= 0 { Syscall.close(fd) }
             // No place to capture: run with output discarded rather than corrupt the protocol.
             return (body(), "")
         }
@@ -180,7 +182,6 @@ enum PersistentWorker {
         _ = dup2(savedErr, 2)
         Syscall.close(savedOut)
         Syscall.close(savedErr)
-        defer { Syscall.close(capture) }
         let size = Int(clamping: lseek(capture, 0, SEEK_END))
         var bytes = [UInt8](repeating: 0, count: min(size, outputLimit))
         let got = bytes.withUnsafeMutableBytes { pread(capture, $0.baseAddress, $0.count, 0) }
