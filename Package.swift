@@ -91,7 +91,7 @@ let package = Package(
             dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "ContentHash", "SystemLayer"],
             swiftSettings: strict),
         // `cafconv.toml` rules files: the TOML subset, globs, which rule governs a file.
-        .target(name: "Rules", dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "SystemLayer"], swiftSettings: strict),
+        .target(name: "Rules", dependencies: ["ConversionModel", "OutputFiles", "Transcoding", "BinaryIO", "SystemLayer"], swiftSettings: strict),
         // One file converted: the source table, the transforms, the output codec table, the
         // container, the proof and the commit.
         .target(
@@ -119,6 +119,10 @@ let package = Package(
         // `info`: one description over CAF, WAV and AIFF, from the pure-Swift readers alone (no
         // libsndfile), so a program that only inspects files does not link it.
         .target(name: "Inspection", dependencies: ["CAFKit", "WAVEKit", "BinaryIO"], swiftSettings: strict),
+        // `report`: one self-contained HTML page of a folder of sounds (levels, waveforms, loops),
+        // and the meter that measures them block by block while they are read (standard library
+        // and libc only).
+        .target(name: "SoundReport", dependencies: ["SystemLayer"], swiftSettings: strict),
         // Declarative command-line parsing, help, manual page and completion scripts (standard
         // library only: no reflection, no Foundation, so the executable starts fast).
         .target(name: "CommandLineKit", dependencies: ["SystemLayer"], swiftSettings: strict),
@@ -129,7 +133,7 @@ let package = Package(
             name: "cafconv",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer",
+                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer", "SoundReport",
             ],
             swiftSettings: strict
         ),
@@ -156,6 +160,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "SoundReportTests", dependencies: ["SoundReport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(
             name: "JSONKitTests",

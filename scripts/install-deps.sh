@@ -26,6 +26,11 @@ command -v sox >/dev/null || need+=(sox)
 # make and ninja-build: the build-system recipes of docs/build-systems.md run in the tests (BuildSystemEndToEndTests).
 command -v make >/dev/null || need+=(make)
 command -v ninja >/dev/null || need+=(ninja-build)
+# chromium: the report's tests open the page in headless Chromium (ReportBrowserTests; they skip,
+# saying so, without it). About 100 MB: CAFCONV_NO_BROWSER=1 leaves it out.
+if [ -z "${CAFCONV_NO_BROWSER:-}" ]; then
+    command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if ! command -v apt-get >/dev/null; then
     echo "install-deps: please install: ${need[*]} (no apt-get here)" >&2

@@ -8,14 +8,8 @@ import WAVEKit
 
 extension FileResult {
     /// Records an IMA4 output that was written and proven: frames, size, proof, and the
-    /// warnings every road gives (a short source, no audio).
-    package mutating func finishIMA4(
-        _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, cancellation: Cancellation
-    ) throws(ConversionError) {
-        try finishIMA4(done, headerFrames: headerFrames, isCancelled: { cancellation.isCancelled })
-    }
-
-    /// Records an IMA4 output, `isCancelled` asked before the report says it was written.
+    /// warnings every codec gives (a short source, no audio); `isCancelled` is asked before the
+    /// report says it was written.
     package mutating func finishIMA4(
         _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, isCancelled: () -> Bool
     ) throws(ConversionError) {
@@ -68,19 +62,6 @@ package enum Converter {
         return run(job) { result, temporaryFile in
             // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
             let source = try SourceStage.open(job, options: options, warnings: &result.warnings)
-            switch source.codec {
-            case .aac?:
-                // AAC CAF sources: decoded by libavcodec, written by CAFKit.
-                return try AACSourceRoute.convert(
-                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
-                    cancellation: cancellation)
-            case .ima4(let ima4)?:
-                // IMA4 sources: decoded by CAFKit (libsndfile cannot).
-                return try ima4.convert(
-                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
-                    cancellation: cancellation)
-            case nil: break
-            }
             result.formatIn = source.formatCode
             let codec = OutputCodecs.codec(for: source, options: options)
             try chain(
@@ -104,6 +85,7 @@ package enum Converter {
         }
         var output = try codec.opensOutputFirst ? openOutput() : nil
         let plan = try codec.plan(source, options: options, result: &result)
+        try source.admits(plan.target)
         if output == nil { output = try openOutput() }
         guard let output else { return }
         guard let written = try codec.write(plan, from: source, into: output, result: &result),

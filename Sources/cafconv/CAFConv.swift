@@ -36,6 +36,7 @@ enum CAFConv {
                 Subcommand(Convert.name, abstract: Convert.abstract) { Convert.command },
                 Subcommand(Info.name, abstract: Info.abstract) { Info.command },
                 Subcommand(Verify.name, abstract: Verify.abstract) { Verify.command },
+                Subcommand(Report.name, abstract: Report.abstract) { Report.command },
             ]),
         version: version,
         // The manual is dated by SOURCE_DATE_EPOCH (make install sets the last commit's time) or
@@ -115,6 +116,7 @@ enum CAFConv {
             case Convert.name: return try Convert(invocation).run()
             case Info.name: return try Info(invocation).run()
             case Verify.name: return try Verify(invocation).run()
+            case Report.name: return try Report(invocation).run()
             default: throw CommandLineError("no subcommand '\(invocation.path.joined(separator: " "))'")
             }
         }

@@ -5,6 +5,7 @@ import ConversionModel
 import IncrementalState
 import OutputFiles
 import Rules
+import SoundReport
 import Transcoding
 import Verification
 
@@ -34,6 +35,11 @@ struct Convert {
         "file", short: "f", valueName: "type", help: "Output file type, as afconvert's -f: caff (cafconv writes CAF only).")
     static let depfile = Option<String>(
         "depfile", help: "Write each output's dependencies (its source and rules file) to this file, in Make syntax.",
+        completion: .files)
+    static let htmlReport = Option<String>(
+        "report", valueName: "file",
+        help:
+            "Also write an HTML report of the run to this file: each output beside its source (levels, waveforms, loops, the proof), failures first (see cafconv report).",
         completion: .files)
     static let rules = Option<String>(
         "rules",
@@ -168,7 +174,7 @@ struct Convert {
                 output, setting("endian"), dataFormat, setting("bit-rate"), fileType, setting("channels"),
                 setting("mix"), setting("no-mix"), setting("src-quality"), setting("dither"), include, exclude,
                 setting("jobs"), setting("force"), rules, depfile, setting("shard"), setting("dry-run"), check,
-                setting("prune"), SharedOptions.report, verbose, setting("strip-metadata"),
+                setting("prune"), SharedOptions.report, verbose, setting("strip-metadata"), htmlReport,
             ]))
         command.foreignOption = afconvertOption
         return command
@@ -184,6 +190,7 @@ struct Convert {
     let verbose: Bool
     let rulesFile: String?
     let depfile: String?
+    let htmlReport: String?
     /// Rules keys the command line sets: they win over rules files.
     let commandLineKeys: Set<RuleKey>
 
@@ -197,6 +204,7 @@ struct Convert {
         verbose = invocation[Self.verbose]
         rulesFile = invocation[Self.rules]
         depfile = invocation[Self.depfile]
+        htmlReport = invocation[Self.htmlReport]
         if inputs.isEmpty { throw CommandLineError("give at least one audio file or folder") }
         if let type = invocation[Self.fileType], !["caff", "caf"].contains(type.lowercased()) {
             throw CommandLineError("-f \(type): cafconv writes CAF only; use -f caff or leave -f out")
@@ -211,6 +219,7 @@ struct Convert {
         }
         do throws(DataFormatError) {
             var options = ConversionOptions()
+            options.codecs = OutputCodecs.vocabulary
             commandLineKeys = try Setting.applyCommandLine(SettingOptions.given(in: invocation), to: &options)
             // --check plans as --dry-run does; it only reports differently.
             if check { options.dryRun = true }
@@ -259,6 +268,13 @@ struct Convert {
         if let depfile, !report.interrupted {
             do throws(ConversionError) { try Depfile.write(Depfile.bytes(for: report), to: depfile) } catch {
                 Console.error("\(Output.errorPrefix(color: terminal.color)) \(PathBytes.display("\(depfile): \(error.message)"))")
+                return ExitStatus.failure
+            }
+        }
+        if let htmlReport, !report.interrupted, !options.dryRun {
+            let start = FileSystem.now()
+            let entries = Report.entries(of: report, jobs: options.jobs)
+            guard Report.write(entries, title: "cafconv convert", to: htmlReport, readIn: FileSystem.now() &- start, quiet: quiet) else {
                 return ExitStatus.failure
             }
         }

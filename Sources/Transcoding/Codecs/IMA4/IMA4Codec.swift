@@ -2,6 +2,7 @@ import BinaryIO
 import CAFKit
 import ConversionModel
 import OutputFiles
+import SystemLayer
 import SndFile
 
 /// Apple IMA4 (`-d ima4`): 64 frames in 34 bytes per channel, encoded by CAFKit's `IMA4Encoder`
@@ -9,10 +10,11 @@ import SndFile
 /// and only reads the source). Lossy: the proof (``IMA4Proof``) decodes the file with CAFKit and
 /// requires the source's exact length and an SNR above the floor (`--min-snr`).
 package struct IMA4Codec: OutputCodec {
-    package var spellings: [String] { ["ima4"] }
+    package var spelling: DataFormat.Spelling { DataFormat.Spelling("ima4") }
     package var formatIDs: [FourCC] { [.ima4] }
 
-    package func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool { asked == .ima4 }
+    /// libsndfile's `imaADPCM` stands for it in a target (`TargetFormat.isIMA4`).
+    package func encoding(for asked: DataFormat.Kind, source: Encoding) -> Encoding { .imaADPCM }
 
     /// The encoder's revision and search decide the bytes; the floor decides which files are
     /// written at all.
@@ -47,15 +49,14 @@ package struct IMA4Codec: OutputCodec {
         } else {
             audio = pumped
         }
-        let metadata =
-            options.stripMetadata
-            ? []
-            : ContainerStage.metadata(
-                of: source.input, sourceRate: source.exactRate, outputRate: plan.exactRate,
-                outputFrames: UInt64(max(0, announced)), warnings: &result.warnings)
+        let metadata = source.metadata(
+            outputRate: plan.exactRate, outputFrames: UInt64(max(0, announced)), options: options,
+            warnings: &result.warnings)
+        let descriptor = try output.temporary.descriptor()
+        defer { close(descriptor) }
         guard
             let frames = try IMA4Stage.write(
-                from: audio, announcedFrames: UInt64(max(0, announced)), to: try output.temporary.descriptor(),
+                from: audio, announcedFrames: UInt64(max(0, announced)), to: descriptor,
                 search: options.ima4Search, metadata: metadata, blockSamples: options.blockSamples,
                 sampleRate: plan.exactRate, isCancelled: output.isCancelled)
         else { return nil }
@@ -96,4 +97,9 @@ package struct IMA4Codec: OutputCodec {
             result.proof = proof
         }
     }
+}
+
+extension DataFormat.Kind {
+    /// `-d ima4`: Apple IMA ADPCM.
+    package static let ima4 = IMA4Codec().spelling.kind()
 }
