@@ -42,6 +42,11 @@ let package = Package(
         // libsoxr's header (<soxr.h>, Debian libsoxr-dev) and the functions cafconv calls, through
         // LazyLibrary (libsoxr.so.0); no logic here.
         .target(name: "CSoxr", dependencies: ["LazyLibrary"]),
+        // libxxhash's XXH3-128 (Debian libxxhash0), through LazyLibrary (libxxhash.so.0): its own
+        // few declarations, so no development package is needed to build.
+        .target(name: "CXXHash", dependencies: ["LazyLibrary"]),
+        // Digests of file contents (XXH3-128) for the manifest's "same bytes?" question.
+        .target(name: "ContentHash", dependencies: ["CXXHash", "SystemLayer"], swiftSettings: strict),
         // The only target that sees libsoxr's C types: a streaming resampler that owns its state.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: strict),
         // copy_file_range(2), renameat2(2) and fallocate(2), which the Glibc module does not export,
@@ -90,7 +95,8 @@ let package = Package(
         .target(name: "OutputFiles", dependencies: ["ConversionModel", "BinaryIO", "SystemLayer"], swiftSettings: strict),
         // What an output folder remembers between runs: the manifest, orphans, shards, depfiles.
         .target(
-            name: "IncrementalState", dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "SystemLayer"],
+            name: "IncrementalState",
+            dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "ContentHash", "SystemLayer"],
             swiftSettings: strict),
         // `cafconv.toml` rules files: the TOML subset, globs, which rule governs a file.
         .target(name: "Rules", dependencies: ["ConversionModel", "OutputFiles", "Transcoding", "BinaryIO", "SystemLayer"], swiftSettings: strict),
@@ -114,7 +120,7 @@ let package = Package(
             name: "Conversion",
             dependencies: [
                 "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification", "BinaryIO",
-                "SndFile", "SystemLayer",
+                "ContentHash", "SndFile", "SystemLayer",
             ],
             swiftSettings: strict
         ),
@@ -149,6 +155,7 @@ let package = Package(
         // Fixture builders and output checks shared by the test targets (WAV writer, sample generators).
         .target(name: "TestSupport", dependencies: ["BinaryIO", "CAFKit"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SystemLayerTests", dependencies: ["SystemLayer"], swiftSettings: strict),
+        .testTarget(name: "ContentHashTests", dependencies: ["ContentHash"], swiftSettings: strict),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"], swiftSettings: strict),
         .testTarget(name: "CAFKitTests", dependencies: ["CAFKit", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WAVEKitTests", dependencies: ["WAVEKit", "TestSupport"], swiftSettings: strict),
@@ -157,7 +164,7 @@ let package = Package(
             name: "ConversionTests",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec", "Opus",
+                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec", "Opus", "ContentHash",
             ],
             swiftSettings: strict
         ),

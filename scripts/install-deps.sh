@@ -10,7 +10,9 @@
 # decoding of lossy sources and FLAC, and reads lossless sources libsndfile refuses. libmpg123-dev:
 # the header of libmpg123, the first decoder of MP3 sources (loaded with dlopen at the first MP3;
 # the library itself comes with libsndfile). libopus-dev: the header of libopus, the Opus encoder and
-# decoder (`-d opus`; loaded with dlopen at the first Opus job).
+# decoder (`-d opus`; loaded with dlopen at the first Opus job). libxxhash0: XXH3-128 digests of
+# sources and outputs for the manifest (loaded with dlopen; without it, times alone decide what is
+# up to date).
 set -euo pipefail
 need=()
 pkg-config --exists sndfile 2>/dev/null || need+=(libsndfile1-dev pkg-config)
@@ -19,6 +21,7 @@ pkg-config --exists libavcodec 2>/dev/null || need+=(libavcodec-dev)
 pkg-config --exists libavformat 2>/dev/null || need+=(libavformat-dev)
 pkg-config --exists libmpg123 2>/dev/null || need+=(libmpg123-dev)
 pkg-config --exists opus 2>/dev/null || need+=(libopus-dev)
+{ ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | grep -q 'libxxhash\.so\.0 ' || need+=(libxxhash0)
 command -v ffmpeg >/dev/null || need+=(ffmpeg)
 command -v sndfile-info >/dev/null || need+=(sndfile-programs)
 command -v file >/dev/null || need+=(file)

@@ -172,6 +172,23 @@ public struct ConversionReport: Equatable, Sendable, Codable {
     public var warnings: [ConversionWarning] = []
     /// Bytes in and out per rule, when a rules file applies (``sizes(of:)``).
     public var rules: [RuleSize]?
+    /// Each output's dependencies (its source, its rules file) with their paths as they are on
+    /// disk, before the report escapes names for display: what `--depfile` writes. Not in JSON.
+    public var dependencies: [Dependency] = []
+
+    /// One output and the files it was made from, paths as bytes-faithful strings (``PathBytes``).
+    public struct Dependency: Equatable, Sendable {
+        public var output: String
+        public var inputs: [String]
+        public init(output: String, inputs: [String]) {
+            self.output = output
+            self.inputs = inputs
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case files, totals, interrupted, warnings, rules
+    }
 
     /// What the files one rule governs weigh: sources in, CAF files out.
     public struct RuleSize: Equatable, Sendable, Codable {

@@ -89,7 +89,29 @@ enum CAFConv {
         // Only a hint: a run it misses loads libsndfile at its first file, one it wrongly starts for
         // spends CPU time on another thread, so it looks for the options that convert nothing.
         if arguments.first == Convert.name, !arguments.contains(where: convertsNothing) { Engine.preloadLibraries() }
-        let status = program.run(arguments) { invocation throws(CommandLineError) in
+        // Bazel starts a persistent worker as the tool's command line plus this flag.
+        if arguments.contains(PersistentWorker.flag) {
+            let status = PersistentWorker.serve(startup: arguments.filter { $0 != PersistentWorker.flag }, run: run)
+            Console.flush()
+            exit(status)
+        }
+        // A Bazel action's arguments come in a parameter file (--flagfile=PATH) whether or not a
+        // worker runs it.
+        let expanded: [String]
+        switch PersistentWorker.expand(arguments) {
+        case .success(let all): expanded = all
+        case .failure(let refusal):
+            Console.error(refusal.message, terminator: "")
+            exit(ExitStatus.usage)
+        }
+        let status = run(expanded)
+        Console.flush()
+        exit(status)
+    }
+
+    /// Runs one command line (a process's, or one persistent-worker request's) to its exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
             case Convert.name: return try Convert(invocation).run()
             case Info.name: return try Info(invocation).run()
@@ -98,8 +120,6 @@ enum CAFConv {
             default: throw CommandLineError("no subcommand '\(invocation.path.joined(separator: " "))'")
             }
         }
-        Console.flush()
-        exit(status)
     }
 }
 

@@ -129,9 +129,15 @@ struct Convert {
                 modified.
 
                 Re-runs are incremental, like make: an output is converted again only when it is \
-                missing, its source changed (size or modification time), the conversion options \
-                changed, or the output itself was changed. The state lives in a .cafconv-manifest file \
-                in the output folder (or in the input folder when outputs are written beside inputs). \
+                missing, its source's bytes changed, the conversion options changed, or the output \
+                itself was changed (size and times decide when they match the record; when they \
+                differ, as after a fresh checkout or a plain copy, an XXH3-128 digest of the bytes \
+                does). The state lives in a .cafconv-manifest file in the output folder (or in the \
+                input folder when outputs are written beside inputs). One input file with -o FILE \
+                is the single-file mode for build systems: no manifest, it reads only the file and \
+                --rules, writes only the output (kept as it is when the bytes are the same) and \
+                --depfile, and converts every time. --persistent_worker serves Bazel's JSON worker \
+                protocol on stdin and stdout; --flagfile=PATH reads arguments from PATH, one a line. \
                 --force converts everything; --dry-run prints the plan and writes nothing; --check \
                 writes nothing, lists on stdout each output that is missing, out of date or orphaned \
                 (also with -q) and exits 1 if there is any (or an input is unreadable). Outputs cafconv \
@@ -260,7 +266,7 @@ struct Convert {
         line?.clear()
         Output.render(report, style: style, printed: log.printed)
         if let depfile, !report.interrupted {
-            do throws(ConversionError) { try Depfile.write(Depfile.text(for: report), to: depfile) } catch {
+            do throws(ConversionError) { try Depfile.write(Depfile.bytes(for: report), to: depfile) } catch {
                 Console.error("\(Output.errorPrefix(color: terminal.color)) \(PathBytes.display("\(depfile): \(error.message)"))")
                 return ExitStatus.failure
             }
