@@ -143,7 +143,8 @@ public enum Engine {
                     result.bytesIn = decided[index].sourceStamp?.size
                     if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
                 }
-                let outputStamp = result.status == .converted ? FileSystem.stamp(of: job.output) : nil
+                let outputStamp =
+                    result.status == .converted && options.recordsState ? FileSystem.stamp(of: job.output) : nil
                 let counts = state.withLock { state -> (Int, UInt64) in
                     if let outputStamp, let source = decided[index].source, let sourceStamp = decided[index].sourceStamp {
                         state.record(
@@ -176,7 +177,7 @@ public enum Engine {
         for (slot, index) in work.enumerated() { decision.jobs[index].record = finished[slot] }
         var saveFailures: [FileResult] = []
         state.withLock { state in
-            for folder in state.dirty.sorted() {
+            for folder in state.dirty.sorted() where options.recordsState {
                 guard let path = state.manifests[folder]?.path else { continue }
                 do throws(ConversionError) { try state.manifests[folder]?.save() } catch {
                     saveFailures.append(.failed(path, error: .manifest(.notRecorded(error))))
