@@ -127,14 +127,30 @@ struct AFConvert {
                 "-d \(text): afconvert's \(mark == "/" ? "/format_flags" : "#frames_per_packet") is not supported: cafconv chooses the flags and packet size of each format",
                 path: [name])
         }
+        // A code quoted for the shell, passed with its quotes (an exec without a shell).
+        if format.count >= 2, format.first == "'", format.last == "'" { format = format.dropFirst().dropLast() }
         // Apple's codes are four characters, padded with spaces ('aac ', and 'ima4 ' as written).
         var trimmed = format
         while trimmed.last == " " { trimmed = trimmed.dropLast() }
         if trimmed.count <= 4 { format = trimmed }
         if format.lowercased() == "lpcm" { format = "0" }
+        if let codec = unwritten[String(format)] {
+            throw CommandLineError(
+                "-d \(text): afconvert's \(codec) is not supported: cafconv writes linear PCM, ulaw, alaw, alac, ima4 and AAC-LC ('aac ')",
+                path: [name])
+        }
         if format.isEmpty { throw CommandLineError("-d '\(text)' names no data format", path: [name]) }
         return String(format) + rate
     }
+
+    /// Apple's data format codes that cafconv does not write, with what they are.
+    static let unwritten: [String: String] = [
+        "aacl": "'aacl' (AAC-LD)", "aach": "'aach' (HE-AAC)", "aacp": "'aacp' (HE-AAC v2)", "aace": "'aace' (AAC-ELD)",
+        "aacf": "'aacf' (AAC-ELD with SBR)", "aacg": "'aacg' (AAC-ELD v2)", "samr": "'samr' (AMR-NB)",
+        "ilbc": "'ilbc' (iLBC)", "opus": "'opus' (Opus)", "flac": "'flac' (FLAC)", ".mp3": "'.mp3' (MP3)",
+        "Qclp": "'Qclp' (QCELP)", "MAC3": "'MAC3' (MACE 3:1)", "MAC6": "'MAC6' (MACE 6:1)", "ac-3": "'ac-3' (AC-3)",
+        "ec-3": "'ec-3' (E-AC-3)",
+    ]
 
     init(_ invocation: Invocation) throws(CommandLineError) {
         let positionals = invocation.positionals

@@ -105,6 +105,7 @@ struct AFConvertEndToEndTests {
         (["-f", "WAVE"], "-f WAVE: cafconv writes CAF only"),
         (["--frobnicate"], "Unknown option '--frobnicate'"),
         (["-d", "LEI16/80"], "/format_flags is not supported"),
+        (["-d", "aacl"], "afconvert's 'aacl' (AAC-LD) is not supported"),
     ])
     func refused(_ extra: [String], _ message: String) throws {
         let folder = TempDirectory()
@@ -129,6 +130,7 @@ struct AFConvertEndToEndTests {
     @Test("Apple's four-character -d spellings and --data", arguments: [
         (["-d", "ima4"], FourCC.ima4),
         (["-d", "ima4 "], FourCC.ima4),
+        (["-d", "'aac '"], FourCC.aac),
         (["--data", "ima4"], FourCC.ima4),
         (["-d", "aac "], FourCC.aac),
         (["--data", "aac"], FourCC.aac),
