@@ -40,7 +40,7 @@ struct AFConvert {
         help: "Codec quality 0-127: accepted; cafconv's encoders have no such setting, so it changes nothing.")
     static let strategy = Option<String>(
         "strategy", short: "s", valueName: "strategy",
-        help: "Bit rate strategy of -d aac: 0 (CBR) only; cafconv's AAC is constant bit rate.")
+        help: "Bit rate strategy of -d aac: 0 (CBR), or 1 (ABR, written as CBR at -b); 2 and 3 (VBR) are refused.")
     static let srcQuality = Option<String>(
         "src-quality", short: "r", valueName: "src_quality",
         help: "Sample rate converter quality 0-127 (default 127): 127 vhq, 96-126 hq, 64-95 mq, 32-63 lq, 0-31 qq (libsoxr).")
@@ -192,9 +192,12 @@ struct AFConvert {
             }
             notes.append("-q \(quality) changes nothing: cafconv's encoders have no quality setting")
         }
-        if let strategy = invocation[Self.strategy], strategy != "0" {
+        switch invocation[Self.strategy] {
+        case nil, "0": break
+        case "1": notes.append("-s 1 (ABR) is written as constant bit rate at -b: cafconv's AAC encoder is CBR")
+        case let strategy?:
             throw CommandLineError(
-                "-s \(strategy): only strategy 0 (constant bit rate) is supported: cafconv's AAC encoder is constant bit rate at -b",
+                "-s \(strategy): only strategies 0 (CBR) and 1 (ABR, written as CBR at -b) are supported: cafconv's AAC encoder is constant bit rate",
                 path: [Self.name])
         }
         if let complexity = invocation[Self.srcComplexity], !["line", "norm", "bats"].contains(complexity) {

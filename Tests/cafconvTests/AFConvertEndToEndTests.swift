@@ -101,7 +101,7 @@ struct AFConvertEndToEndTests {
         (["-ue", "vbrq", "64"], "afconvert's -ue is not supported"),
         (["-hf"], "afconvert's -hf is not supported"),
         (["--prime-override", "-1", "-1"], "afconvert's --prime-override is not supported"),
-        (["-s", "3"], "-s 3: only strategy 0"),
+        (["-s", "3"], "-s 3: only strategies 0 (CBR) and 1"),
         (["-f", "WAVE"], "-f WAVE: cafconv writes CAF only"),
         (["--frobnicate"], "Unknown option '--frobnicate'"),
         (["-d", "LEI16/80"], "/format_flags is not supported"),
@@ -220,5 +220,50 @@ struct AFConvertEndToEndTests {
             currentDirectory: folder.path)
         #expect(junk.status == 1, "\(junk.stderr)")
         #expect(junk.stdout.isEmpty)
+    }
+
+    /// Published afconvert command lines for CAF output, as their pages print them (the words
+    /// after `afconvert`, shell quoting removed), with where each was published. Sources named
+    /// .aif are given WAV bytes: cafconv tells the container by content, and what is tested is
+    /// the command line.
+    static let publishedLines: [(line: [String], source: String, output: String, format: FourCC)] = [
+        (
+            ["-f", "caff", "-d", "LEI16", "early_exit.wav", "early_exit.caf"],
+            "schimera.com/articles/convert-wav-files-to-caf-for-ios-and-tvos", "early_exit.caf", .lpcm
+        ),
+        (
+            ["-f", "caff", "-d", "ima4", "myAudio2.wav", "myAudio2.caf"],
+            "permadi.com/blog/2009/05/exporting-audio-file-to-caf", "myAudio2.caf", .ima4
+        ),
+        (
+            ["Submarine.aiff", "sub.caf", "-d", "ima4", "-f", "caff", "-v"],
+            "Apple, iPhone system sound documentation (quoted at anuragsolanki.com/2010/03)", "sub.caf", .ima4
+        ),
+        (
+            ["-v", "-f", "caff", "-d", "aac", "-s", "1", "-b", "192000", "MySource.aif", "MyOutput.caf"],
+            "Apple Technical Q&A QA1534, Listing 1", "MyOutput.caf", .aac
+        ),
+        (
+            ["-f", "caff", "-d", "LEI16@44100", "-c", "1", "in.wav", "out.caf"],
+            "issue 32 (a line from public Xcode build scripts)", "out.caf", .lpcm
+        ),
+    ]
+
+    @Test("published afconvert lines for CAF output run unchanged", arguments: 0..<5)
+    func publishedLine(_ index: Int) throws {
+        let entry = Self.publishedLines[index]
+        let folder = TempDirectory()
+        let tone = (0..<22050).flatMap { frame -> [Int32] in
+            let value = Int32((sin(Double(frame) * 2 * .pi * 440 / 44100) * 16000).rounded())
+            return [value, value]
+        }
+        let bytes = WAVFixture(encoding: .int16, channels: 2, integers: tone).bytes
+        for name in ["early_exit.wav", "myAudio2.wav", "Submarine.aiff", "MySource.aif", "in.wav"] {
+            _ = folder.write(name, bytes)
+        }
+        let result = try run(RepositoryPaths.executable, ["afconvert"] + entry.line, currentDirectory: folder.path)
+        #expect(result.status == 0, "\(entry.source): \(result.stderr)")
+        #expect(try Self.caf(folder.file(entry.output)).audioDescription.formatID == entry.format, "\(entry.source)")
+        #expect(!exists(folder.file(".cafconv-manifest")), "\(entry.source)")
     }
 }
