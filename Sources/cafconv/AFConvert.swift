@@ -58,7 +58,8 @@ struct AFConvert {
         case "-l", "--channellayout":
             why = "cafconv writes the source's channel layout (from WAVE_FORMAT_EXTENSIBLE); use -c to change the count"
         case "-u", "-ue", "--userproperty":
-            why = "cafconv's encoders take no Audio Converter properties (vbrq has no equivalent: its AAC is constant bit rate at -b)"
+            why =
+                "cafconv's encoders take no Audio Converter properties (vbrq has no equivalent: its AAC is constant bit rate at -b)"
         case "--prime-method", "--prime-override", "--no-filler":
             why = "cafconv writes the encoder's exact priming and padding in the pakt, and always aligns audio itself"
         case "--soundcheck-generate", "--soundcheck-read", "--media-kind", "--anchor-loudness", "--generate-hash",
@@ -169,10 +170,12 @@ struct AFConvert {
         outputPath = given ?? (positionals.count == 2 ? positionals[1] : nil)
         verbose = invocation[Self.verbose]
         if input == "-" && outputPath == nil {
-            throw CommandLineError("reading standard input (-): give the output file (a name, or - for standard output)", path: [Self.name])
+            throw CommandLineError(
+                "reading standard input (-): give the output file (a name, or - for standard output)", path: [Self.name])
         }
         if FileSystem.kind(of: input) == .directory {
-            throw CommandLineError("\(input) is a folder: afconvert converts one file (use cafconv convert for folders)", path: [Self.name])
+            throw CommandLineError(
+                "\(input) is a folder: afconvert converts one file (use cafconv convert for folders)", path: [Self.name])
         }
         if let outputPath, outputPath != "-", outputPath.hasSuffix("/") || FileSystem.kind(of: outputPath) == .directory {
             throw CommandLineError("\(outputPath) is a folder: afconvert's output_file is a file", path: [Self.name])

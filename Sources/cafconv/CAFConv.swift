@@ -99,7 +99,9 @@ enum CAFConv {
         // so that its dynamic linking overlaps the parsing and the planning (see Engine.run).
         // Only a hint: a run it misses loads libsndfile at its first file, one it wrongly starts for
         // spends CPU time on another thread, so it looks for the options that convert nothing.
-        if arguments.first == Convert.name || arguments.first == AFConvert.name, !arguments.contains(where: convertsNothing) { Engine.preloadLibraries() }
+        if arguments.first == Convert.name || arguments.first == AFConvert.name, !arguments.contains(where: convertsNothing) {
+            Engine.preloadLibraries()
+        }
         let status = program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
             case Convert.name: return try Convert(invocation).run()

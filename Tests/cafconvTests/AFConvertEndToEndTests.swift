@@ -50,7 +50,8 @@ struct AFConvertEndToEndTests {
     func noManifest() throws {
         let folder = TempDirectory()
         let input = folder.write("in.wav", WAVFixture.signal(.int16, channels: 1, frames: 1000).bytes)
-        let result = try run(RepositoryPaths.executable, ["afconvert", "-f", "caff", "-d", "LEI16", input, folder.file("out.caf")])
+        let result = try run(
+            RepositoryPaths.executable, ["afconvert", "-f", "caff", "-d", "LEI16", input, folder.file("out.caf")])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(exists(folder.file("out.caf")))
         #expect(!exists(folder.file(".cafconv-manifest")))
@@ -95,18 +96,20 @@ struct AFConvertEndToEndTests {
         #expect(wrong.stderr.contains("-q 200"), "\(wrong.stderr)")
     }
 
-    @Test("afconvert options cafconv does not have are refused by name with the reason", arguments: [
-        (["-l", "Stereo"], "afconvert's -l is not supported"),
-        (["--soundcheck-generate"], "afconvert's --soundcheck-generate is not supported"),
-        (["-ue", "vbrq", "64"], "afconvert's -ue is not supported"),
-        (["-hf"], "afconvert's -hf is not supported"),
-        (["--prime-override", "-1", "-1"], "afconvert's --prime-override is not supported"),
-        (["-s", "3"], "-s 3: only strategies 0 (CBR) and 1"),
-        (["-f", "WAVE"], "-f WAVE: cafconv writes CAF only"),
-        (["--frobnicate"], "Unknown option '--frobnicate'"),
-        (["-d", "LEI16/80"], "/format_flags is not supported"),
-        (["-d", "aacl"], "afconvert's 'aacl' (AAC-LD) is not supported"),
-    ])
+    @Test(
+        "afconvert options cafconv does not have are refused by name with the reason",
+        arguments: [
+            (["-l", "Stereo"], "afconvert's -l is not supported"),
+            (["--soundcheck-generate"], "afconvert's --soundcheck-generate is not supported"),
+            (["-ue", "vbrq", "64"], "afconvert's -ue is not supported"),
+            (["-hf"], "afconvert's -hf is not supported"),
+            (["--prime-override", "-1", "-1"], "afconvert's --prime-override is not supported"),
+            (["-s", "3"], "-s 3: only strategies 0 (CBR) and 1"),
+            (["-f", "WAVE"], "-f WAVE: cafconv writes CAF only"),
+            (["--frobnicate"], "Unknown option '--frobnicate'"),
+            (["-d", "LEI16/80"], "/format_flags is not supported"),
+            (["-d", "aacl"], "afconvert's 'aacl' (AAC-LD) is not supported"),
+        ])
     func refused(_ extra: [String], _ message: String) throws {
         let folder = TempDirectory()
         let input = folder.write("in.wav", WAVFixture.signal(.int16, channels: 2, frames: 100).bytes)
@@ -127,15 +130,17 @@ struct AFConvertEndToEndTests {
         #expect(!exists(folder.file("alert.wav")))
     }
 
-    @Test("Apple's four-character -d spellings and --data", arguments: [
-        (["-d", "ima4"], FourCC.ima4),
-        (["-d", "ima4 "], FourCC.ima4),
-        (["-d", "'aac '"], FourCC.aac),
-        (["--data", "ima4"], FourCC.ima4),
-        (["-d", "aac "], FourCC.aac),
-        (["--data", "aac"], FourCC.aac),
-        (["-d", "lpcm"], FourCC.lpcm),
-    ])
+    @Test(
+        "Apple's four-character -d spellings and --data",
+        arguments: [
+            (["-d", "ima4"], FourCC.ima4),
+            (["-d", "ima4 "], FourCC.ima4),
+            (["-d", "'aac '"], FourCC.aac),
+            (["--data", "ima4"], FourCC.ima4),
+            (["-d", "aac "], FourCC.aac),
+            (["--data", "aac"], FourCC.aac),
+            (["-d", "lpcm"], FourCC.lpcm),
+        ])
     func appleSpellings(_ extra: [String], _ format: FourCC) throws {
         let folder = TempDirectory()
         // A 440 Hz tone at half scale: AAC's proof needs audio a perceptual coder keeps.
