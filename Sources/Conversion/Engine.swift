@@ -158,7 +158,7 @@ public enum Engine {
                     result.bytesIn = decided[index].sourceStamp?.size
                     if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
                 }
-                let recorded = result.status == .converted && decided[index].recorded
+                let recorded = result.status == .converted && decided[index].recorded && options.recordsState
                 let output = recorded ? FileSystem.stampAndChange(of: job.output) : nil
                 // The bytes written, and the source's as the decision saw them (hashed after the
                 // conversion: a source changed meanwhile has a newer stamp than the one recorded,
@@ -202,7 +202,7 @@ public enum Engine {
         for (slot, index) in work.enumerated() { decision.jobs[index].record = finished[slot] }
         var saveFailures: [FileResult] = []
         state.withLock { state in
-            for folder in state.dirty.sorted() {
+            for folder in state.dirty.sorted() where options.recordsState {
                 guard let path = state.manifests[folder]?.path else { continue }
                 do throws(ConversionError) { try state.manifests[folder]?.save() } catch {
                     saveFailures.append(.failed(path, error: .manifest(.notRecorded(error))))

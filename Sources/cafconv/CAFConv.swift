@@ -37,6 +37,7 @@ enum CAFConv {
                 Subcommand(Info.name, abstract: Info.abstract) { Info.command },
                 Subcommand(Verify.name, abstract: Verify.abstract) { Verify.command },
                 Subcommand(Report.name, abstract: Report.abstract) { Report.command },
+                Subcommand(AFConvert.name, abstract: AFConvert.abstract) { AFConvert.command },
             ]),
         version: version,
         // The manual is dated by SOURCE_DATE_EPOCH (make install sets the last commit's time) or
@@ -81,14 +82,27 @@ enum CAFConv {
 
     static func main() {
         // Arguments are bytes: a path that is not UTF-8 is kept as it is (PathBytes), not repaired.
-        let arguments = (1..<Int(CommandLine.argc)).map { index in
+        var arguments = (1..<Int(CommandLine.argc)).map { index in
             CommandLine.unsafeArgv[index].map { PathBytes.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
+        }
+        // Invoked as `afconvert` (a link to cafconv): afconvert's command line.
+        let invokedAs = CommandLine.arguments.first.map { FileSystem.baseName($0) }
+        if invokedAs == AFConvert.name { arguments.insert(AFConvert.name, at: 0) }
+        if arguments.first == AFConvert.name {
+            // afconvert's refused options are named whole (-hf, -ue) before the parser splits them.
+            do throws(CommandLineError) { try AFConvert.checkRefused(Array(arguments.dropFirst())) } catch {
+                Console.error(program.errorText(error))
+                Console.flush()
+                exit(Program.usageErrorStatus)
+            }
         }
         // A conversion opens its sources with libsndfile: it starts loading now, on another thread,
         // so that its dynamic linking overlaps the parsing and the planning (see Engine.run).
         // Only a hint: a run it misses loads libsndfile at its first file, one it wrongly starts for
         // spends CPU time on another thread, so it looks for the options that convert nothing.
-        if arguments.first == Convert.name, !arguments.contains(where: convertsNothing) { Engine.preloadLibraries() }
+        if arguments.first == Convert.name || arguments.first == AFConvert.name, !arguments.contains(where: convertsNothing) {
+            Engine.preloadLibraries()
+        }
         // Bazel starts a persistent worker as the tool's command line plus this flag.
         if arguments.contains(PersistentWorker.flag) {
             let status = PersistentWorker.serve(startup: arguments.filter { $0 != PersistentWorker.flag }, run: run)
@@ -117,6 +131,7 @@ enum CAFConv {
             case Info.name: return try Info(invocation).run()
             case Verify.name: return try Verify(invocation).run()
             case Report.name: return try Report(invocation).run()
+            case AFConvert.name: return try AFConvert(invocation).run()
             default: throw CommandLineError("no subcommand '\(invocation.path.joined(separator: " "))'")
             }
         }

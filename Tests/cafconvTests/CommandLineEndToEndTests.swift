@@ -28,7 +28,7 @@ struct CommandLineEndToEndTests {
         #expect(result.text.contains("  apple-lpcm: little-endian linear PCM"))
     }
 
-    @Test("each subcommand's help lists every option, on stdout, exit 0", arguments: ["convert", "info", "verify"])
+    @Test("each subcommand's help lists every option, on stdout, exit 0", arguments: ["convert", "info", "verify", "afconvert"])
     func subcommandHelp(name: String) throws {
         for arguments in [[name, "--help"], [name, "-h"], ["help", name]] {
             let result = try run(RepositoryPaths.executable, arguments)
@@ -71,7 +71,7 @@ struct CommandLineEndToEndTests {
     @Test(
         "usage errors: exit 64, cafconv: error:, the reason, the usage",
         arguments: [
-            ([], "Missing subcommand; use one of convert, info, verify or report"),
+            ([], "Missing subcommand; use one of convert, info, verify, report or afconvert"),
             (["nope"], "Unknown subcommand 'nope'"),
             (["conver", "x.wav"], "Did you mean 'convert'?"),
             (["help", "nope"], "Unknown subcommand 'nope'"),
