@@ -61,6 +61,11 @@ let package = Package(
         .target(name: "CMPG123", dependencies: ["LazyLibrary"]),
         // The Swift face of CMPG123: MPG123Decoder, the first decoder of MP3 sources.
         .target(name: "MPG123", dependencies: ["CMPG123"], swiftSettings: strict),
+        // libebur128's functions (<ebur128.h>, Debian libebur128-dev), loaded with dlopen at the
+        // first measurement (libebur128.so.1), never linked; without the header a stub that says so.
+        .target(name: "CEBUR128", dependencies: ["LazyLibrary"]),
+        // The Swift face of CEBUR128: LoudnessMeter (BS.1770 / EBU R 128), LoudnessMeasurement.
+        .target(name: "Loudness", dependencies: ["CEBUR128", "SystemLayer"], swiftSettings: strict),
         // The Swift face of CAVCodec: AACEncoder, AACDecoder, LibAVCodec.load().
         .target(name: "AACCodec", dependencies: ["CAVCodec"], swiftSettings: strict),
         // The only target that sees C types from libsndfile.
@@ -149,6 +154,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The meter checked against an independent BS.1770 oracle and EBU Tech 3341/3342 signals.
+        .testTarget(name: "LoudnessTests", dependencies: ["Loudness"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(
             name: "JSONKitTests",

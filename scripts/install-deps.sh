@@ -9,7 +9,8 @@
 # libavcodec, loaded with dlopen at the first MP3, Ogg or FLAC source) that checks libsndfile's
 # decoding of lossy sources and FLAC, and reads lossless sources libsndfile refuses. libmpg123-dev:
 # the header of libmpg123, the first decoder of MP3 sources (loaded with dlopen at the first MP3;
-# the library itself comes with libsndfile).
+# the library itself comes with libsndfile). libebur128-dev: the header of libebur128, the EBU R128
+# loudness meter of `info --loudness` (loaded with dlopen at the first measurement).
 set -euo pipefail
 need=()
 pkg-config --exists sndfile 2>/dev/null || need+=(libsndfile1-dev pkg-config)
@@ -17,6 +18,7 @@ pkg-config --exists soxr 2>/dev/null || need+=(libsoxr-dev pkg-config)
 pkg-config --exists libavcodec 2>/dev/null || need+=(libavcodec-dev)
 pkg-config --exists libavformat 2>/dev/null || need+=(libavformat-dev)
 pkg-config --exists libmpg123 2>/dev/null || need+=(libmpg123-dev)
+pkg-config --exists libebur128 2>/dev/null || need+=(libebur128-dev)
 command -v ffmpeg >/dev/null || need+=(ffmpeg)
 command -v sndfile-info >/dev/null || need+=(sndfile-programs)
 command -v file >/dev/null || need+=(file)
