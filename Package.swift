@@ -96,8 +96,8 @@ let package = Package(
         .target(
             name: "Transcoding",
             dependencies: [
-                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "MPG123", "SndFile", "Soxr", "SystemLayer",
-                "WAVEKit",
+                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "Loudness", "MPG123", "SndFile", "Soxr",
+                "SystemLayer", "WAVEKit",
             ],
             swiftSettings: strict),
         // `verify`: expectations, profiles and `--against`.
@@ -111,7 +111,7 @@ let package = Package(
             name: "Conversion",
             dependencies: [
                 "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification", "BinaryIO",
-                "SndFile", "SystemLayer",
+                "Loudness", "SndFile", "SystemLayer",
             ],
             swiftSettings: strict
         ),
@@ -128,7 +128,7 @@ let package = Package(
             name: "cafconv",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer",
+                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "Loudness", "SystemLayer",
             ],
             swiftSettings: strict
         ),
