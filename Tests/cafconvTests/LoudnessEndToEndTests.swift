@@ -1,0 +1,108 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `info --loudness` end to end: files and folders of any format convert reads, measured from
+/// their decoding; the levels are known from how the fixtures are made (a 1 kHz stereo sine whose
+/// peak is X dBFS reads X LUFS, EBU Tech 3341 cases 1 and 2).
+@Suite("info --loudness, end to end")
+struct LoudnessEndToEndTests {
+    /// A stereo 1 kHz sine at 48 kHz whose peak is `dBFS`, `seconds` long.
+    static func sine(_ encoding: WAVFixture.Encoding, dBFS: Double, seconds: Double) -> [UInt8] {
+        let frames = Int(seconds * 48_000)
+        let amplitude = pow(10, dBFS / 20)
+        let values = (0..<frames).flatMap { frame -> [Double] in
+            let value = amplitude * sin(2 * Double.pi * 1000 * Double(frame) / 48_000)
+            return [value, value]
+        }
+        if encoding.isFloat {
+            return WAVFixture(encoding: encoding, channels: 2, sampleRate: 48_000, floats: values).bytes(order: .little)
+        }
+        let scale = Double(Int64(1) << (encoding.bits - 1))
+        let integers = values.map { Int32(($0 * scale).rounded()) }
+        return WAVFixture(encoding: encoding, channels: 2, sampleRate: 48_000, integers: integers).bytes(order: .little)
+    }
+
+    /// The `loudness` objects of `info --loudness --json`, by file name.
+    static func measurements(_ result: ProcessResult) throws -> [String: [String: Any]] {
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]])
+        var found: [String: [String: Any]] = [:]
+        for entry in array {
+            let path = try #require(entry["path"] as? String)
+            found[(path as NSString).lastPathComponent] = entry["loudness"] as? [String: Any] ?? ["error": entry["error"] ?? ""]
+        }
+        return found
+    }
+
+    @Test("a folder of WAVs (float, 16-bit, 24-bit) and a short clip: integrated loudness within 0.1 LU, the clip flagged short")
+    func folder() throws {
+        let folder = TempDirectory()
+        _ = folder.write("sfx/a-float.wav", Self.sine(.float32, dBFS: -23, seconds: 5))
+        _ = folder.write("sfx/b-int16.wav", Self.sine(.int16, dBFS: -16, seconds: 5))
+        _ = folder.write("sfx/deep/c-int24.wav", Self.sine(.int24, dBFS: -33, seconds: 2))
+        _ = folder.write("sfx/d-click.wav", Self.sine(.int16, dBFS: -20, seconds: 0.1))
+        let result = try run(RepositoryPaths.executable, ["info", "--loudness", "--json", "-j", "2", folder.file("sfx")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let found = try Self.measurements(result)
+        for (name, expected) in [("a-float.wav", -23.0), ("b-int16.wav", -16.0), ("c-int24.wav", -33.0), ("d-click.wav", -20.0)] {
+            let measured = try #require(found[name]?["integratedLUFS"] as? Double, "\(name): \(String(describing: found[name]))")
+            #expect(abs(measured - expected) <= 0.1, "\(name): \(measured)")
+            // A sine's true peak is its peak.
+            let peak = try #require(found[name]?["truePeakDBTP"] as? Double)
+            #expect(abs(peak - expected) <= 0.2, "\(name): \(peak) dBTP")
+        }
+        #expect(found["d-click.wav"]?["shortClip"] as? Bool == true)
+        #expect(found["a-float.wav"]?["shortClip"] as? Bool == false)
+        // One worker gives the same answers as two.
+        let serial = try run(RepositoryPaths.executable, ["info", "--loudness", "--json", "-j", "1", folder.file("sfx")])
+        #expect(serial.stdout == result.stdout)
+    }
+
+    @Test("text and --brief name the file and the levels; silence reads silent")
+    func text() throws {
+        let folder = TempDirectory()
+        let tone = folder.write("tone.wav", Self.sine(.int16, dBFS: -23, seconds: 3))
+        let quiet = folder.write("quiet.wav", WAVFixture(encoding: .int16, channels: 1, sampleRate: 48_000, integers: Array(repeating: 0, count: 48_000)).bytes(order: .little))
+        let result = try run(RepositoryPaths.executable, ["info", "--loudness", tone, quiet])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.text.contains("\(tone)\n  integrated loudness: -23.0 LUFS\n"), "\(result.text)")
+        #expect(result.text.contains("\(quiet)\n  integrated loudness: silent\n"), "\(result.text)")
+        let brief = try run(RepositoryPaths.executable, ["info", "--loudness", "--brief", tone])
+        #expect(brief.text == "\(tone): -23.0 LUFS, range 0.0 LU, true peak -23.0 dBTP\n", "\(brief.text)")
+    }
+
+    @Test(
+        "FLAC and MP3 sources (made by ffmpeg) are measured from their decoding, as convert reads them",
+        .enabled(if: which("ffmpeg") != nil, "needs ffmpeg to make the sources"))
+    func otherFormats() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("in/src.wav", Self.sine(.int16, dBFS: -18, seconds: 4))
+        let ffmpeg = try #require(which("ffmpeg"))
+        #expect(try run(ffmpeg, ["-v", "error", "-i", wav, folder.file("in/a.flac")]).status == 0)
+        #expect(try run(ffmpeg, ["-v", "error", "-i", wav, "-b:a", "192k", folder.file("in/b.mp3")]).status == 0)
+        let result = try run(RepositoryPaths.executable, ["info", "--loudness", "--json", folder.file("in")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let found = try Self.measurements(result)
+        // FLAC is lossless; LAME's joint stereo at 192 kb/s lowers this sine by about 0.3 LU (ffmpeg's
+        // ebur128 filter reads the same file at -18.3 LUFS).
+        for (name, tolerance) in [("src.wav", 0.1), ("a.flac", 0.1), ("b.mp3", 0.5)] {
+            let measured = try #require(found[name]?["integratedLUFS"] as? Double, "\(name): \(String(describing: found[name]))")
+            #expect(abs(measured - -18) <= tolerance, "\(name): \(measured)")
+        }
+    }
+
+    @Test("a file that is not audio fails with its name and exit 1; the others are still measured")
+    func badFile() throws {
+        let folder = TempDirectory()
+        let bad = folder.write("in/bad.wav", Array("not a wave file at all".utf8))
+        _ = folder.write("in/good.wav", Self.sine(.int16, dBFS: -23, seconds: 1))
+        let result = try run(RepositoryPaths.executable, ["info", "--loudness", "--brief", folder.file("in")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cafconv: error: \(bad): "), "\(result.stderr)")
+        #expect(result.text.contains("good.wav: -23.0 LUFS"), "\(result.text)")
+        let empty = try run(RepositoryPaths.executable, ["info", "--loudness", folder.file("in/nothing")])
+        #expect(empty.status == 1)
+        let usage = try run(RepositoryPaths.executable, ["info", "-j", "2", folder.file("in/good.wav")])
+        #expect(usage.status == 64 && usage.stderr.contains("--jobs needs --loudness"), "\(usage.stderr)")
+    }
+}
