@@ -118,6 +118,7 @@ public final class LoudnessMeter {
     private let shortTermHop: Int64
     private var maxMomentary = -Double.infinity
     private var maxShortTerm = -Double.infinity
+    private var blocks: [Double] = []
 
     /// The loudness below which BS.1770's absolute gate drops a block; a programme (or a short
     /// clip) below it reads as silent.
@@ -171,16 +172,53 @@ public final class LoudnessMeter {
         var done = 0
         while done < frameCount {
             // Up to the next 10 ms boundary, where the momentary (and every fifth time the
-            // short-term) loudness is read.
-            let untilHop = Int(momentaryHop - frames % momentaryHop)
-            let count = min(untilHop, frameCount - done)
+            // short-term) loudness is read, or the next 100 ms boundary, where libebur128 ends a
+            // gating block.
+            let untilHop = momentaryHop - frames % momentaryHop
+            let untilBlock = hundredMilliseconds - frames % hundredMilliseconds
+            let count = Int(min(untilHop, untilBlock, Int64(frameCount - done)))
             guard cafconv_ebur128_add(state, base + done * channels, count) == 0 else {
                 throw LoudnessError("libebur128 cannot take the frames (out of memory?)")
             }
             done += count
             frames += Int64(count)
             if frames % momentaryHop == 0 { readWindows(shortTerm: frames % shortTermHop == 0) }
+            if frames % hundredMilliseconds == 0 && frames >= 4 * hundredMilliseconds { recordBlock() }
         }
+    }
+
+    /// The energy of the gating block libebur128 has just ended (the 400 ms up to here), kept
+    /// when it passes the absolute gate: the group loudness (``integrated(ofBlocks:)``) gates the
+    /// blocks of several files together.
+    private func recordBlock() {
+        var value = -Double.infinity
+        guard cafconv_ebur128_window(state, 400, &value) == 0, value.isFinite, value > Self.absoluteGate else { return }
+        blocks.append(Self.energy(value))
+    }
+
+    private static func energy(_ loudness: Double) -> Double { pow(10, (loudness + 0.691) / 10) }
+    private static func loudness(_ energy: Double) -> Double { -0.691 + 10 * log10(energy) }
+
+    /// The energies of the gating blocks above the absolute gate, for the group loudness; a short
+    /// clip counts as one block of its whole-clip loudness (the fallback of
+    /// ``integratedLoudness()``). Ten numbers per second of programme at most.
+    public var gatingBlocks: [Double] {
+        if isShortClip { return integratedLoudness().map { [Self.energy($0)] } ?? [] }
+        return blocks
+    }
+
+    /// The gated loudness of several programmes taken together (album gain: one loudness for a
+    /// folder that keeps its files' relative levels): BS.1770's gating (the -70 LUFS absolute
+    /// gate, then the -10 LU relative gate) over the union of their ``gatingBlocks``; `nil`
+    /// when no block passes.
+    public static func integrated(ofBlocks groups: [[Double]]) -> Double? {
+        let all = groups.joined().filter { $0 > 0 && loudness($0) > absoluteGate }
+        guard !all.isEmpty else { return nil }
+        let relative = loudness(all.reduce(0, +) / Double(all.count)) - 10
+        let gated = all.filter { loudness($0) > relative }
+        guard !gated.isEmpty else { return nil }
+        let value = loudness(gated.reduce(0, +) / Double(gated.count))
+        return value.isFinite ? value : nil
     }
 
     /// Adds `frameCount` interleaved frames from `samples` (full scale ±1.0).

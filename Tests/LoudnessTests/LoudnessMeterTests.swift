@@ -188,3 +188,67 @@ struct LoudnessOracleTests {
         #expect(throws: LoudnessError.self) { try LoudnessMeter(channels: 2, sampleRate: 48_000, kinds: [.left]) }
     }
 }
+
+/// Group loudness (album gain) and the static gain that normalises a programme.
+@Suite(.enabled(if: libebur128, "libebur128 cannot be loaded (Debian libebur128-dev)"))
+struct LoudnessGroupAndGainTests {
+    static func meter(_ samples: [Double]) throws -> LoudnessMeter {
+        let meter = try LoudnessMeter(channels: 2, sampleRate: Signals.rate)
+        try meter.add(samples, frames: samples.count / 2)
+        return meter
+    }
+
+    @Test("A group of one programme reads its own integrated loudness")
+    func groupOfOne() throws {
+        let meter = try Self.meter(Signals.noise(seconds: 6, channels: 2, levels: [-20, -35, -14]))
+        let own = try #require(meter.integratedLoudness())
+        let group = try #require(LoudnessMeter.integrated(ofBlocks: [meter.gatingBlocks]))
+        #expect(abs(group - own) < 0.001, "\(group) vs \(own)")
+    }
+
+    @Test("Two programmes gated together match the oracle's gating of their blocks together, not the mean of their levels")
+    func groupOfTwo() throws {
+        let loud = Signals.noise(seconds: 10, channels: 2, levels: [-16])
+        let quiet = Signals.noise(seconds: 5, channels: 2, levels: [-40], seed: 7)
+        let group = try #require(LoudnessMeter.integrated(ofBlocks: [try Self.meter(loud).gatingBlocks, try Self.meter(quiet).gatingBlocks]))
+        // The oracle: each file's 400 ms blocks every 100 ms, gated together.
+        func blocks(_ samples: [Double]) -> [Double] {
+            let sums = Oracle.prefix(Oracle.weightedPower(samples, channels: 2, weights: [1, 1]))
+            return stride(from: 19_200, to: sums.count, by: 4_800).map { (sums[$0] - sums[$0 - 19_200]) / 19_200 }
+        }
+        let union = (blocks(loud) + blocks(quiet)).filter { Oracle.loudness($0) > -70 }
+        let relative = Oracle.loudness(union.reduce(0, +) / Double(union.count)) - 10
+        let gated = union.filter { Oracle.loudness($0) > relative }
+        let expected = Oracle.loudness(gated.reduce(0, +) / Double(gated.count))
+        #expect(abs(group - expected) < 0.05, "\(group) vs \(expected)")
+        // The quiet file falls under the relative gate: the group reads the loud one's level.
+        #expect(abs(group - (try #require(try Self.meter(loud).integratedLoudness()))) < 0.05)
+    }
+
+    @Test("The gain reaches the target, or stops at the true-peak ceiling and names the shortfall")
+    func gain() {
+        let plain = LoudnessGain.plan(loudness: -23, truePeak: -10, target: -16, ceiling: -1)
+        #expect(plain.decibels == 7 && plain.reached == -16 && !plain.isCapped && plain.truePeak == -3)
+        let capped = LoudnessGain.plan(loudness: -23, truePeak: -4, target: -16, ceiling: -1)
+        #expect(capped.decibels == 3 && capped.reached == -20 && capped.isCapped && capped.shortfall == 4)
+        #expect(capped.truePeak == -1)
+        let down = LoudnessGain.plan(loudness: -9, truePeak: 0.5, target: -16, ceiling: -1)
+        #expect(down.decibels == -7 && !down.isCapped)
+        let group = LoudnessGain.plan(group: -20, truePeaks: [-6, nil, -2], target: -16, ceiling: -1)
+        #expect(group.decibels == 1 && group.shortfall == 3)
+        let silent = LoudnessMeasurement(
+            integrated: nil, isShortClip: false, range: 0, truePeak: nil, samplePeak: nil, maxMomentary: nil,
+            maxShortTerm: nil, frames: 100, sampleRate: 48_000, channels: 1)
+        #expect(LoudnessGain.plan(silent, target: -16, ceiling: -1) == nil)
+    }
+
+    @Test("Applying the planned gain to the samples and measuring again reads the target within 0.1 LU")
+    func gainApplied() throws {
+        let samples = Signals.noise(seconds: 8, channels: 2, levels: [-30, -26, -34])
+        let before = try measure(samples)
+        let gain = try #require(LoudnessGain.plan(before, target: -16, ceiling: -1))
+        let after = try measure(samples.map { $0 * gain.factor })
+        #expect(near(after.integrated, gain.reached, 0.1), "\(String(describing: after.integrated)) vs \(gain.reached)")
+        #expect(after.truePeak.map { $0 <= -1 + 0.01 } == true, "\(String(describing: after.truePeak))")
+    }
+}
