@@ -28,9 +28,10 @@ public struct LoudnessMeasurement: Sendable, Equatable, Codable {
     public var truePeak: Double?
     /// Maximum sample peak over all channels, dBFS.
     public var samplePeak: Double?
-    /// Maximum momentary loudness (400 ms window, read every 10 ms), LUFS.
+    /// Maximum momentary loudness (400 ms window, read every 10 ms; every 20 ms at 22050 Hz, 40
+    /// ms at 11025 Hz), LUFS.
     public var maxMomentary: Double?
-    /// Maximum short-term loudness (3 s window, read every 50 ms), LUFS.
+    /// Maximum short-term loudness (3 s window, read as often as the momentary), LUFS.
     public var maxShortTerm: Double?
     /// Frames measured.
     public var frames: Int64
@@ -116,6 +117,15 @@ public final class LoudnessMeter {
     private let hundredMilliseconds: Int64
     private let momentaryHop: Int64
     private let shortTermHop: Int64
+    /// When the rate makes a whole number of frames of them (10, 20, 40 or 50 ms): the hop whose
+    /// energy libebur128 gives exactly (its loudness of the last W ms is `rate * W / 1000`
+    /// frames), so that the momentary (400 ms) and short-term (3 s) windows are sums of the last
+    /// hops, read at every hop for the cost of one hop. `nil`: the windows are read from
+    /// libebur128 directly, every 10 ms and 50 ms (each reading sums the whole window).
+    private let hopMilliseconds: Int?
+    /// The energy sums of the last 3 s of hops, a ring (oldest overwritten).
+    private var hopEnergies: [Double] = []
+    private var hopIndex = 0
     private var maxMomentary = -Double.infinity
     private var maxShortTerm = -Double.infinity
     private var blocks: [Double] = []
@@ -157,8 +167,16 @@ public final class LoudnessMeter {
         self.sampleRate = sampleRate
         // As libebur128 rounds it.
         hundredMilliseconds = Int64((sampleRate + 5) / 10)
-        momentaryHop = max(1, Int64((sampleRate + 50) / 100))
-        shortTermHop = momentaryHop * 5
+        let exact = [10, 20, 40, 50].first { sampleRate * $0 % 1000 == 0 }
+        hopMilliseconds = exact
+        if let exact {
+            momentaryHop = Int64(sampleRate * exact / 1000)
+            shortTermHop = momentaryHop
+            hopEnergies = [Double](repeating: 0, count: 3000 / exact)
+        } else {
+            momentaryHop = max(1, Int64((sampleRate + 50) / 100))
+            shortTermHop = momentaryHop * 5
+        }
     }
 
     deinit { cafconv_ebur128_close(state) }
@@ -197,6 +215,11 @@ public final class LoudnessMeter {
     }
 
     private static func energy(_ loudness: Double) -> Double { pow(10, (loudness + 0.691) / 10) }
+
+    /// The loudness of a window of `hops` hops whose energy sums to `sum`.
+    private func windowLoudness(_ sum: Double, hops: Int) -> Double {
+        sum > 0 ? Self.loudness(sum / (Double(hops) * Double(momentaryHop))) : -Double.infinity
+    }
     private static func loudness(_ energy: Double) -> Double { -0.691 + 10 * log10(energy) }
 
     /// The energies of the gating blocks above the absolute gate, for the group loudness; a short
@@ -228,6 +251,21 @@ public final class LoudnessMeter {
 
     private func readWindows(shortTerm: Bool) {
         var value = -Double.infinity
+        if let milliseconds = hopMilliseconds, frames % momentaryHop == 0 {
+            // The hop just ended: its energy sum, then the windows as sums of the last hops.
+            let hop = cafconv_ebur128_window(state, UInt(milliseconds), &value) == 0 && value.isFinite
+                ? Self.energy(value) * Double(momentaryHop) : 0
+            hopEnergies[hopIndex] = hop
+            hopIndex = (hopIndex + 1) % hopEnergies.count
+            let count = hopEnergies.count
+            var sum = 0.0
+            for back in 1...count {
+                sum += hopEnergies[(hopIndex - back + count) % count]
+                if back == 400 / milliseconds { maxMomentary = max(maxMomentary, windowLoudness(sum, hops: back)) }
+            }
+            maxShortTerm = max(maxShortTerm, windowLoudness(sum, hops: count))
+            return
+        }
         if cafconv_ebur128_momentary(state, &value) == 0, value > maxMomentary { maxMomentary = value }
         if shortTerm, cafconv_ebur128_shortterm(state, &value) == 0, value > maxShortTerm { maxShortTerm = value }
     }
@@ -258,7 +296,12 @@ public final class LoudnessMeter {
 
     /// The measurement of every frame added.
     public func finish() -> LoudnessMeasurement {
-        if frames % momentaryHop != 0 { readWindows(shortTerm: true) }
+        if frames % momentaryHop != 0 {
+            // The last, partial hop: the windows read from libebur128 directly, once.
+            var value = -Double.infinity
+            if cafconv_ebur128_momentary(state, &value) == 0, value > maxMomentary { maxMomentary = value }
+            if cafconv_ebur128_shortterm(state, &value) == 0, value > maxShortTerm { maxShortTerm = value }
+        }
         var range = 0.0
         if cafconv_ebur128_range(state, &range) != 0 || !range.isFinite { range = 0 }
         var truePeak = 0.0
