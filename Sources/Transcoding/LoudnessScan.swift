@@ -31,6 +31,12 @@ package enum LoudnessScan {
             if !source.isFloat {
                 // Integers come left-justified in 32 bits: full scale is 2^31.
                 for index in 0..<(got * channels) { doubles[index] = Double(ints[index]) * 0x1p-31 }
+            } else if let bad = doubles[0..<(got * channels)].firstIndex(where: { !$0.isFinite }) {
+                // A NaN or an infinity has no loudness: libebur128 would carry it into every
+                // reading (and a NaN would read as silence).
+                throw SourceError(
+                    "frame \(meter.frames + Int64(bad / channels)) holds a sample that is not a finite number (\(doubles[bad])): its loudness cannot be measured"
+                )
             }
             do { try meter.add(doubles, frames: got) } catch {
                 throw SourceError("cannot measure its loudness: \(error.message)")

@@ -100,6 +100,12 @@ struct LoudnessEndToEndTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("cafconv: error: \(bad): "), "\(result.stderr)")
         #expect(result.text.contains("good.wav: -23.0 LUFS"), "\(result.text)")
+        var floats = [Double](repeating: 0.25, count: 9_600)
+        floats[4_001] = .nan
+        let nan = folder.write("nan.wav", WAVFixture(encoding: .float32, channels: 2, sampleRate: 48_000, floats: floats).bytes(order: .little))
+        let refused = try run(RepositoryPaths.executable, ["info", "--loudness", nan])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("\(nan): frame 2000 holds a sample that is not a finite number (nan)"), "\(refused.stderr)")
         let empty = try run(RepositoryPaths.executable, ["info", "--loudness", folder.file("in/nothing")])
         #expect(empty.status == 1)
         let usage = try run(RepositoryPaths.executable, ["info", "-j", "2", folder.file("in/good.wav")])
