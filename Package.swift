@@ -90,7 +90,7 @@ let package = Package(
             name: "IncrementalState", dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "SystemLayer"],
             swiftSettings: strict),
         // `cafconv.toml` rules files: the TOML subset, globs, which rule governs a file.
-        .target(name: "Rules", dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "SystemLayer"], swiftSettings: strict),
+        .target(name: "Rules", dependencies: ["ConversionModel", "OutputFiles", "Transcoding", "BinaryIO", "SystemLayer"], swiftSettings: strict),
         // One file converted: the source table, the transforms, the output codec table, the
         // container, the proof and the commit.
         .target(

@@ -53,6 +53,10 @@ public struct ConversionOptions: Sendable, Equatable {
     /// `-b`: the total bit rate of `-d aac`, in bits per second; `nil` takes the default for the
     /// source's channel count (64 kb/s per channel, at most AAC's ceiling for the rate).
     public var bitRate: Int?
+    /// The codec names `-d` and a rules file's `format` accept: the codec registry's
+    /// (`OutputCodecs.vocabulary`, which the command line and the rules file set), linear PCM
+    /// alone by default. Not part of the fingerprint: it decides what parses, not what is written.
+    public var codecs: DataFormat.Vocabulary = .linearPCMOnly
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(
@@ -105,11 +109,14 @@ public struct ConversionOptions: Sendable, Equatable {
     /// Checks that the options agree with each other.
     public func validate() throws(DataFormatError) {
         if let bitRate {
-            guard dataFormat?.kind == .aac else { throw DataFormatError("-b sets the bit rate of -d aac; it does nothing for -d \(dataFormat?.text ?? "(source format)")") }
+            guard dataFormat?.kind.takesBitRate == true else {
+                throw DataFormatError(
+                    "-b sets the bit rate of -d \(codecs.bitRateNames); it does nothing for -d \(dataFormat?.text ?? "(source format)")")
+            }
             guard bitRate > 0 else { throw DataFormatError("-b \(bitRate): the bit rate must be positive (bits per second, e.g. 128000)") }
         }
-        if dataFormat?.kind == .aac, endian != nil {
-            throw DataFormatError("--endian does not apply to -d aac (AAC packets have no byte order)")
+        if let kind = dataFormat?.kind, let name = kind.byteOrderless, endian != nil {
+            throw DataFormatError("--endian does not apply to -d \(kind.codec) (\(name) packets have no byte order)")
         }
         if let endian, endian == .little || endian == .big,
             let problem = dataFormat?.disagreement(withEndian: endian.rawValue)

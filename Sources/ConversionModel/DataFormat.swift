@@ -33,26 +33,132 @@ public enum EndianChoice: String, Sendable, CaseIterable, Codable {
     }
 }
 
-/// An output data format in afconvert's `-d` grammar: `[LE|BE]{I|F}bits` (`LEI16`, `BEF32`, `I8`),
-/// or a codec name (`ulaw`, `alaw`, `alac`, `ima4`).
+/// An output data format in afconvert's `-d` grammar: linear PCM as `[LE|BE]{I|F}bits` (`LEI16`,
+/// `BEF32`, `I8`), or a codec's name (`ulaw`, `alac`, `alac24`, `ima4`, `aac`). The grammar of
+/// linear PCM is afconvert's and lives here; which codec names exist is the codec registry's
+/// (`OutputCodecs` in Transcoding), handed to the parser as a ``Vocabulary``, so a new codec is
+/// never a case here.
 public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
-    /// What the samples become.
-    public enum Kind: Equatable, Sendable {
+    /// What the samples become: a codec's name and, for linear PCM and ALAC, a bit depth.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        /// The codec's `-d` name (`ulaw`, `alac`, `ima4`, `aac`...), or ``linearPCMName``.
+        public var codec: String
+        /// The bit depth: linear PCM's always, a codec's when `-d` names one (`alac24`).
+        public var bits: Int?
+        /// Whether linear PCM samples are floats.
+        public var isFloat: Bool
+        /// Whether `-b` (a bit rate) applies, as the codec's ``Spelling`` says.
+        public var takesBitRate = false
+        /// The codec's display name when its packets have no byte order, as its ``Spelling`` says.
+        public var byteOrderless: String?
+
+        /// The ``codec`` of linear PCM, which `-d` spells by its grammar, never by this name.
+        public static let linearPCMName = "lpcm"
+
+        /// A codec's kind: `name` as its ``Spelling`` says it, with the bit depth `-d` gave.
+        public init(codec: String, bits: Int? = nil) {
+            self.codec = codec
+            self.bits = bits
+            self.isFloat = false
+        }
+
         /// Linear PCM of the given bits, integer or float.
-        case linearPCM(bits: Int, isFloat: Bool)
-        /// G.711 µ-law.
-        case ulaw
-        /// G.711 A-law.
-        case alaw
-        /// Apple Lossless at the source's bit depth.
-        case alac
-        /// Apple Lossless at this bit depth (16, 20, 24 or 32): `alac16`... as cafconv prints them.
-        case alacBits(Int)
-        /// Apple IMA ADPCM (`ima4`): 64 frames in 34 bytes per channel, encoded by CAFKit's
-        /// `IMA4Encoder` and written by CAFKit's writer with a `pakt` (never libsndfile).
-        case ima4
-        /// AAC-LC (MPEG-4 AAC Low Complexity) from libavcodec's encoder, at `-b` bits per second.
-        case aac
+        public static func linearPCM(bits: Int, isFloat: Bool) -> Kind {
+            var kind = Kind(codec: linearPCMName, bits: bits)
+            kind.isFloat = isFloat
+            return kind
+        }
+
+        /// Whether this is linear PCM.
+        public var isLinearPCM: Bool { codec == Self.linearPCMName }
+
+        // A kind is its codec and depth; the facts its spelling carries along do not tell kinds apart.
+        public static func == (lhs: Kind, rhs: Kind) -> Bool {
+            lhs.codec == rhs.codec && lhs.bits == rhs.bits && lhs.isFloat == rhs.isFloat
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(codec)
+            hasher.combine(bits)
+            hasher.combine(isFloat)
+        }
+
+        public var description: String {
+            guard isLinearPCM else { return codec + (bits.map(String.init) ?? "") }
+            return (isFloat ? "F" : "I") + (bits.map(String.init) ?? "")
+        }
+    }
+
+    /// How `-d` names one codec: what the registry tells the parser about it.
+    public struct Spelling: Equatable, Sendable {
+        /// The name `-d` takes (case does not matter), or ``Kind/linearPCMName`` for linear PCM.
+        public var name: String
+        /// The spellings `--help` lists for it (`alac alac16 alac20...`).
+        public var examples: [String]
+        /// The bit depths `-d` may append to the name (`alac16`); none when empty.
+        public var bitDepths: [Int]
+        /// Whether `-b` (a bit rate) applies.
+        public var takesBitRate: Bool
+        /// The codec's display name when its packets have no byte order (`--endian` is refused).
+        public var byteOrderless: String?
+
+        /// A codec's spelling.
+        public init(
+            _ name: String, examples: [String]? = nil, bitDepths: [Int] = [], takesBitRate: Bool = false,
+            byteOrderless: String? = nil
+        ) {
+            self.name = name
+            self.examples = examples ?? [name]
+            self.bitDepths = bitDepths
+            self.takesBitRate = takesBitRate
+            self.byteOrderless = byteOrderless
+        }
+
+        /// The kind `-d` names with this spelling (and a bit depth, for `alac24`).
+        public func kind(bits: Int? = nil) -> Kind {
+            var kind = Kind(codec: name, bits: bits)
+            kind.takesBitRate = takesBitRate
+            kind.byteOrderless = byteOrderless
+            return kind
+        }
+    }
+
+    /// The codec names `-d` accepts, from the codec registry.
+    public struct Vocabulary: Equatable, Sendable {
+        /// One spelling per codec, in the order `--help` lists them.
+        public var spellings: [Spelling]
+
+        /// A vocabulary of these spellings.
+        public init(_ spellings: [Spelling]) { self.spellings = spellings }
+
+        /// Linear PCM alone: what the grammar knows without a registry.
+        public static let linearPCMOnly = Vocabulary([])
+
+        /// The formats `-d` accepts, for help texts and error messages.
+        public var examples: String {
+            (spellings.isEmpty ? Self.linearPCMExamples : spellings.flatMap(\.examples)).joined(separator: " ")
+        }
+
+        /// Linear PCM's spellings (the ones `--help` lists; the grammar takes any case).
+        public static let linearPCMExamples = ["LEI16", "BEI16", "LEI24", "BEI24", "LEI32", "BEI32", "LEF32", "BEF32", "LEF64", "BEF64", "I8"]
+
+        /// The codec names that take `-b`, for the message when it is given to another.
+        public var bitRateNames: String { spellings.filter(\.takesBitRate).map(\.name).joined(separator: " or ") }
+
+        /// The kind a codec name (with an optional bit depth) stands for, if it names one.
+        func kind(named text: String) -> Kind? {
+            let lowered = text.lowercased()
+            for spelling in spellings where spelling.name != Kind.linearPCMName {
+                if lowered == spelling.name { return spelling.kind() }
+                let suffix = lowered.dropFirst(spelling.name.count)
+                if lowered.hasPrefix(spelling.name), let bits = Int(suffix), spelling.bitDepths.contains(bits),
+                    String(bits) == suffix
+                {
+                    return spelling.kind(bits: bits)
+                }
+            }
+            return nil
+        }
     }
 
     /// What the samples become.
@@ -61,6 +167,13 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
     public var byteOrder: ByteOrder?
     /// The text as given.
     public var text: String
+
+    /// A format of `kind`, as `text` spelled it.
+    public init(kind: Kind, byteOrder: ByteOrder? = nil, text: String) {
+        self.kind = kind
+        self.byteOrder = byteOrder
+        self.text = text
+    }
 
     /// The usage error when `--endian <order>` (`little` or `big`) contradicts the byte order this
     /// format names; `nil` when they agree or the format names none.
@@ -71,60 +184,42 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { text }
 
-    /// The formats `-d` accepts, for help texts.
-    public static let examples =
-        "LEI16 BEI16 LEI24 BEI24 LEI32 BEI32 LEF32 BEF32 LEF64 BEF64 I8 ulaw alaw alac alac16 alac20 alac24 alac32 ima4 aac"
+    /// Codec names afconvert knows that no codec in the registry writes.
+    static let unwritten: Set<String> = ["aacl", "aach", "opus", "flac", "mp3", "ilbc", "ac-3"]
 
-    /// Parses a `-d` value, or throws a usage error that says what is wrong.
-    public init(parsing text: String) throws(DataFormatError) {
-        self.text = text
-        var rest = Substring(text)
-        if let at = rest.firstIndex(of: "@") {
-            let rate = rest[rest.index(after: at)...]
+    /// Parses a `-d` value against the codecs in `vocabulary`, or throws a usage error that says
+    /// what is wrong.
+    public init(parsing text: String, vocabulary: Vocabulary) throws(DataFormatError) {
+        let examples = vocabulary.examples
+        if let at = text.firstIndex(of: "@") {
+            let rate = text[text.index(after: at)...]
             throw DataFormatError(
                 "'\(text)': resampling (@\(rate)) is not supported; cafconv keeps the source's sample rate, so drop '@\(rate)'")
         }
-        if rest.contains("/") || rest.contains("#") {
+        if text.contains("/") || text.contains("#") {
             throw DataFormatError(
-                "'\(text)': format flags ('/') and frames per packet ('#') are not supported; use one of \(Self.examples)")
+                "'\(text)': format flags ('/') and frames per packet ('#') are not supported; use one of \(examples)")
         }
-        switch rest.lowercased() {
-        case "0", "n":
+        if text == "0" || text.lowercased() == "n" {
             throw DataFormatError(
                 "'\(text)': keeping the source's format is what cafconv does without -d (lossy sources become LEI16); drop -d")
-        case "alac16", "alac20", "alac24", "alac32":
-            kind = .alacBits(Int(rest.dropFirst(4)) ?? 16)
-            byteOrder = nil
-            return
-        case "ulaw":
-            kind = .ulaw
-            byteOrder = nil
-            return
-        case "alaw":
-            kind = .alaw
-            byteOrder = nil
-            return
-        case "alac":
-            kind = .alac
-            byteOrder = nil
-            return
-        case "ima4":
-            kind = .ima4
-            byteOrder = nil
-            return
-        case "aac":
-            kind = .aac
-            byteOrder = nil
-            return
-        case "aacl", "aach", "opus", "flac", "mp3", "ilbc", "ac-3":
-            throw DataFormatError(
-                "'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(Self.examples)"
-            )
-        default:
-            break
         }
-        // Case does not matter (`lei16` is `LEI16`), as the codec names above.
-        rest = Substring(rest.uppercased())
+        if let kind = vocabulary.kind(named: text) {
+            self.init(kind: kind, text: text)
+            return
+        }
+        if Self.unwritten.contains(text.lowercased()) {
+            throw DataFormatError(
+                "'\(text)': cafconv cannot encode this codec (libsndfile has no \(text) encoder for CAF); use one of \(examples)"
+            )
+        }
+        let (kind, order) = try Self.linearPCM(text, examples: examples)
+        self.init(kind: kind, byteOrder: order, text: text)
+    }
+
+    /// Parses afconvert's linear PCM grammar, `[LE|BE]{I|F}bits` in any case.
+    private static func linearPCM(_ text: String, examples: String) throws(DataFormatError) -> (Kind, ByteOrder?) {
+        var rest = Substring(text.uppercased())
         var order: ByteOrder?
         if rest.hasPrefix("LE") {
             order = .little
@@ -142,19 +237,18 @@ public struct DataFormat: Equatable, Sendable, CustomStringConvertible {
         } else if rest.hasPrefix("F") {
             isFloat = true
         } else {
-            throw DataFormatError("'\(text)' is not a data format; use one of \(Self.examples)")
+            throw DataFormatError("'\(text)' is not a data format; use one of \(examples)")
         }
         rest = rest.dropFirst()
         guard let bits = Int(rest) else {
-            throw DataFormatError("'\(text)': expected a bit depth after '\(isFloat ? "F" : "I")'; use one of \(Self.examples)")
+            throw DataFormatError("'\(text)': expected a bit depth after '\(isFloat ? "F" : "I")'; use one of \(examples)")
         }
         let allowed = isFloat ? [32, 64] : [8, 16, 24, 32]
         guard allowed.contains(bits) else {
             let list = allowed.map(String.init).joined(separator: ", ")
             throw DataFormatError("'\(text)': \(isFloat ? "float" : "integer") samples can be \(list) bits, not \(bits)")
         }
-        kind = .linearPCM(bits: bits, isFloat: isFloat)
-        byteOrder = order
+        return (.linearPCM(bits: bits, isFloat: isFloat), order)
     }
 }
 
@@ -178,51 +272,24 @@ public struct TargetFormat: Equatable, Sendable, CustomStringConvertible {
     /// for it in a target, but CAFKit encodes and writes it (libsndfile has no IMA4 in CAF).
     public var isIMA4: Bool { encoding == .imaADPCM }
 
-    /// Picks the output format for a source, following the options.
-    ///
-    /// Without `-d`, the source's sample format is kept when CAF can hold it (linear PCM, FLAC's
-    /// bit depth as linear PCM, µ-law, A-law, ALAC); unsigned 8-bit becomes signed 8-bit, and
-    /// lossy encodings (MP3, Vorbis, Opus) and encodings CAF cannot hold (ADPCM, GSM 6.10, ...)
-    /// become 16-bit.
-    public static func resolve(
-        source: Encoding, sourceOrder: ByteOrder, dataFormat: DataFormat?,
-        endian: EndianChoice?
-    ) -> TargetFormat {
-        let order = dataFormat?.byteOrder ?? (endian ?? .little).resolve(source: sourceOrder)
-        let encoding: Encoding
-        switch dataFormat?.kind {
-        case .linearPCM(let bits, let isFloat)?:
-            if isFloat {
-                encoding = bits == 64 ? .float64 : .float32
-            } else {
-                encoding = [8: Encoding.pcmS8, 16: .pcm16, 24: .pcm24][bits] ?? .pcm32
-            }
-        case .ulaw?: encoding = .ulaw
-        case .alaw?: encoding = .alaw
-        case .alacBits(let bits)?:
-            encoding = [16: Encoding.alac16, 20: .alac20, 24: .alac24][bits] ?? .alac32
-        case .ima4?: encoding = .imaADPCM
-        case .aac?:
-            // Never written through libsndfile: `AACStage` converts AAC jobs before this is asked.
-            encoding = .pcm16
-        case .alac?:
-            switch source {
-            case .pcm24, .alac24, .float32, .float64: encoding = .alac24
-            case .pcm32, .alac32: encoding = .alac32
-            case .alac20: encoding = .alac20
-            default: encoding = .alac16
-            }
-        case nil:
-            switch source {
-            case .pcmU8, .pcmS8: encoding = .pcmS8
-            case .pcm16, .pcm24, .pcm32, .float32, .float64, .ulaw, .alaw: encoding = source
-            // Apple Lossless stays Apple Lossless at its bit depth.
-            case .alac16, .alac20, .alac24, .alac32: encoding = source
-            // Lossy (MP3, Vorbis, Opus) and codecs CAF cannot hold (ADPCM, GSM 6.10): 16-bit.
-            default: encoding = .pcm16
-            }
+    /// The output's byte order: the one `-d` names, else `--endian`'s (little by default).
+    public static func byteOrder(dataFormat: DataFormat?, endian: EndianChoice?, sourceOrder: ByteOrder) -> ByteOrder {
+        dataFormat?.byteOrder ?? (endian ?? .little).resolve(source: sourceOrder)
+    }
+
+    /// The output encoding without `-d`: the source's sample format when CAF can hold it (linear
+    /// PCM, FLAC's bit depth as linear PCM, µ-law, A-law, ALAC); unsigned 8-bit becomes signed
+    /// 8-bit, and lossy encodings (MP3, Vorbis, Opus) and encodings CAF cannot hold (ADPCM, GSM
+    /// 6.10, ...) become 16-bit. (With `-d`, the codec `-d` names decides.)
+    public static func kept(_ source: Encoding) -> Encoding {
+        switch source {
+        case .pcmU8, .pcmS8: return .pcmS8
+        case .pcm16, .pcm24, .pcm32, .float32, .float64, .ulaw, .alaw: return source
+        // Apple Lossless stays Apple Lossless at its bit depth.
+        case .alac16, .alac20, .alac24, .alac32: return source
+        // Lossy (MP3, Vorbis, Opus) and codecs CAF cannot hold (ADPCM, GSM 6.10): 16-bit.
+        default: return .pcm16
         }
-        return TargetFormat(encoding: encoding, byteOrder: order)
     }
 }
 

@@ -1,6 +1,6 @@
 /// `convert -d`'s value in afconvert's grammar, `data_format[@sample_rate]`: `LEI16@22050`,
 /// `F32@44100`, or `0@22050` (afconvert's `0`: the source's own format) to change only the rate.
-/// The `@RATE` part is split off here and the format goes to `DataFormat(parsing:)` unchanged.
+/// The `@RATE` part is split off here and the format goes to `DataFormat(parsing:vocabulary:)` unchanged.
 public struct FormatRequest: Equatable, Sendable, CustomStringConvertible {
     /// The data format; `nil` for `0` (keep the source's format).
     public var format: DataFormat?
@@ -14,8 +14,9 @@ public struct FormatRequest: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { text }
 
-    /// Parses `FMT`, `FMT@RATE` or `0@RATE`, or throws a usage error that says what is wrong.
-    public init(parsing text: String) throws(DataFormatError) {
+    /// Parses `FMT`, `FMT@RATE` or `0@RATE` against the codecs in `vocabulary`, or throws a usage
+    /// error that says what is wrong.
+    public init(parsing text: String, vocabulary: DataFormat.Vocabulary) throws(DataFormatError) {
         self.text = text
         var formatText = Substring(text)
         if let at = text.firstIndex(of: "@") {
@@ -38,6 +39,6 @@ public struct FormatRequest: Equatable, Sendable, CustomStringConvertible {
         } else {
             sampleRate = nil
         }
-        format = formatText == "0" ? nil : try DataFormat(parsing: String(formatText))
+        format = formatText == "0" ? nil : try DataFormat(parsing: String(formatText), vocabulary: vocabulary)
     }
 }

@@ -15,7 +15,7 @@ public enum Settings {
             key: "format", takes: "a string",
             fromCommandLine: { given, options throws(DataFormatError) in
                 guard let text = given("data-format") else { return [] }
-                let request = try FormatRequest(parsing: text)
+                let request = try FormatRequest(parsing: text, vocabulary: options.codecs)
                 request.apply(to: &options)
                 var keys: Set<RuleKey> = ["format"]
                 if request.sampleRate != nil { keys.insert("rate") }
@@ -23,7 +23,7 @@ public enum Settings {
                 return keys
             },
             fromRules: string { text, options throws(RuleError) in
-                do throws(DataFormatError) { try FormatRequest(parsing: text).apply(to: &options) } catch {
+                do throws(DataFormatError) { try FormatRequest(parsing: text, vocabulary: options.codecs).apply(to: &options) } catch {
                     throw RuleError("format = \"\(text)\": \(error.message)")
                 }
             }),

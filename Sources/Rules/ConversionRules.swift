@@ -1,6 +1,7 @@
 import BinaryIO
 import ConversionModel
 import OutputFiles
+import Transcoding
 
 /// One setting and where it was written.
 public struct RuleSetting: Sendable, Equatable {
@@ -88,6 +89,7 @@ public struct ConversionRules: Sendable, Equatable {
         _ relative: String, governedBy rule: ConversionRule?, base: ConversionOptions, commandLine: Set<RuleKey>
     ) throws(RuleError) -> (options: ConversionOptions, rule: ConversionRule?) {
         var options = base
+        options.codecs = OutputCodecs.vocabulary
         var seen = commandLine
         for setting in (rule?.settings ?? []) + defaults where seen.insert(setting.key).inserted {
             do throws(RuleError) { try Self.apply(setting.key, setting.value, to: &options) } catch {
@@ -97,8 +99,8 @@ public struct ConversionRules: Sendable, Equatable {
         // A setting that does not apply to the file's format is not a contradiction in a rules
         // file, whose `[defaults]` speak for every kind of file: `bitrate` only concerns AAC
         // files, and AAC has no byte order.
-        if options.dataFormat?.kind != .aac { options.bitRate = nil }
-        if options.dataFormat?.kind == .aac { options.endian = nil }
+        if options.dataFormat?.kind.takesBitRate != true { options.bitRate = nil }
+        if options.dataFormat?.kind.byteOrderless != nil { options.endian = nil }
         do throws(DataFormatError) { try options.validate() } catch {
             throw RuleError(
                 "\(error.message) (for \(relative), governed by \(label(of: rule)))", file: file, line: rule?.line)

@@ -1,6 +1,7 @@
 import BinaryIO
 import ConversionModel
 import OutputFiles
+import Transcoding
 import SystemLayer
 
 /// Reads a rules file (`cafconv.toml`). The file is TOML, of which a rules file needs a small,
@@ -234,6 +235,7 @@ public enum RulesFile {
         // Checked now, against a blank set of options: a bad value or a setting this build cannot
         // apply is an error of the file, at its line, before anything runs.
         var probe = ConversionOptions(jobs: 1)
+        probe.codecs = OutputCodecs.vocabulary
         do throws(RuleError) { try ConversionRules.apply(ruleKey, ruleValue, to: &probe) } catch {
             throw RuleError(error.message, file: file, line: line)
         }

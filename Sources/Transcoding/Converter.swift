@@ -68,19 +68,6 @@ package enum Converter {
         return run(job) { result, temporaryFile in
             // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
             let source = try SourceStage.open(job, options: options, warnings: &result.warnings)
-            switch source.codec {
-            case .aac?:
-                // AAC CAF sources: decoded by libavcodec, written by CAFKit.
-                return try AACSourceRoute.convert(
-                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
-                    cancellation: cancellation)
-            case .ima4(let ima4)?:
-                // IMA4 sources: decoded by CAFKit (libsndfile cannot).
-                return try ima4.convert(
-                    job, source: source, options: options, result: &result, temporaryFile: &temporaryFile,
-                    cancellation: cancellation)
-            case nil: break
-            }
             result.formatIn = source.formatCode
             let codec = OutputCodecs.codec(for: source, options: options)
             try chain(
@@ -104,6 +91,7 @@ package enum Converter {
         }
         var output = try codec.opensOutputFirst ? openOutput() : nil
         let plan = try codec.plan(source, options: options, result: &result)
+        try source.admits(plan.target)
         if output == nil { output = try openOutput() }
         guard let output else { return }
         guard let written = try codec.write(plan, from: source, into: output, result: &result),

@@ -100,7 +100,14 @@ package enum EncoderStage {
         case .g711Copy: return .copied
         case .samples(.g711): return .g711Encoded
         case .transformed: return .transformed
-        case .samples: return source.probe == nil && source.samples != nil ? .cafconv : .libsndfile
+        case .samples:
+            // A source with a decoder of its own: CAFKit's IMA4 decoder, libavcodec's AAC decoder.
+            switch source.codec {
+            case .ima4?: return .cafconv
+            case .aac?: return .aacDecoded
+            case nil: break
+            }
+            return source.probe == nil && source.samples != nil ? .cafconv : .libsndfile
         }
     }
 

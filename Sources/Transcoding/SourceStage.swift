@@ -1,5 +1,6 @@
 import AACCodec
 import BinaryIO
+import CAFKit
 import ConversionModel
 import OutputFiles
 import SndFile
@@ -69,8 +70,47 @@ package struct SourceStage {
 
     /// The byte order of the source's samples (`--endian source`).
     package var byteOrder: ByteOrder {
-        if case .ima4? = codec { return .little }
+        if codec != nil { return .little }
         return content.sampleByteOrder(info)
+    }
+
+    /// The encoding an output without `-d` keeps (``TargetFormat/kept(_:)``): the source's, but
+    /// AAC, a lossy codec decoded to floats, becomes 16-bit as the other lossy sources do.
+    package var encodingToKeep: Encoding {
+        if case .aac? = codec { return .pcm16 }
+        return encoding
+    }
+
+    /// Refuses an output plan this source cannot be written as, once the plan is known (so the
+    /// report says what was asked): IMA4 becomes linear PCM or stays IMA4; µ-law, A-law and ALAC
+    /// from IMA4 are refused.
+    package func admits(_ target: TargetFormat) throws(ConversionError) {
+        guard case .ima4? = codec, !target.encoding.isLinearPCM, !target.isIMA4 else { return }
+        throw .source(.ima4Target("\(target)"))
+    }
+
+    /// Checks the frames the encoder got against what the source declares, for the sources
+    /// whose length is exact by construction (an AAC `pakt`): fewer or more is an error, not the
+    /// short-read warning other sources give.
+    package func checkDecoded(frames: Int64) throws(ConversionError) {
+        guard case .aac? = codec, let declared = headerFrames, frames != declared else { return }
+        throw .source(.aacFrames(decoded: frames, declared: declared))
+    }
+
+    /// The loops, markers, regions and text the output carries (none with `--strip-metadata`),
+    /// placed at `outputRate` in an output of `outputFrames`; what cannot be carried is said in
+    /// `warnings`. An AAC source's are not carried: where a position falls with the encoder's
+    /// priming is not settled, so it is said, not guessed.
+    package func metadata(
+        outputRate: Double, outputFrames: UInt64, options: ConversionOptions, warnings: inout [ConversionWarning]
+    ) -> [CAFChunk] {
+        if options.stripMetadata { return [] }
+        if case .aac? = codec {
+            if !MetadataMapping.read(input).0.isEmpty { warnings.append(.metadata(.notCarriedFromAAC)) }
+            return []
+        }
+        return ContainerStage.metadata(
+            of: input, sourceRate: exactRate, outputRate: outputRate, outputFrames: outputFrames, warnings: &warnings)
     }
 
     /// Opens `path` for a road that decodes neither IMA4 nor AAC sources (`-d aac`, `verify`'s

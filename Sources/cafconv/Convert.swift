@@ -205,6 +205,7 @@ struct Convert {
         }
         do throws(DataFormatError) {
             var options = ConversionOptions()
+            options.codecs = OutputCodecs.vocabulary
             commandLineKeys = try Setting.applyCommandLine(SettingOptions.given(in: invocation), to: &options)
             // --check plans as --dry-run does; it only reports differently.
             if check { options.dryRun = true }

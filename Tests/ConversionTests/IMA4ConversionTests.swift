@@ -68,7 +68,7 @@ struct IMA4ConversionTests {
             #expect(target.isIMA4)
             #expect(target.description == "ima4")
         }
-        #expect(DataFormat.examples.contains("ima4"))
+        #expect(OutputCodecs.examples.contains("ima4"))
     }
 
     @Test(
@@ -456,7 +456,7 @@ struct IMA4ConversionTests {
         let result = try #require(
             Engine.convert(inputs: [short], output: folder.file("short.caf"), options: ConversionOptions(jobs: 1)).files.first)
         #expect(result.frames == Int64(47 * 64))
-        #expect(result.warnings.contains { $0.message.contains("declares 60 packets but 'SSND' holds 47") }, "\(result.warnings)")
+        #expect(result.warnings.contains(.source(.ima4PacketsMissing(declared: 60, held: 47, frames: 47 * 64))), "\(result.warnings)")
     }
 
     /// `caf` with the `desc` rate (bytes 20-27: after the 8-byte file header and the 12-byte

@@ -14,17 +14,45 @@ import Testing
 struct OutputCodecTests {
     @Test("the registry's spellings are the -d list the parser's errors quote, in the same order")
     func spellingsAreTheParsersList() {
-        #expect(OutputCodecs.examples == DataFormat.examples)
+        #expect(OutputCodecs.examples.hasPrefix("LEI16 BEI16 "))
+        #expect(OutputCodecs.examples.hasSuffix(" ima4 aac"))
+        #expect(throws: DataFormatError("'xyz' is not a data format; use one of \(OutputCodecs.examples)")) {
+            try DataFormat(parsing: "xyz")
+        }
+    }
+
+    @Test("a codec the model has never heard of parses from its spelling alone: name, depths, -b, byte order")
+    func aNewCodecNeedsOnlyItsSpelling() throws {
+        let spelling = DataFormat.Spelling("zz9", examples: ["zz9", "zz9x12"], bitDepths: [12], takesBitRate: true, byteOrderless: "ZZ")
+        let vocabulary = DataFormat.Vocabulary([LinearPCMCodec().spelling, spelling])
+        let plain = try DataFormat(parsing: "ZZ9", vocabulary: vocabulary)
+        #expect(plain.kind == spelling.kind() && plain.kind.bits == nil)
+        #expect(try DataFormat(parsing: "zz912", vocabulary: vocabulary).kind == spelling.kind(bits: 12))
+        #expect(throws: DataFormatError.self) { try DataFormat(parsing: "zz913", vocabulary: vocabulary) }
+        #expect(throws: DataFormatError.self) { try DataFormat(parsing: "zz9", vocabulary: .linearPCMOnly) }
+        // -b applies and --endian does not, as the spelling says; nothing in ConversionModel names zz9.
+        var options = ConversionOptions(dataFormat: plain, bitRate: 64000)
+        options.codecs = vocabulary
+        try options.validate()
+        options.endian = .big
+        #expect(throws: DataFormatError("--endian does not apply to -d zz9 (ZZ packets have no byte order)")) {
+            try options.validate()
+        }
+        options.endian = nil
+        options.dataFormat = try DataFormat(parsing: "LEI16", vocabulary: vocabulary)
+        #expect(throws: DataFormatError("-b sets the bit rate of -d zz9; it does nothing for -d LEI16")) {
+            try options.validate()
+        }
     }
 
     @Test("every spelling parses, and the registry gives it the codec that lists it")
     func everySpellingFindsItsCodec() throws {
         let anyTarget = TargetFormat(encoding: .pcm16, byteOrder: .little)
         for codec in OutputCodecs.all {
-            for spelling in codec.spellings {
+            for spelling in codec.spelling.examples {
                 let format = try DataFormat(parsing: spelling)
                 let found = OutputCodecs.codec(writing: anyTarget, asked: format.kind)
-                #expect(found.spellings == codec.spellings, "\(spelling)")
+                #expect(found.spelling == codec.spelling, "\(spelling)")
             }
         }
     }
@@ -37,7 +65,7 @@ struct OutputCodecTests {
         ]
         for (encoding, first) in cases {
             let codec = OutputCodecs.codec(writing: TargetFormat(encoding: encoding, byteOrder: .little), asked: nil)
-            #expect(codec.spellings.first == first, "\(encoding)")
+            #expect(codec.spelling.examples.first == first, "\(encoding)")
         }
     }
 

@@ -15,6 +15,7 @@ struct SettingsTableTests {
     /// Applies a command line given as long name -> text ("" for a flag).
     static func commandLine(_ given: [String: String]) throws(DataFormatError) -> (ConversionOptions, Set<RuleKey>) {
         var options = ConversionOptions(jobs: 1)
+        options.codecs = OutputCodecs.vocabulary  // as `cafconv convert` does
         let keys = try Setting.applyCommandLine({ given[$0] }, to: &options)
         return (options, keys)
     }

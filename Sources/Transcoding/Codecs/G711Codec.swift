@@ -13,18 +13,13 @@ package struct G711Codec: LibsndfileWriterCodec {
     /// Which of the two laws.
     package let law: G711Law
 
-    package var spellings: [String] { [law.rawValue] }
+    package var spelling: DataFormat.Spelling { DataFormat.Spelling(law.rawValue) }
     package var formatIDs: [FourCC] { [law == .muLaw ? .ulaw : .alaw] }
     package var encoding: Encoding { law == .muLaw ? .ulaw : .alaw }
 
-    package func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool {
-        switch asked {
-        case nil: return target.encoding == encoding
-        case .ulaw?: return law == .muLaw
-        case .alaw?: return law == .aLaw
-        default: return false
-        }
-    }
+    package func keeps(_ encoding: Encoding) -> Bool { encoding == self.encoding }
+
+    package func encoding(for asked: DataFormat.Kind, source: Encoding) -> Encoding { encoding }
 
     package func fingerprint(_ format: DataFormat, options: ConversionOptions) -> String { law.rawValue }
 
@@ -47,4 +42,11 @@ package struct G711Codec: LibsndfileWriterCodec {
     package func expectations(_ expected: inout CAFExpectations, for target: TargetFormat) {
         expected.formatID = formatIDs[0]
     }
+}
+
+extension DataFormat.Kind {
+    /// `-d ulaw`: G.711 µ-law.
+    package static let ulaw = G711Codec(law: .muLaw).spelling.kind()
+    /// `-d alaw`: G.711 A-law.
+    package static let alaw = G711Codec(law: .aLaw).spelling.kind()
 }

@@ -73,15 +73,12 @@ extension LibsndfileWriterCodec {
                 source: source, writer: writer, temporary: temporary.path, blockSamples: options.blockSamples,
                 isCancelled: output.isCancelled)
         else { return nil }
+        try source.checkDecoded(frames: frames)
         result.warnAboutFrames(
             frames, headerFrames: plan.headerFrames(of: source), empty: .noFrames)
         if output.isCancelled() { return nil }
-        let metadata =
-            options.stripMetadata
-            ? []
-            : ContainerStage.metadata(
-                of: source.input, sourceRate: source.exactRate, outputRate: plan.exactRate, outputFrames: UInt64(frames),
-                warnings: &result.warnings)
+        let metadata = source.metadata(
+            outputRate: plan.exactRate, outputFrames: UInt64(frames), options: options, warnings: &result.warnings)
         let document = try ContainerStage.finish(
             temporary.path, target: plan.target, channels: plan.channels, sampleRate: plan.exactRate,
             frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)

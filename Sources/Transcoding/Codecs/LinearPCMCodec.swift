@@ -11,28 +11,30 @@ import SndFile
 /// (`24-to-16-bit`, `int-to-float`...); the direct payload's compares the output's ends with
 /// libsndfile's reading of the source.
 package struct LinearPCMCodec: LibsndfileWriterCodec {
-    package var spellings: [String] {
-        ["LEI16", "BEI16", "LEI24", "BEI24", "LEI32", "BEI32", "LEF32", "BEF32", "LEF64", "BEF64", "I8"]
+    package var spelling: DataFormat.Spelling {
+        DataFormat.Spelling(DataFormat.Kind.linearPCMName, examples: DataFormat.Vocabulary.linearPCMExamples)
     }
     package var formatIDs: [FourCC] { [.lpcm] }
 
-    package func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool {
-        guard let asked else { return target.encoding.isLinearPCM }
-        if case .linearPCM = asked { return true }
-        return false
+    package func keeps(_ encoding: Encoding) -> Bool { encoding.isLinearPCM }
+
+    package func encoding(for asked: DataFormat.Kind, source: Encoding) -> Encoding {
+        let bits = asked.bits ?? 16
+        if asked.isFloat { return bits == 64 ? .float64 : .float32 }
+        return [8: Encoding.pcmS8, 16: .pcm16, 24: .pcm24][bits] ?? .pcm32
     }
 
     package func verifyExpectations(_ expected: inout CAFExpectations, asked: DataFormat.Kind) {
         expected.formatID = .lpcm
-        if case .linearPCM(let bits, let isFloat) = asked {
+        if asked.isLinearPCM, let bits = asked.bits {
             expected.bitsPerChannel = UInt32(clamping: bits)
-            expected.isFloat = isFloat
+            expected.isFloat = asked.isFloat
         }
     }
 
     package func fingerprint(_ format: DataFormat, options: ConversionOptions) -> String {
-        guard case .linearPCM(let bits, let isFloat) = format.kind else { return format.text }
-        return (isFloat ? "F" : "I") + String(bits)
+        guard format.kind.isLinearPCM, let bits = format.kind.bits else { return format.text }
+        return (format.kind.isFloat ? "F" : "I") + String(bits)
     }
 
     package func proofDecoding(

@@ -28,15 +28,21 @@ package protocol OutputCodec: Sendable {
     /// written and whatever the proof needs to know about the file.
     associatedtype Written
 
-    /// The `-d` spellings this codec answers to, in the order `--help` lists them.
-    var spellings: [String] { get }
+    /// How `-d` names this codec (and the spellings `--help` lists for it); the `-d` parser and
+    /// `validate` learn the codec's name, bit depths, `-b` and byte order from it.
+    var spelling: DataFormat.Spelling { get }
 
     /// The CAF format IDs of the files it writes.
     var formatIDs: [FourCC] { get }
 
-    /// Whether this codec writes `target`; `asked` is the `-d` kind (`nil` without `-d`, when the
-    /// target is the source's own format).
-    func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool
+    /// Whether, without `-d`, this codec writes a source whose samples are `encoding` in their own
+    /// format (``TargetFormat/kept(_:)`` decided that they stay `encoding`).
+    func keeps(_ encoding: Encoding) -> Bool
+
+    /// The encoding a target of the `-d` kind `asked` has for a source of `source`'s encoding:
+    /// libsndfile's name for it, or a stand-in for codecs libsndfile does not write (the codec's
+    /// plan and writer decide those files).
+    func encoding(for asked: DataFormat.Kind, source: Encoding) -> Encoding
 
     /// What `verify -d` expects of a file this codec wrote for the `-d` kind `asked`: its format
     /// ID (and linear PCM its sample size and kind); the byte order is the caller's.
@@ -73,6 +79,17 @@ package protocol OutputCodec: Sendable {
 
 extension OutputCodec {
     package var opensOutputFirst: Bool { false }
+
+    package func keeps(_ encoding: Encoding) -> Bool { false }
+
+    package func encoding(for asked: DataFormat.Kind, source: Encoding) -> Encoding { .pcm16 }
+
+    /// Whether this codec writes `target`; `asked` is the `-d` kind (`nil` without `-d`, when the
+    /// target is the source's own format).
+    package func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool {
+        guard let asked else { return keeps(target.encoding) }
+        return asked.codec == spelling.name
+    }
 
     package func verifyExpectations(_ expected: inout CAFExpectations, asked: DataFormat.Kind) {
         expected.formatID = formatIDs.first
@@ -114,7 +131,7 @@ package struct OutputPlan {
     /// The target `-d` (or the source's own format) resolves to.
     package static func target(_ source: SourceStage, options: ConversionOptions) -> TargetFormat {
         TargetFormat.resolve(
-            source: source.encoding, sourceOrder: source.byteOrder, dataFormat: options.dataFormat, endian: options.endian)
+            source: source.encodingToKeep, sourceOrder: source.byteOrder, dataFormat: options.dataFormat, endian: options.endian)
     }
 
     /// The source's frames the header promised when they are the output's too (no resampling).
@@ -137,5 +154,18 @@ extension FileResult {
     package mutating func warnAboutFrames(_ frames: Int64, headerFrames: Int64?, empty: SourceWarning) {
         if let headerFrames, frames < headerFrames { warnings.append(.source(.shortRead(declared: headerFrames, read: frames))) }
         if frames == 0 { warnings.append(.source(empty)) }
+    }
+}
+
+extension TargetFormat {
+    /// The output format for a source of `encoding` whose samples are in `sourceOrder`: the
+    /// encoding the codec `-d` names says (``OutputCodec/encoding(for:source:)``), or without `-d`
+    /// the source's own where CAF holds it (``kept(_:)``); the byte order `-d` or `--endian` asks.
+    package static func resolve(
+        source encoding: Encoding, sourceOrder: ByteOrder, dataFormat: DataFormat?, endian: EndianChoice?
+    ) -> TargetFormat {
+        let order = byteOrder(dataFormat: dataFormat, endian: endian, sourceOrder: sourceOrder)
+        guard let kind = dataFormat?.kind else { return TargetFormat(encoding: kept(encoding), byteOrder: order) }
+        return TargetFormat(encoding: OutputCodecs.codec(asked: kind).encoding(for: kind, source: encoding), byteOrder: order)
     }
 }

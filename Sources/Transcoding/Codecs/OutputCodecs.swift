@@ -16,12 +16,15 @@ public enum OutputCodecs {
         AACOutputCodec(),
     ]
 
-    /// Every `-d` spelling, for `--help`, the manual and shell completion.
-    public static var spellings: [String] { all.flatMap(\.spellings) }
+    /// What `-d` accepts: every codec's spelling, for the parser (``DataFormat/init(parsing:)``),
+    /// `--help`, the manual and shell completion.
+    public static let vocabulary = DataFormat.Vocabulary(all.map(\.spelling))
 
-    /// The spellings as one line, as `--help` shows them (and `DataFormat.examples`, which the
-    /// `-d` parser's errors quote, must equal: the parser lies below the codecs).
-    public static var examples: String { spellings.joined(separator: " ") }
+    /// Every `-d` spelling `--help` lists, for the manual and shell completion.
+    public static var spellings: [String] { vocabulary.spellings.flatMap(\.examples) }
+
+    /// The spellings as one line, as `--help` shows them.
+    public static var examples: String { vocabulary.examples }
 
     /// The codec that writes `target` (`asked`: the `-d` kind; `nil` keeps the source's format).
     package static func codec(writing target: TargetFormat, asked: DataFormat.Kind?) -> any OutputCodec {
@@ -30,7 +33,7 @@ public enum OutputCodecs {
 
     /// The codec `-d` names with `kind`.
     package static func codec(asked kind: DataFormat.Kind) -> any OutputCodec {
-        codec(writing: TargetFormat(encoding: .pcm16, byteOrder: .little), asked: kind)
+        all.first { $0.spelling.name == kind.codec } ?? all[0]
     }
 
     /// The codec of a job: the one `-d` names, or the one that keeps the source's format.
@@ -54,4 +57,18 @@ extension ConversionOptions {
     /// What decides the bytes of an output besides its source (see `fingerprint(format:)`); the
     /// data format's part is its codec's.
     public var fingerprint: String { fingerprint(format: OutputCodecs.fingerprint(of: dataFormat, options: self)) }
+}
+
+extension DataFormat {
+    /// Parses a `-d` value against the codecs cafconv writes (``OutputCodecs/vocabulary``).
+    public init(parsing text: String) throws(DataFormatError) {
+        try self.init(parsing: text, vocabulary: OutputCodecs.vocabulary)
+    }
+}
+
+extension FormatRequest {
+    /// Parses `FMT`, `FMT@RATE` or `0@RATE` against the codecs cafconv writes.
+    public init(parsing text: String) throws(DataFormatError) {
+        try self.init(parsing: text, vocabulary: OutputCodecs.vocabulary)
+    }
 }

@@ -11,10 +11,9 @@ import SystemLayer
 /// the proof decodes the file with libavcodec and requires the source's exact length, the
 /// cross-correlation peak at lag 0 and an SNR above the floor for the bit rate.
 package struct AACOutputCodec: OutputCodec {
-    package var spellings: [String] { ["aac"] }
+    package var spelling: DataFormat.Spelling { DataFormat.Spelling("aac", takesBitRate: true, byteOrderless: "AAC") }
     package var formatIDs: [FourCC] { [.aac] }
 
-    package func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool { asked == .aac }
 
     /// The encoder's identity and version decide the bytes as much as the bit rate does
     /// (libavcodec is loaded here only for AAC options).
@@ -109,4 +108,9 @@ package struct AACOutputCodec: OutputCodec {
         result.samples = .aacEncoded
         if output.isCancelled() { throw ConversionError.interrupted }
     }
+}
+
+extension DataFormat.Kind {
+    /// `-d aac`: AAC-LC.
+    package static let aac = AACOutputCodec().spelling.kind()
 }

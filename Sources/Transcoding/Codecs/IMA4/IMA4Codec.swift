@@ -9,10 +9,11 @@ import SndFile
 /// and only reads the source). Lossy: the proof (``IMA4Proof``) decodes the file with CAFKit and
 /// requires the source's exact length and an SNR above the floor (`--min-snr`).
 package struct IMA4Codec: OutputCodec {
-    package var spellings: [String] { ["ima4"] }
+    package var spelling: DataFormat.Spelling { DataFormat.Spelling("ima4") }
     package var formatIDs: [FourCC] { [.ima4] }
 
-    package func writes(_ target: TargetFormat, asked: DataFormat.Kind?) -> Bool { asked == .ima4 }
+    /// libsndfile's `imaADPCM` stands for it in a target (`TargetFormat.isIMA4`).
+    package func encoding(for asked: DataFormat.Kind, source: Encoding) -> Encoding { .imaADPCM }
 
     /// The encoder's revision and search decide the bytes; the floor decides which files are
     /// written at all.
@@ -47,12 +48,9 @@ package struct IMA4Codec: OutputCodec {
         } else {
             audio = pumped
         }
-        let metadata =
-            options.stripMetadata
-            ? []
-            : ContainerStage.metadata(
-                of: source.input, sourceRate: source.exactRate, outputRate: plan.exactRate,
-                outputFrames: UInt64(max(0, announced)), warnings: &result.warnings)
+        let metadata = source.metadata(
+            outputRate: plan.exactRate, outputFrames: UInt64(max(0, announced)), options: options,
+            warnings: &result.warnings)
         guard
             let frames = try IMA4Stage.write(
                 from: audio, announcedFrames: UInt64(max(0, announced)), to: try output.temporary.descriptor(),
@@ -96,4 +94,9 @@ package struct IMA4Codec: OutputCodec {
             result.proof = proof
         }
     }
+}
+
+extension DataFormat.Kind {
+    /// `-d ima4`: Apple IMA ADPCM.
+    package static let ima4 = IMA4Codec().spelling.kind()
 }
