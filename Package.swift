@@ -103,7 +103,7 @@ let package = Package(
         // `verify`: expectations, profiles and `--against`.
         .target(
             name: "Verification",
-            dependencies: ["ConversionModel", "OutputFiles", "Transcoding", "AACCodec", "BinaryIO", "CAFKit", "SndFile"],
+            dependencies: ["ConversionModel", "OutputFiles", "Transcoding", "AACCodec", "BinaryIO", "CAFKit", "Loudness", "SndFile"],
             swiftSettings: strict),
         // The engine on top: plans jobs from inputs, decides what is up to date, runs them in
         // parallel and returns a report. No terminal output.

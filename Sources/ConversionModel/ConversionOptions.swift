@@ -57,6 +57,14 @@ public struct ConversionOptions: Sendable, Equatable {
     /// (`OutputCodecs.vocabulary`, which the command line and the rules file set), linear PCM
     /// alone by default. Not part of the fingerprint: it decides what parses, not what is written.
     public var codecs: DataFormat.Vocabulary = .linearPCMOnly
+    /// `--loudness`: the integrated loudness (LUFS, ITU-R BS.1770-4) each output is brought to by
+    /// one static gain applied before the encoder; `nil` leaves levels alone.
+    public var loudnessTarget: Double? = nil
+    /// `--true-peak`: the ceiling (dBTP) that gain may not take the output's true peak above.
+    public var truePeakCeiling: Double = -1
+    /// The gain in dB the converter chose for this job from its source's measurement (set per
+    /// job, never by the user; the transforms apply it). `nil`: none.
+    public var loudnessGain: Double? = nil
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(

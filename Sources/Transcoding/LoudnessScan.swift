@@ -44,4 +44,45 @@ package enum LoudnessScan {
         }
         return meter.finish()
     }
+
+    /// `--loudness`: measures the source from a fresh decoding of its own (``SourceStage/proofAudio()``)
+    /// and plans one static gain to the target, capped at the true-peak ceiling (a warning names
+    /// the shortfall); sets `options.loudnessGain`, which the transforms apply before the encoder.
+    /// `nil` without `--loudness`.
+    package static func plan(
+        _ source: SourceStage, options: inout ConversionOptions, result: inout FileResult
+    ) throws(ConversionError) -> LoudnessGain? {
+        guard let target = options.loudnessTarget else { return nil }
+        let measured: LoudnessMeasurement
+        do { measured = try measure(try source.proofAudio()) } catch let error as SourceError {
+            throw .source(.loudnessUnmeasurable(reason: error.message))
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw .source(.loudnessUnmeasurable(reason: "\(error)"))
+        }
+        guard let gain = LoudnessGain.plan(measured, target: target, ceiling: options.truePeakCeiling) else {
+            throw .source(.silentForLoudness(target: target))
+        }
+        options.loudnessGain = gain.decibels
+        result.loudness = FileResult.Loudness(
+            source: measured.integrated, gain: gain.decibels, target: target, reached: gain.reached,
+            ceiling: gain.ceiling, shortClip: measured.isShortClip)
+        if gain.isCapped {
+            result.warnings.append(.source(.loudnessCapped(asked: target, reached: gain.reached, ceiling: gain.ceiling)))
+        }
+        return gain
+    }
+
+    /// The proof's last step under `--loudness`: the output, measured from its own decoding, is
+    /// within 0.1 LU of the loudness its gain was to reach.
+    package static func check(_ output: String, reaches gain: LoudnessGain) throws(ConversionError) {
+        let measured: LoudnessMeasurement
+        do { measured = try measure(path: output) } catch {
+            throw .proof(.undecodable(reason: error.message))
+        }
+        guard let loudness = measured.integrated, abs(loudness - gain.reached) <= 0.1 else {
+            throw .proof(.loudnessMissed(expected: gain.reached, measured: measured.integrated))
+        }
+    }
 }

@@ -15,7 +15,8 @@ struct CommandLineEndToEndTests {
         "info": ["<files>", "--brief", "--json", "--loudness", "-j, --jobs <jobs>", "--version", "-h, --help"],
         "verify": [
             "<paths>", "--endian <endian>", "-d, --data-format <format>", "--rate <rate>", "--channels <channels>",
-            "--max-duration <seconds>", "--against <source>", "--profile <profile>", "--json", "-q, --quiet",
+            "--max-duration <seconds>", "--against <source>", "--profile <profile>", "--loudness <MIN..MAX>",
+            "--max-true-peak <dBTP>", "--json", "-q, --quiet",
             "--version", "-h, --help",
         ],
     ]

@@ -112,3 +112,125 @@ struct LoudnessEndToEndTests {
         #expect(usage.status == 64 && usage.stderr.contains("--jobs needs --loudness"), "\(usage.stderr)")
     }
 }
+
+/// `verify --loudness MIN..MAX --max-true-peak DB`: the gate, end to end.
+@Suite("verify --loudness and --max-true-peak, end to end")
+struct LoudnessGateEndToEndTests {
+    @Test("a CAF inside the bounds passes; outside, each broken bound is a finding naming the file, the measured value and the bound")
+    func gate() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("in/tone.wav", LoudnessEndToEndTests.sine(.int16, dBFS: -23, seconds: 3))
+        let caf = folder.file("out/tone.caf")
+        let made = try run(RepositoryPaths.executable, ["convert", "-q", wav, "-o", caf])
+        #expect(made.status == 0, "\(made.stderr)")
+        let pass = try run(RepositoryPaths.executable, ["verify", "--loudness", "-24..-22", "--max-true-peak", "-1", caf])
+        #expect(pass.status == 0, "\(pass.text)\(pass.stderr)")
+        let fail = try run(RepositoryPaths.executable, ["verify", "--loudness", "-18..-14", "--max-true-peak", "-30", caf])
+        #expect(fail.status == 1)
+        #expect(fail.text.contains("\(caf): loudness: expected -18.0..-14.0 LUFS, found -23.0 LUFS"), "\(fail.text)")
+        #expect(fail.text.contains("\(caf): max-true-peak: expected at most -30.0 dBTP, found -23.0 dBTP"), "\(fail.text)")
+        let json = try run(RepositoryPaths.executable, ["verify", "--json", "--loudness", "-18..-14", caf])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])
+        let files = try #require(document["files"] as? [[String: Any]])
+        let loudness = try #require(files.first?["loudness"] as? [String: Any])
+        let integrated = try #require(loudness["integratedLUFS"] as? Double)
+        #expect(abs(integrated - -23) < 0.1)
+        let bad = try run(RepositoryPaths.executable, ["verify", "--loudness", "-14..-18", caf])
+        #expect(bad.status == 64 && bad.stderr.contains("above the maximum"), "\(bad.stderr)")
+    }
+}
+
+/// `convert --loudness TARGET --true-peak CEILING`: one static gain per file, end to end.
+@Suite("convert --loudness, end to end")
+struct LoudnessNormalisationEndToEndTests {
+    /// `info --loudness --json` of one file: its loudness object.
+    static func measure(_ path: String) throws -> [String: Any] {
+        let result = try run(RepositoryPaths.executable, ["info", "--loudness", "--json", path])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]])
+        return try #require(array.first?["loudness"] as? [String: Any], "\(result.stderr)")
+    }
+
+    /// The report's first file of `convert --json`.
+    static func report(_ result: ProcessResult) throws -> [String: Any] {
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        return try #require((document["files"] as? [[String: Any]])?.first)
+    }
+
+    @Test("a quiet source reaches the target: the output re-measures within 0.1 LU, as float and as dithered 16-bit")
+    func reachesTarget() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("in/quiet.wav", LoudnessEndToEndTests.sine(.int16, dBFS: -30, seconds: 3))
+        for (format, extra) in [("LEF32", [String]()), ("LEI16", ["--dither", "tpdf"]), ("LEI16", [])] {
+            let caf = folder.file("out-\(format)\(extra.count)/quiet.caf")
+            let result = try run(
+                RepositoryPaths.executable, ["convert", "--json", "--loudness", "-16", "-d", format] + extra + [wav, "-o", caf])
+            #expect(result.status == 0, "\(format) \(extra): \(result.text)\(result.stderr)")
+            let file = try Self.report(result)
+            let loudness = try #require(file["loudness"] as? [String: Any])
+            let gain = try #require(loudness["gain"] as? Double)
+            #expect(abs(gain - 14) < 0.1, "\(gain)")
+            let measured = try #require(try Self.measure(caf)["integratedLUFS"] as? Double)
+            #expect(abs(measured - -16) <= 0.1, "\(format) \(extra): \(measured)")
+            // The proof compared output = source x gain under the conversion rule.
+            let proof = try #require(file["proof"] as? [String: Any])
+            #expect("\(proof)".contains("gain +14.0 dB (--loudness)"), "\(proof)")
+        }
+    }
+
+    @Test("a gain the true-peak ceiling caps stops there, with the typed warning naming the shortfall; never a limiter")
+    func capped() throws {
+        let folder = TempDirectory()
+        // A -40 dBFS tone with one full-scale sample: about -40 LUFS with a true peak near 0 dBTP.
+        var tone = (0..<96_000).flatMap { frame -> [Int32] in
+            let value = Int32((pow(10, -40 / 20) * 32767 * sin(2 * Double.pi * 1000 * Double(frame) / 48_000)).rounded())
+            return [value, value]
+        }
+        tone[48_000] = 32767
+        tone[48_001] = 32767
+        let wav = folder.write(
+            "in/click.wav", WAVFixture(encoding: .int16, channels: 2, sampleRate: 48_000, integers: tone).bytes(order: .little))
+        let caf = folder.file("out/click.caf")
+        let result = try run(RepositoryPaths.executable, ["convert", "--loudness", "-16", "-d", "LEF32", wav, "-o", caf])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("-16.0 LUFS asked, -3"), "\(result.stderr)")
+        #expect(result.stderr.contains("reached: true peak limited to -1.0 dBTP"), "\(result.stderr)")
+        let measured = try Self.measure(caf)
+        let peak = try #require(measured["truePeakDBTP"] as? Double)
+        #expect(abs(peak - -1) <= 0.05, "\(peak)")
+        // The tone and the click keep their ratio: one gain, nothing dynamic.
+        let source = try Self.measure(wav)
+        let sourcePeak = try #require(source["samplePeakDBFS"] as? Double)
+        let outputPeak = try #require(measured["samplePeakDBFS"] as? Double)
+        let sourceLoudness = try #require(source["integratedLUFS"] as? Double)
+        let outputLoudness = try #require(measured["integratedLUFS"] as? Double)
+        #expect(abs((outputPeak - sourcePeak) - (outputLoudness - sourceLoudness)) < 0.05)
+    }
+
+    @Test("rules files set a target per folder; the target is in the fingerprint; a silent source fails, typed")
+    func rulesAndIncremental() throws {
+        let folder = TempDirectory()
+        _ = folder.write("in/sfx/a.wav", LoudnessEndToEndTests.sine(.int16, dBFS: -30, seconds: 2))
+        _ = folder.write("in/music/b.wav", LoudnessEndToEndTests.sine(.int16, dBFS: -30, seconds: 2))
+        _ = folder.write(
+            "in/cafconv.toml", Array("[defaults]\nformat = \"LEF32\"\n\n[[rule]]\nmatch = \"sfx/**\"\nloudness = -18\n\n[[rule]]\nmatch = \"music/**\"\nloudness = \"-23.5\"\ntrue-peak = -2\n".utf8))
+        let out = folder.file("out")
+        let first = try run(RepositoryPaths.executable, ["convert", "-q", folder.file("in"), "-o", out])
+        #expect(first.status == 0, "\(first.stderr)")
+        let sfx = try #require(try Self.measure(out + "/sfx/a.caf")["integratedLUFS"] as? Double)
+        let music = try #require(try Self.measure(out + "/music/b.caf")["integratedLUFS"] as? Double)
+        #expect(abs(sfx - -18) <= 0.1 && abs(music - -23.5) <= 0.1, "\(sfx) \(music)")
+        let again = try run(RepositoryPaths.executable, ["convert", folder.file("in"), "-o", out])
+        #expect(again.stderr.contains("2 up to date"), "\(again.stderr)")
+        // The command line's target overrides the rules and changes the fingerprint.
+        let changed = try run(RepositoryPaths.executable, ["convert", "--loudness", "-20", folder.file("in"), "-o", out])
+        #expect(changed.stderr.contains("2 converted"), "\(changed.stderr)")
+        let silent = folder.write(
+            "quiet/s.wav", WAVFixture(encoding: .int16, channels: 1, sampleRate: 48_000, integers: Array(repeating: 0, count: 48_000)).bytes(order: .little))
+        let refused = try run(RepositoryPaths.executable, ["convert", "--json", "--loudness", "-16", silent, "-o", folder.file("s.caf")])
+        #expect(refused.status == 1)
+        let file = try Self.report(refused)
+        #expect(file["code"] as? String == "unsupported", "\(file)")
+        #expect((file["reason"] as? String)?.contains("silent (below the -70 LUFS gate)") == true, "\(file)")
+        #expect(!exists(folder.file("s.caf")))
+    }
+}

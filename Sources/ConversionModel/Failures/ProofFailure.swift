@@ -61,6 +61,9 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case sourceUnreadable(reason: String)
     /// The AAC file cannot be decoded for the comparison.
     case aacUndecodable(reason: String)
+    /// `--loudness`: the output, measured from its own decoding, is not within 0.1 LU of the
+    /// loudness its gain was to reach.
+    case loudnessMissed(expected: Double, measured: Double?)
 
     /// The kind of failure.
     public var code: ConversionError.Code { .proof }
@@ -114,6 +117,9 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .aacChannels(let file, let source): return "the AAC file has \(file) channels, the source \(source)"
         case .sourceUnreadable(let reason): return "cannot read the source: \(reason)"
         case .aacUndecodable(let reason): return "the AAC file cannot be decoded: \(reason)"
+        case .loudnessMissed(let expected, let measured):
+            return
+                "\(failed) it measures \(measured.map { "\(Decibels.tenth($0)) LUFS" } ?? "silent") from its own decoding, not the \(Decibels.tenth(expected)) LUFS its gain was to reach (±0.1 LU)"
         }
     }
 
