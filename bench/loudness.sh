@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Loudness measurement: `cafconv info --loudness` (one process, -j 2) against `ffmpeg -af ebur128`
 # once per file, on the 300-file sfx corpus, Samples/ and a generated 10-minute stereo file; then
-# the agreement of the integrated loudness (LUFS) and true peak of the two, file by file.
+# the agreement of the integrated loudness (LUFS) and true peak of the two, file by file; and the
+# cost of convert --loudness against a plain conversion of the sfx corpus.
 #
 #   bash bench/loudness.sh            # CAFCONV_BIN=path skips the release build; BENCH_RUNS (3)
 #
@@ -70,5 +71,21 @@ print(f"# {rows} files: largest |I difference| {worst_i:.3f} LU (clips >= 400 ms
 PY
     tail -1 "$L/agreement-$(basename "$corpus").txt" >&2
 done
+# Normalising during conversion: the sfx corpus converted plainly (the direct payload copy, and
+# through the transform stage with -d LEF32) and with --loudness -18.
+hyperfine --runs "$RUNS" --warmup 1 --export-json "$L/normalise.json" \
+    -n plain "$BIN convert $W/corpus/sfx -o $L/out/plain --force -q -j 2" \
+    -n "-d LEF32" "$BIN convert $W/corpus/sfx -o $L/out/f32 --force -q -j 2 -d LEF32" \
+    -n "--loudness -18" "$BIN convert $W/corpus/sfx -o $L/out/loud --force -q -j 2 --loudness -18" \
+    -n "-d LEF32 --loudness -18" "$BIN convert $W/corpus/sfx -o $L/out/f32loud --force -q -j 2 -d LEF32 --loudness -18" >&2
+python3 - "$L/normalise.json" >>"$L/speed.md" <<'PY'
+import json, sys
+runs = {r["command"]: r["mean"] for r in json.load(open(sys.argv[1]))["results"]}
+print()
+print("| convert sfx (-j 2) | mean | vs plain |")
+print("| --- | --- | --- |")
+for name, mean in runs.items():
+    print(f"| {name} | {mean:.3f} s | {mean / runs['plain']:.1f}x |")
+PY
 cat "$L/speed.md"
 for f in "$L"/agreement-*.txt; do echo "$(basename "$f"): $(tail -1 "$f")"; done
