@@ -23,13 +23,15 @@ deps: ## Install missing system packages (libsndfile, and ffmpeg/sndfile-program
 build: deps ## Build the debug binary
 	$(SWIFT) build
 
-run: build ## Convert Samples/ into out/Samples and show what was made
+run: build ## Convert Samples/ into out/Samples, show what was made and write out/Samples/report.html
 	rm -rf $(OUT)
 	.build/debug/cafconv convert Samples -o $(OUT)
 	@echo
 	@echo "Made in $(OUT):"
 	@find $(OUT) -name '*.caf' | sort | while read -r f; do \
 		.build/debug/cafconv info --brief "$$f" 2>/dev/null || ls -l "$$f"; done
+	@.build/debug/cafconv report $(OUT) --against Samples -o $(OUT)/report.html 2>/dev/null && \
+		echo "The report (open it in a browser): $(CURDIR)/$(OUT)/report.html"
 	@echo
 	@echo "The binary: $(CURDIR)/.build/debug/cafconv (not on PATH; 'make install PREFIX=~/.local' installs a release build)"
 

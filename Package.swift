@@ -42,6 +42,11 @@ let package = Package(
         // libsoxr's header (<soxr.h>, Debian libsoxr-dev) and the functions cafconv calls, through
         // LazyLibrary (libsoxr.so.0); no logic here.
         .target(name: "CSoxr", dependencies: ["LazyLibrary"]),
+        // libxxhash's XXH3-128 (Debian libxxhash0), through LazyLibrary (libxxhash.so.0): its own
+        // few declarations, so no development package is needed to build.
+        .target(name: "CXXHash", dependencies: ["LazyLibrary"]),
+        // Digests of file contents (XXH3-128) for the manifest's "same bytes?" question.
+        .target(name: "ContentHash", dependencies: ["CXXHash", "SystemLayer"], swiftSettings: strict),
         // The only target that sees libsoxr's C types: a streaming resampler that owns its state.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: strict),
         // copy_file_range(2), renameat2(2) and fallocate(2), which the Glibc module does not export,
@@ -66,6 +71,14 @@ let package = Package(
         .target(name: "CEBUR128", dependencies: ["LazyLibrary"]),
         // The Swift face of CEBUR128: LoudnessMeter (BS.1770 / EBU R 128), LoudnessMeasurement.
         .target(name: "Loudness", dependencies: ["CEBUR128", "SystemLayer"], swiftSettings: strict),
+        // libopus's encoder and decoder (<opus/opus.h>, Debian libopus-dev), loaded with dlopen at the
+        // first Opus job (libopus.so.0), never linked; without the header a stub that says so.
+        .target(name: "COpus", dependencies: ["LazyLibrary"]),
+        // The Swift face of COpus: OpusEncoder (20 ms packets, look-ahead flushed), OpusDecoder.
+        .target(name: "Opus", dependencies: ["COpus"], swiftSettings: strict),
+        // Ogg Opus (RFC 7845) read a page at a time: OpusHead, packets and their durations, the end
+        // trimming (standard library only).
+        .target(name: "OggOpus", dependencies: ["BinaryIO"], swiftSettings: strict),
         // The Swift face of CAVCodec: AACEncoder, AACDecoder, LibAVCodec.load().
         .target(name: "AACCodec", dependencies: ["CAVCodec"], swiftSettings: strict),
         // The only target that sees C types from libsndfile.
@@ -87,7 +100,8 @@ let package = Package(
         .target(name: "OutputFiles", dependencies: ["ConversionModel", "BinaryIO", "SystemLayer"], swiftSettings: strict),
         // What an output folder remembers between runs: the manifest, orphans, shards, depfiles.
         .target(
-            name: "IncrementalState", dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "SystemLayer"],
+            name: "IncrementalState",
+            dependencies: ["ConversionModel", "OutputFiles", "BinaryIO", "ContentHash", "SystemLayer"],
             swiftSettings: strict),
         // `cafconv.toml` rules files: the TOML subset, globs, which rule governs a file.
         .target(name: "Rules", dependencies: ["ConversionModel", "OutputFiles", "Transcoding", "BinaryIO", "SystemLayer"], swiftSettings: strict),
@@ -96,8 +110,8 @@ let package = Package(
         .target(
             name: "Transcoding",
             dependencies: [
-                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "Loudness", "MPG123", "SndFile", "Soxr",
-                "SystemLayer", "WAVEKit",
+                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "Loudness", "MPG123", "OggOpus", "Opus",
+                "SndFile", "Soxr", "SystemLayer", "WAVEKit",
             ],
             swiftSettings: strict),
         // `verify`: expectations, profiles and `--against`.
@@ -111,13 +125,17 @@ let package = Package(
             name: "Conversion",
             dependencies: [
                 "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification", "BinaryIO",
-                "Loudness", "SndFile", "SystemLayer",
+                "ContentHash", "Loudness", "SndFile", "SystemLayer",
             ],
             swiftSettings: strict
         ),
         // `info`: one description over CAF, WAV and AIFF, from the pure-Swift readers alone (no
         // libsndfile), so a program that only inspects files does not link it.
         .target(name: "Inspection", dependencies: ["CAFKit", "WAVEKit", "BinaryIO"], swiftSettings: strict),
+        // `report`: one self-contained HTML page of a folder of sounds (levels, waveforms, loops),
+        // and the meter that measures them block by block while they are read (standard library
+        // and libc only).
+        .target(name: "SoundReport", dependencies: ["SystemLayer"], swiftSettings: strict),
         // Declarative command-line parsing, help, manual page and completion scripts (standard
         // library only: no reflection, no Foundation, so the executable starts fast).
         .target(name: "CommandLineKit", dependencies: ["SystemLayer"], swiftSettings: strict),
@@ -128,7 +146,7 @@ let package = Package(
             name: "cafconv",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "Loudness", "SystemLayer",
+                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "Loudness", "SystemLayer", "SoundReport",
             ],
             swiftSettings: strict
         ),
@@ -142,6 +160,7 @@ let package = Package(
         // Fixture builders and output checks shared by the test targets (WAV writer, sample generators).
         .target(name: "TestSupport", dependencies: ["BinaryIO", "CAFKit"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SystemLayerTests", dependencies: ["SystemLayer"], swiftSettings: strict),
+        .testTarget(name: "ContentHashTests", dependencies: ["ContentHash"], swiftSettings: strict),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"], swiftSettings: strict),
         .testTarget(name: "CAFKitTests", dependencies: ["CAFKit", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WAVEKitTests", dependencies: ["WAVEKit", "TestSupport"], swiftSettings: strict),
@@ -150,12 +169,14 @@ let package = Package(
             name: "ConversionTests",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec",
+                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec", "Opus", "ContentHash",
             ],
             swiftSettings: strict
         ),
         // The meter checked against an independent BS.1770 oracle and EBU Tech 3341/3342 signals.
         .testTarget(name: "LoudnessTests", dependencies: ["Loudness"], swiftSettings: strict),
+        .testTarget(name: "SoundReportTests", dependencies: ["SoundReport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "OpusTests", dependencies: ["Opus", "OggOpus", "BinaryIO", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(
             name: "JSONKitTests",

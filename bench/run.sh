@@ -8,7 +8,8 @@
 # BENCH_STARTUP_RUNS (default 100), CAFCONV_BENCH_SKIP_HUGE=1 (drop the 2 GiB file),
 # CAFCONV_BENCH_SKIP_IMA4=1 (drop the IMA4 encoder comparison, bench/ima4-quality.py),
 # CAFCONV_BENCH_SKIP_RESAMPLE=1 (drop the rate/channel comparison, bench/resample.sh),
-# CAFCONV_BENCH_SKIP_AAC=1 (drop the AAC comparison, bench/aac.sh).
+# CAFCONV_BENCH_SKIP_AAC=1 (drop the AAC comparison, bench/aac.sh),
+# CAFCONV_BENCH_SKIP_BUILD_SCALE=1 (drop issue 34's rows, bench/build-scale.sh).
 # Everything it writes goes under bench/work/ (ignored by git): corpus/, out/, results/.
 # Ends with the check of the outputs (bench/check.py) and the Markdown table (bench/report.py).
 set -euo pipefail
@@ -191,6 +192,13 @@ fi
 if [[ ${CAFCONV_BENCH_SKIP_AAC:-0} != 1 ]]; then
     echo "== AAC" >&2
     BIN=$BIN MAIN_BIN=${BASELINE:-${MAIN_BIN:-}} bash bench/aac.sh | tee "$R/aac.md"
+fi
+
+# Issue 34: no-op after a fresh checkout, a cp -r shard gather, the persistent worker against
+# one process per file, and the -j sweep (bench/build-scale.sh). CAFCONV_BENCH_SKIP_BUILD_SCALE=1 skips it.
+if [[ ${CAFCONV_BENCH_SKIP_BUILD_SCALE:-0} != 1 ]]; then
+    echo "== builds at scale" >&2
+    BENCH_RUNS=$RUNS bash bench/build-scale.sh "$BIN" | tee "$R/build-scale.md"
 fi
 
 # One table of new / base for every row timed against the baseline in this run.

@@ -9,8 +9,11 @@
 # libavcodec, loaded with dlopen at the first MP3, Ogg or FLAC source) that checks libsndfile's
 # decoding of lossy sources and FLAC, and reads lossless sources libsndfile refuses. libmpg123-dev:
 # the header of libmpg123, the first decoder of MP3 sources (loaded with dlopen at the first MP3;
-# the library itself comes with libsndfile). libebur128-dev: the header of libebur128, the EBU R128
-# loudness meter of `info --loudness` (loaded with dlopen at the first measurement).
+# the library itself comes with libsndfile). libopus-dev: the header of libopus, the Opus encoder and
+# decoder (`-d opus`; loaded with dlopen at the first Opus job). libxxhash0: XXH3-128 digests of
+# sources and outputs for the manifest (loaded with dlopen; without it, times alone decide what is
+# up to date). libebur128-dev: the header of libebur128, the EBU R128 loudness meter of
+# `info --loudness`, `convert --loudness` and `verify --loudness` (loaded with dlopen at the first measurement).
 set -euo pipefail
 need=()
 pkg-config --exists sndfile 2>/dev/null || need+=(libsndfile1-dev pkg-config)
@@ -19,6 +22,8 @@ pkg-config --exists libavcodec 2>/dev/null || need+=(libavcodec-dev)
 pkg-config --exists libavformat 2>/dev/null || need+=(libavformat-dev)
 pkg-config --exists libmpg123 2>/dev/null || need+=(libmpg123-dev)
 pkg-config --exists libebur128 2>/dev/null || need+=(libebur128-dev)
+pkg-config --exists opus 2>/dev/null || need+=(libopus-dev)
+{ ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | grep -q 'libxxhash\.so\.0 ' || need+=(libxxhash0)
 command -v ffmpeg >/dev/null || need+=(ffmpeg)
 command -v sndfile-info >/dev/null || need+=(sndfile-programs)
 command -v file >/dev/null || need+=(file)
@@ -26,6 +31,11 @@ command -v sox >/dev/null || need+=(sox)
 # make and ninja-build: the build-system recipes of docs/build-systems.md run in the tests (BuildSystemEndToEndTests).
 command -v make >/dev/null || need+=(make)
 command -v ninja >/dev/null || need+=(ninja-build)
+# chromium: the report's tests open the page in headless Chromium (ReportBrowserTests; they skip,
+# saying so, without it). About 100 MB: CAFCONV_NO_BROWSER=1 leaves it out.
+if [ -z "${CAFCONV_NO_BROWSER:-}" ]; then
+    command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if ! command -v apt-get >/dev/null; then
     echo "install-deps: please install: ${need[*]} (no apt-get here)" >&2

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <unistd.h>
 
 ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length) {
@@ -150,4 +153,19 @@ void cafconv_unwatch_interrupts(void) {
 
 int cafconv_interrupt_received(void) {
     return atomic_load(&received_signal);
+}
+
+int cafconv_anonymous_file(const char *name) {
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd >= 0 || errno != ENOSYS) return fd;
+#endif
+#if defined(O_TMPFILE)
+    (void)name;
+    return open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+    (void)name;
+    errno = ENOSYS;
+    return -1;
+#endif
 }

@@ -1,4 +1,5 @@
 import BinaryIO
+import ContentHash
 import ConversionModel
 import Dispatch
 import IncrementalState
@@ -60,7 +61,7 @@ public enum Engine {
             plan.jobs = plan.jobs.filter { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }
         }
         var decision = decide(plan: plan, options: options, rules: rules)
-        let orphans = settleOrphans(&decision, plan: plan, options: options)
+        let orphans = plan.hermetic ? [] : settleOrphans(&decision, plan: plan, options: options)
         if !orphans.isEmpty {
             // A folder whose WAV files are all gone still had something to check: the outputs its
             // manifest records (reported orphaned, or pruned). Only a run that checked nothing fails.
@@ -96,10 +97,24 @@ public enum Engine {
             return displayed(result, warnings: plan.warnings + decision.warnings)
         }
 
-        removeStaleTemporaries(in: jobs)
+        // A single-file run touches no file of the output folder but its own output, and keeps
+        // that output as it is when the new bytes are the same.
+        if !plan.hermetic { removeStaleTemporaries(in: jobs) }
+        let kept = plan.hermetic ? jobs.first.map { FileSystem.joined(FileSystem.directoryName($0.output), FileSystem.baseName($0.output)) } : nil
+        if let kept { _ = FileSystem.keptWhenIdentical.withLock { $0.insert(kept) } }
+        defer { if let kept { _ = FileSystem.keptWhenIdentical.withLock { $0.remove(kept) } } }
         let saveFailures = convertJobs(
             jobs, decision: &decision, options: options, cancellation: cancellation, bytesTotal: bytesTotal,
             progress: progress)
+        if plan.hermetic, let job = jobs.first, decision.jobs.first?.record?.status == .converted,
+            let source = FileSystem.stamp(of: job.input), let made = FileSystem.stamp(of: job.output),
+            made.modified < source.modified
+        {
+            // An output kept because its bytes came out the same is still newer than its source
+            // (Make would run the rule again on every build otherwise); a rules-file edit that
+            // changes nothing leaves it alone (Ninja's `restat` then skips what depends on it).
+            FileSystem.touch(job.output)
+        }
         report = plan.failures + decision.jobs.compactMap(\.record) + orphans + saveFailures + plan.ignored
         var result = ConversionReport(files: report, milliseconds: Double(FileSystem.now() - started) / 1_000_000)
         result.interrupted = cancellation.isCancelled
@@ -143,16 +158,27 @@ public enum Engine {
                     result.bytesIn = decided[index].sourceStamp?.size
                     if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
                 }
-                let outputStamp = result.status == .converted ? FileSystem.stamp(of: job.output) : nil
+                let recorded = result.status == .converted && decided[index].recorded
+                let output = recorded ? FileSystem.stampAndChange(of: job.output) : nil
+                // The bytes written, and the source's as the decision saw them (hashed after the
+                // conversion: a source changed meanwhile has a newer stamp than the one recorded,
+                // so the next run looks at its bytes again).
+                let outputDigest = output == nil ? nil : ContentHash.digest(ofFile: job.output)
+                let sourceDigest =
+                    output == nil ? nil : decided[index].sourceDigest ?? ContentHash.digest(ofFile: job.input)
                 let counts = state.withLock { state -> (Int, UInt64) in
-                    if let outputStamp, let source = decided[index].source, let sourceStamp = decided[index].sourceStamp {
+                    if let output, let source = decided[index].source, let sourceStamp = decided[index].sourceStamp {
                         state.record(
                             job: job,
                             entry: Manifest.Entry(
                                 source: source, sourceStamp: sourceStamp,
                                 fingerprint: decided[index].fingerprint ?? options.fingerprint,
-                                outputStamp: outputStamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
-                                frames: result.frames ?? 0))
+                                outputStamp: output.stamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
+                                frames: result.frames ?? 0,
+                                sourceContent: decided[index].sourceChanged.map {
+                                    Manifest.Content(changed: $0, digest: sourceDigest)
+                                },
+                                outputContent: Manifest.Content(changed: output.changed, digest: outputDigest)))
                         state.saveIfDue()
                     }
                     state.done += 1
@@ -191,6 +217,12 @@ public enum Engine {
     /// shown as `\xHH` (``PathBytes/display(_:)``), and the plan's warnings added.
     static func displayed(_ report: ConversionReport, warnings: [RunWarning]) -> ConversionReport {
         var report = report
+        report.dependencies = report.files.compactMap { file in
+            guard let output = file.output, [.converted, .upToDate, .outOfDate, .failed].contains(file.status) else {
+                return nil
+            }
+            return ConversionReport.Dependency(output: output, inputs: [file.input] + (file.rulesFile.map { [$0] } ?? []))
+        }
         report.warnings = warnings.map { displayed(.run($0)) }
         for index in report.files.indices {
             let file = report.files[index]
@@ -224,6 +256,12 @@ public enum Engine {
         var source: String?
         /// The source's size and times when the decision was made.
         var sourceStamp: FileSystem.Stamp?
+        /// The source's change time then.
+        var sourceChanged: Int64?
+        /// The digest of the source's bytes, when the decision had to read them.
+        var sourceDigest: ContentDigest?
+        /// Whether a manifest records the job's output (not in a single-file run).
+        var recorded = false
         /// The job's report record once it has one (up to date, or after the run).
         var record: FileResult?
         /// Why the job is converted (`nil`: it is up to date).
@@ -256,8 +294,9 @@ public enum Engine {
     static func decide(plan: Planner.Plan, options: ConversionOptions, rules: RuleBook = RuleBook()) -> Decision {
         var decision = Decision(jobs: Array(repeating: JobDecision(), count: plan.jobs.count))
         let runFingerprint = options.fingerprint
-        loadManifests(plan: plan, options: options, into: &decision)
+        if !plan.hermetic { loadManifests(plan: plan, options: options, into: &decision) }
         let matchers = rules.matchers()
+        var checks: [ContentCheck] = []
         var coverage = PatternCoverage(rules.booksToCheck(plan.jobs), matchers: matchers)
         for (index, job) in plan.jobs.enumerated() {
             var fingerprint = runFingerprint
@@ -280,9 +319,16 @@ public enum Engine {
             }
             decision.jobs[index].fingerprint = fingerprint
             decision.jobs[index].source = FileSystem.canonical(job.input)
-            decision.jobs[index].sourceStamp = FileSystem.stamp(of: job.input)
-            compare(job, index: index, with: decision.manifests[job.stateFolder], options: options, in: &decision)
+            let stamped = FileSystem.stampAndChange(of: job.input)
+            decision.jobs[index].sourceStamp = stamped?.stamp
+            decision.jobs[index].sourceChanged = stamped?.changed
+            if let check = compare(
+                job, index: index, with: decision.manifests[job.stateFolder], options: options, in: &decision)
+            {
+                checks.append(check)
+            }
         }
+        settle(checks, jobs: plan.jobs, options: options, in: &decision)
         for pattern in coverage.unmatched {
             decision.ruleWarnings.append(
                 .patternMatchesNothing(rules: pattern.rules, line: pattern.line, glob: pattern.glob.text))
@@ -295,9 +341,16 @@ public enum Engine {
     static func loadManifests(plan: Planner.Plan, options: ConversionOptions, into decision: inout Decision) {
         let wanted = wantedKeys(plan: plan, options: options)
         for folder in plan.stateFolders + plan.jobs.map(\.stateFolder) where decision.manifests[folder] == nil {
-            let manifest = Manifest.load(
+            var manifest = Manifest.load(
                 folder: folder, name: options.shard?.manifestName ?? Manifest.fileName, absorbShards: options.shard == nil,
                 wanted: wanted[PathKey(folder)])
+            // A shard run over a folder that already has a full run's manifest (a CI cache
+            // restored into every shard job): the records of its share there count as its own,
+            // so its outputs are up to date and its orphans are found; they go into its shard
+            // manifest, for the gather.
+            if let shard = options.shard, adopt(into: &manifest, from: folder, shard: shard), !options.dryRun {
+                decision.dirty.insert(folder)
+            }
             // Shard manifests gathered into this folder are written into its own manifest.
             if !manifest.absorbed.isEmpty && !options.dryRun { decision.dirty.insert(folder) }
             // A run that saves reports this as a failure; --dry-run and --check say it here.
@@ -308,39 +361,96 @@ public enum Engine {
         }
     }
 
+    /// A job whose source or output has other times than its record says, and whose record has
+    /// digests: the bytes decide (``settle(_:jobs:options:in:)``).
+    struct ContentCheck {
+        var index: Int
+        var entry: Manifest.Entry
+        /// The output's stamp and change time now.
+        var output: (stamp: FileSystem.Stamp, changed: Int64)
+        /// Whose bytes to read: the source's, the output's (those whose times changed).
+        var source: Bool
+        var outputBytes: Bool
+        /// A record from before version 3 that the old rule (size and modification time) calls
+        /// up to date: it stays so, and is given its change times and digests.
+        var migrating: Bool
+    }
+
+    /// Takes into a shard's `manifest` the records of its share from the folder's own
+    /// `.cafconv-manifest` that it does not have; whether it took any. A damaged or foreign main
+    /// manifest gives nothing.
+    static func adopt(into manifest: inout Manifest, from folder: String, shard: Shard) -> Bool {
+        var main = Manifest.load(folder: folder)
+        guard main.origin != nil, !main.isDamaged, main.count > 0 else { return false }
+        main.materialize()
+        var adopted = false
+        for (key, entry) in main.entries where shard.contains(key.text) {
+            if manifest.entries[key] == nil {
+                manifest.materialize()
+                if manifest.entries[key] == nil {
+                    manifest.record(key, entry)
+                    adopted = true
+                }
+            }
+        }
+        return adopted
+    }
+
     /// Compares the job at `index` (its source and fingerprint already decided) with its record
-    /// in `manifest`: an up-to-date record, or the reason to convert it and its place in the work.
+    /// in `manifest`: an up-to-date record, or the reason to convert it and its place in the work,
+    /// or a ``ContentCheck`` when the times differ and the bytes decide.
+    ///
+    /// Size, modification and change times are the fast path (as git's index): when all three
+    /// match the record, the file is unchanged. When only times differ and the record has the
+    /// file's digest, its bytes are read and compared (a fresh checkout, a restored cache, a
+    /// folder copied without its times); a different size is a change at once.
     static func compare(
         _ job: Job, index: Int, with manifest: Manifest?, options: ConversionOptions, in decision: inout Decision
-    ) {
+    ) -> ContentCheck? {
+        decision.jobs[index].recorded = manifest != nil
         let decided = decision.jobs[index]
         let entry = manifest?.relative(job.output).flatMap { manifest?.entries[PathKey($0)] }
-        let outputStamp = FileSystem.stamp(of: job.output)
+        let output = FileSystem.stampAndChange(of: job.output)
+        let outputStamp = output?.stamp
         let reason: String?
         if options.force {
             reason = "--force"
         } else if outputStamp == nil {
             reason = "no output yet"
+        } else if manifest == nil {
+            reason = "a single-file run keeps no state: it always converts"
         } else if manifest?.isDamaged == true {
             reason = "\(Manifest.fileName) is damaged (a write was cut short?); its records are not trusted"
-        } else if let entry {
+        } else if let entry, let output {
+            let sourceSame =
+                entry.sourceStamp == decided.sourceStamp
+                && (entry.sourceContent == nil || entry.sourceContent?.changed == decided.sourceChanged)
+            let outputSame =
+                entry.outputStamp == output.stamp
+                && (entry.outputContent == nil || entry.outputContent?.changed == output.changed)
+            let digests = ContentHash.unavailable == nil
             if entry.source != decided.source {
                 reason = "the output was made from another source"
-            } else if entry.sourceStamp != decided.sourceStamp {
-                reason = "the source changed"
             } else if entry.fingerprint != decided.fingerprint {
                 reason = "the conversion options changed"
-            } else if entry.outputStamp != outputStamp {
+            } else if entry.sourceStamp.size != decided.sourceStamp?.size {
+                reason = "the source changed"
+            } else if entry.outputStamp.size != output.stamp.size {
+                reason = "the output was changed after cafconv wrote it"
+            } else if sourceSame && outputSame {
+                reason = nil
+                if entry.sourceContent == nil || entry.outputContent == nil, digests, decided.sourceChanged != nil {
+                    return ContentCheck(
+                        index: index, entry: entry, output: output, source: true, outputBytes: true, migrating: true)
+                }
+            } else if !sourceSame && entry.sourceContent?.digest == nil || !digests {
+                reason = sourceSame ? "the output was changed after cafconv wrote it" : "the source changed"
+            } else if !outputSame && entry.outputContent?.digest == nil {
                 reason = "the output was changed after cafconv wrote it"
             } else {
-                reason = nil
-                var record = FileResult(
-                    input: job.input, output: job.output, status: .upToDate, formatIn: entry.formatIn,
-                    formatOut: entry.formatOut, frames: entry.frames, bytes: outputStamp?.size)
-                record.rule = decided.rule
-                record.rulesFile = decided.rulesFile
-                record.bytesIn = decided.sourceStamp?.size
-                decision.jobs[index].record = record
+                return ContentCheck(
+                    index: index, entry: entry, output: output, source: !sourceSame, outputBytes: !outputSame,
+                    migrating: false)
             }
         } else {
             reason = "the output has no record in \(Manifest.fileName)"
@@ -348,7 +458,82 @@ public enum Engine {
         if let reason {
             decision.jobs[index].reason = reason
             decision.work.append(index)
+        } else if let entry {
+            upToDate(job, index: index, entry: entry, outputSize: outputStamp?.size, in: &decision)
         }
+        return nil
+    }
+
+    /// The report record of a job found up to date.
+    static func upToDate(_ job: Job, index: Int, entry: Manifest.Entry, outputSize: UInt64?, in decision: inout Decision) {
+        let decided = decision.jobs[index]
+        var record = FileResult(
+            input: job.input, output: job.output, status: .upToDate, formatIn: entry.formatIn,
+            formatOut: entry.formatOut, frames: entry.frames, bytes: outputSize)
+        record.rule = decided.rule
+        record.rulesFile = decided.rulesFile
+        record.bytesIn = decided.sourceStamp?.size
+        decision.jobs[index].record = record
+    }
+
+    /// Reads the bytes the ``ContentCheck``s need (on up to `options.jobs` threads, each file
+    /// once, a block at a time) and decides each job: the same bytes as recorded make it up to
+    /// date, and its record takes the new times (saved with the run, so the next run takes the
+    /// fast path again); other bytes send it to the work with the reason.
+    static func settle(_ checks: [ContentCheck], jobs: [Job], options: ConversionOptions, in decision: inout Decision) {
+        guard !checks.isEmpty else { return }
+        let digests = Mutex([(source: ContentDigest?, output: ContentDigest?)](repeating: (nil, nil), count: checks.count))
+        let next = Mutex(0)
+        @Sendable func worker(_: Int) {
+            while true {
+                let slot = next.withLock { value -> Int in
+                    defer { value += 1 }
+                    return value
+                }
+                guard slot < checks.count else { return }
+                let check = checks[slot]
+                let job = jobs[check.index]
+                let source = check.source ? ContentHash.digest(ofFile: job.input) : nil
+                let output = check.outputBytes ? ContentHash.digest(ofFile: job.output) : nil
+                digests.withLock { $0[slot] = (source, output) }
+            }
+        }
+        let workers = max(1, min(options.jobs, checks.count))
+        if workers == 1 { worker(0) } else { DispatchQueue.concurrentPerform(iterations: workers, execute: worker) }
+        let found = digests.withLock { $0 }
+        for (slot, check) in checks.enumerated() {
+            let job = jobs[check.index]
+            let decided = decision.jobs[check.index]
+            let (source, output) = found[slot]
+            if !check.migrating {
+                if check.source && (source == nil || source != check.entry.sourceContent?.digest) {
+                    decision.jobs[check.index].reason = "the source changed (its bytes differ from the recorded ones)"
+                    decision.jobs[check.index].sourceDigest = source
+                    decision.work.append(check.index)
+                    continue
+                }
+                if check.outputBytes && (output == nil || output != check.entry.outputContent?.digest) {
+                    decision.jobs[check.index].reason = "the output was changed after cafconv wrote it"
+                    decision.jobs[check.index].sourceDigest = source
+                    decision.work.append(check.index)
+                    continue
+                }
+            }
+            upToDate(job, index: check.index, entry: check.entry, outputSize: check.output.stamp.size, in: &decision)
+            guard !options.dryRun, let sourceStamp = decided.sourceStamp, let sourceChanged = decided.sourceChanged,
+                let key = decision.manifests[job.stateFolder]?.relative(job.output)
+            else { continue }
+            var entry = check.entry
+            entry.sourceStamp = sourceStamp
+            entry.sourceContent = Manifest.Content(
+                changed: sourceChanged, digest: check.source ? source : check.entry.sourceContent?.digest)
+            entry.outputStamp = check.output.stamp
+            entry.outputContent = Manifest.Content(
+                changed: check.output.changed, digest: check.outputBytes ? output : check.entry.outputContent?.digest)
+            decision.manifests[job.stateFolder]?.record(PathKey(key), entry)
+            decision.dirty.insert(job.stateFolder)
+        }
+        decision.work.sort()
     }
 
     /// Finds manifest records whose output is not planned and whose source is gone: reports them

@@ -29,6 +29,10 @@ public enum Planner {
         public var warnings: [RunWarning] = []
         /// Files of folder inputs that were not taken (status `ignored`, with the reason).
         public var ignored: [FileResult] = []
+        /// One input file and `-o` naming the output file: the mode for build systems. The run
+        /// keeps no state (no manifest read or written, no other file of the output folder
+        /// touched) and always converts; the build system decides what is up to date.
+        public var hermetic = false
     }
 
     /// Why a folder input fails when it holds no file to convert.
@@ -134,6 +138,10 @@ public enum Planner {
         plan.missingInputs = missingInputs
         plan.warnings = warnings
         plan.ignored = ignored
+        if singleFile, output != nil, !outputIsFolder, plan.jobs.count == 1 {
+            plan.hermetic = true
+            plan.stateFolders = []
+        }
         return plan
     }
 

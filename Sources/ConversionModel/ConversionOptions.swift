@@ -53,6 +53,10 @@ public struct ConversionOptions: Sendable, Equatable {
     /// `-b`: the total bit rate of `-d aac`, in bits per second; `nil` takes the default for the
     /// source's channel count (64 kb/s per channel, at most AAC's ceiling for the rate).
     public var bitRate: Int?
+    /// `-s`: afconvert's bit-rate strategy (0 constant, 1 average, 2 constrained variable, 3
+    /// variable); `-d opus` codes CBR for 0 and constrained VBR otherwise (the default). Its part of
+    /// the fingerprint is the codec's.
+    public var bitRateStrategy: Int?
     /// The codec names `-d` and a rules file's `format` accept: the codec registry's
     /// (`OutputCodecs.vocabulary`, which the command line and the rules file set), linear PCM
     /// alone by default. Not part of the fingerprint: it decides what parses, not what is written.
@@ -122,6 +126,10 @@ public struct ConversionOptions: Sendable, Equatable {
                     "-b sets the bit rate of -d \(codecs.bitRateNames); it does nothing for -d \(dataFormat?.text ?? "(source format)")")
             }
             guard bitRate > 0 else { throw DataFormatError("-b \(bitRate): the bit rate must be positive (bits per second, e.g. 128000)") }
+        }
+        if bitRateStrategy != nil, dataFormat?.kind.takesBitRate != true {
+            throw DataFormatError(
+                "-s sets the bit-rate strategy of -d \(codecs.bitRateNames); it does nothing for -d \(dataFormat?.text ?? "(source format)")")
         }
         if let kind = dataFormat?.kind, let name = kind.byteOrderless, endian != nil {
             throw DataFormatError("--endian does not apply to -d \(kind.codec) (\(name) packets have no byte order)")

@@ -41,6 +41,10 @@ public struct FileResult: Equatable, Sendable, Codable {
         case ima4Encoded = "ima4-encoded"
         /// libavcodec's AAC-LC encoder encoded every sample (`-d aac`; the proof measures how close).
         case aacEncoded = "aac-encoded"
+        /// libopus's encoder encoded every sample (`-d opus`; the proof measures how close).
+        case opusEncoded = "opus-encoded"
+        /// An Ogg Opus source's packets were moved into the CAF byte for byte (no decoding).
+        case opusMoved = "opus-moved"
         /// libavcodec's AAC decoder decoded every sample of an AAC CAF source (`AACSourceRoute`).
         case aacDecoded = "aac-decoded"
     }
@@ -194,6 +198,23 @@ public struct ConversionReport: Equatable, Sendable, Codable {
     public var warnings: [ConversionWarning] = []
     /// Bytes in and out per rule, when a rules file applies (``sizes(of:)``).
     public var rules: [RuleSize]?
+    /// Each output's dependencies (its source, its rules file) with their paths as they are on
+    /// disk, before the report escapes names for display: what `--depfile` writes. Not in JSON.
+    public var dependencies: [Dependency] = []
+
+    /// One output and the files it was made from, paths as bytes-faithful strings (``PathBytes``).
+    public struct Dependency: Equatable, Sendable {
+        public var output: String
+        public var inputs: [String]
+        public init(output: String, inputs: [String]) {
+            self.output = output
+            self.inputs = inputs
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case files, totals, interrupted, warnings, rules
+    }
 
     /// What the files one rule governs weigh: sources in, CAF files out.
     public struct RuleSize: Equatable, Sendable, Codable {

@@ -104,7 +104,7 @@ public enum Settings {
             options: [
                 SettingOption(
                     "bit-rate", short: "b", valueName: "bits-per-second", .wholeNumber,
-                    help: "Total bit rate of -d aac, as afconvert's -b (default: 64000 per channel, 128000 stereo).")
+                    help: "Total bit rate of -d aac and -d opus, as afconvert's -b (default: aac 64000 per channel; opus 32000 per channel at 24000 Hz and below, 48000 at 48000 Hz).")
             ],
             fromCommandLine: { given, options throws(DataFormatError) in
                 guard let bitRate = given("bit-rate").flatMap({ Int($0) }) else { return [] }
@@ -116,6 +116,28 @@ public enum Settings {
                     throw RuleError("bitrate = \(bitrate) is out of range (8000 to 512000 bits per second)")
                 }
                 options.bitRate = bitrate
+            }),
+        // Its part of the fingerprint is in the format's (it concerns only -d opus).
+        Setting(
+            key: "strategy", takes: "an integer",
+            options: [
+                SettingOption(
+                    "strategy", short: "s", valueName: "0-3", .wholeNumber,
+                    help: "Bit-rate strategy, as afconvert's -s: 0 constant bit rate (Safari needs it), 1-3 variable (the default); -d opus.")
+            ],
+            fromCommandLine: { given, options throws(DataFormatError) in
+                guard let text = given("strategy") else { return [] }
+                guard let strategy = Int(text), (0...3).contains(strategy) else {
+                    throw DataFormatError("-s \(text): the strategy is 0 (constant bit rate) to 3 (variable)")
+                }
+                options.bitRateStrategy = strategy
+                return ["strategy"]
+            },
+            fromRules: integer { strategy, options throws(RuleError) in
+                guard (0...3).contains(strategy) else {
+                    throw RuleError("strategy = \(strategy) is out of range (0 constant bit rate to 3 variable)")
+                }
+                options.bitRateStrategy = strategy
             }),
         Setting(
             key: "dither", takes: "a string or a boolean",

@@ -1,4 +1,5 @@
 import BinaryIO
+import ContentHash
 import ConversionModel
 import OutputFiles
 import SystemLayer
@@ -29,11 +30,18 @@ package struct Manifest {
         package var formatIn: String
         package var formatOut: String
         package var frames: Int64
+        /// What the source and the output held when recorded: their change times and digests
+        /// (``Content``), or `nil` in a record from before version 3 that was never refreshed.
+        package var sourceContent: Content?
+        package var outputContent: Content?
 
         package init(
             source: String, sourceStamp: FileSystem.Stamp, fingerprint: String, outputStamp: FileSystem.Stamp,
-            formatIn: String, formatOut: String, frames: Int64
+            formatIn: String, formatOut: String, frames: Int64, sourceContent: Content? = nil,
+            outputContent: Content? = nil
         ) {
+            self.sourceContent = sourceContent
+            self.outputContent = outputContent
             self.source = source
             self.sourceStamp = sourceStamp
             self.fingerprint = fingerprint
@@ -41,6 +49,19 @@ package struct Manifest {
             self.formatIn = formatIn
             self.formatOut = formatOut
             self.frames = frames
+        }
+    }
+
+    /// A file's change time (`st_ctime`, nanoseconds: with size and modification time, the fast
+    /// path of "unchanged") and the digest of its bytes when it was recorded (`nil`: none could
+    /// be made, libxxhash missing or the file unreadable).
+    package struct Content: Equatable, Sendable {
+        package var changed: Int64
+        package var digest: ContentDigest?
+
+        package init(changed: Int64, digest: ContentDigest?) {
+            self.changed = changed
+            self.digest = digest
         }
     }
 
@@ -145,7 +166,10 @@ package struct Manifest {
                 var theirs: [PathKey: Entry] = [:]
                 let contents = read(FileSystem.joined(folder, shard)) { theirs[PathKey($0.output)] = Entry($0) }
                 guard case .manifest(let seal, _) = contents, seal != .damaged else { continue }
-                for (key, entry) in theirs where entries[key] == nil { entries[key] = entry }
+                // A shard's record is newer than the folder's own (a shard file is deleted once
+                // absorbed): it wins, so a stale manifest restored from a cache does not undo
+                // what the shards made.
+                for (key, entry) in theirs { entries[key] = entry }
                 manifest.absorbed.append(shard)
             }
         }
@@ -575,13 +599,20 @@ extension Manifest.Entry {
             source: record.source, sourceStamp: FileSystem.Stamp(size: record.sourceSize, modified: record.sourceModified),
             fingerprint: record.fingerprint,
             outputStamp: FileSystem.Stamp(size: record.outputSize, modified: record.outputModified),
-            formatIn: record.formatIn, formatOut: record.formatOut, frames: record.frames)
+            formatIn: record.formatIn, formatOut: record.formatOut, frames: record.frames,
+            sourceContent: record.sourceChanged.map { Manifest.Content(changed: $0, digest: ContentDigest(text: record.sourceDigest)) },
+            outputContent: record.outputChanged.map { Manifest.Content(changed: $0, digest: ContentDigest(text: record.outputDigest)) })
     }
 
     package func record(output: String) -> ManifestFormat.Record {
         ManifestFormat.Record(
             output: output, source: source, sourceSize: sourceStamp.size, sourceModified: sourceStamp.modified,
             fingerprint: fingerprint, outputSize: outputStamp.size, outputModified: outputStamp.modified,
-            formatIn: formatIn, formatOut: formatOut, frames: frames)
+            formatIn: formatIn, formatOut: formatOut, frames: frames,
+            // Both change times or neither: a record is written in fourteen fields or in ten.
+            sourceChanged: sourceContent != nil && outputContent != nil ? sourceContent?.changed : nil,
+            sourceDigest: sourceContent?.digest?.text ?? "",
+            outputChanged: sourceContent != nil && outputContent != nil ? outputContent?.changed : nil,
+            outputDigest: outputContent?.digest?.text ?? "")
     }
 }

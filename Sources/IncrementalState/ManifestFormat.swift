@@ -10,7 +10,10 @@ import BinaryIO
 /// byte, no leading `/`, no empty, `.` or `..` component. Anything else is a damaged record and
 /// is dropped (its output, if any, is then converted again; it is never deleted or written).
 package enum ManifestFormat {
-    package static let header = "cafconv-manifest 2"
+    package static let header = "cafconv-manifest 3"
+    /// The header of version 2: the same lines, each record without the four content fields
+    /// (read, and written back as version 3).
+    package static let headerVersion2 = "cafconv-manifest 2"
     /// The header of the previous version, which had no `end` line.
     package static let headerVersion1 = "cafconv-manifest 1"
     /// The longest line the parser keeps: ten fields of escaped paths (two `PATH_MAX` paths, each
@@ -30,13 +33,17 @@ package enum ManifestFormat {
         case foreign
         /// A version 1 manifest: no `end` line (those were always replaced whole).
         case version1
-        /// Version 2 whose `end` line matches.
+        /// Version 2 or 3 whose `end` line matches.
         case sealed
         /// Version 2 whose `end` line is missing or does not match, or too long to read.
         case damaged
     }
 
-    /// One line of the manifest, as text fields.
+    /// One line of the manifest, as text fields. A record has ten fields (every version) or,
+    /// since version 3, fourteen: the ten, then the source's change time (`st_ctime` in
+    /// nanoseconds) and content digest, the output's change time and content digest. A
+    /// ten-field record (written before version 3, never refreshed since) has no change times
+    /// (`nil`) and no digests (`""`); so has a fourteen-field one whose digests could not be made.
     package struct Record: Equatable {
         package var output: String
         package var source: String
@@ -48,6 +55,27 @@ package enum ManifestFormat {
         package var formatIn: String
         package var formatOut: String
         package var frames: Int64
+        package var sourceChanged: Int64? = nil
+        /// `""` or a digest's text (``isDigest(_:)``).
+        package var sourceDigest: String = ""
+        package var outputChanged: Int64? = nil
+        package var outputDigest: String = ""
+    }
+
+    /// The longest digest field read: `xxh3:` and 32 digits, with room for a longer algorithm's.
+    package static let maximumDigestLength = 80
+
+    /// Whether a digest field is empty or plain: at most ``maximumDigestLength`` bytes of
+    /// lowercase letters, digits, `-` and `:` (it is then written back byte for byte).
+    package static func isDigest(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard field.count <= maximumDigestLength else { return false }
+        for byte in field {
+            switch byte {
+            case 0x30...0x3A, 0x61...0x7A, 0x2D: continue
+            default: return false
+            }
+        }
+        return true
     }
 
     /// Whether `key` may name an output: a relative path that stays inside the manifest's folder.
@@ -203,7 +231,7 @@ package enum ManifestFormat {
                 if byte == 0x0A {
                     if line.elementsEqual(headerVersion1.utf8) {
                         seal = .version1
-                    } else if line.elementsEqual(header.utf8) {
+                    } else if line.elementsEqual(header.utf8) || line.elementsEqual(headerVersion2.utf8) {
                         seal = .sealed
                     } else {
                         seal = .foreign
@@ -294,7 +322,10 @@ package enum ManifestFormat {
         package mutating func finish() -> (seal: Seal, records: [Record]) {
             // A file cut short before its header line ended (empty, as a power cut can leave a
             // new file) is a damaged manifest, not a foreign file: it holds nothing to protect.
-            if seal == nil, header.utf8.starts(with: line) || headerVersion1.utf8.starts(with: line) {
+            if seal == nil,
+                header.utf8.starts(with: line) || headerVersion2.utf8.starts(with: line)
+                    || headerVersion1.utf8.starts(with: line)
+            {
                 return (.damaged, [])
             }
             guard let seal, seal != .foreign else { return (.foreign, []) }
@@ -328,8 +359,14 @@ package enum ManifestFormat {
                 isCanonical(fields.next(), signed: true), isVerbatim(fields.next()),
                 isCanonical(fields.next(), signed: false), isCanonical(fields.next(), signed: true),
                 isVerbatim(fields.next()), isVerbatim(fields.next()), isCanonical(fields.next(), signed: true),
-                fields.isAtEnd, isVerbatim(source)
+                isVerbatim(source)
             else { return false }
+            if !fields.isAtEnd {
+                guard isCanonical(fields.next(), signed: true), let sourceDigest = fields.next(), isDigest(sourceDigest),
+                    isCanonical(fields.next(), signed: true), let outputDigest = fields.next(), isDigest(outputDigest),
+                    fields.isAtEnd
+                else { return false }
+            }
             // ASCII only (its bytes are its PathKey's UTF-8), no `\\` or carriage return.
             if holdsSpecial(output, highBit: true) { return false }
             guard isSafeOutputPath(bytes: output), !source.contains(0) else { return false }
@@ -370,8 +407,9 @@ package enum ManifestFormat {
             return text
         }
 
-        /// The record a line spells, or `nil` when it is damaged: not ten tab-separated fields,
-        /// a number that does not parse, an unsafe output path, or a NUL byte in the source.
+        /// The record a line spells, or `nil` when it is damaged: not ten or fourteen
+        /// tab-separated fields, a number that does not parse, a digest that is not plain
+        /// (``isDigest(_:)``), an unsafe output path, or a NUL byte in the source.
         private mutating func parse(_ line: UnsafeBufferPointer<UInt8>) -> Record? {
             var fields = Fields(line: line)
             guard let output = fields.next(), let source = fields.next(),
@@ -379,8 +417,16 @@ package enum ManifestFormat {
                 let sourceTime: Int64 = fields.next().flatMap(integer), let fingerprint = fields.next(),
                 let outputSize: UInt64 = fields.next().flatMap(integer),
                 let outputTime: Int64 = fields.next().flatMap(integer), let formatIn = fields.next(),
-                let formatOut = fields.next(), let frames: Int64 = fields.next().flatMap(integer), fields.isAtEnd
+                let formatOut = fields.next(), let frames: Int64 = fields.next().flatMap(integer)
             else { return nil }
+            var content: (Int64, String, Int64, String)? = nil
+            if !fields.isAtEnd {
+                guard let sourceChanged: Int64 = fields.next().flatMap(integer), let sourceDigest = fields.next(),
+                    isDigest(sourceDigest), let outputChanged: Int64 = fields.next().flatMap(integer),
+                    let outputDigest = fields.next(), isDigest(outputDigest), fields.isAtEnd
+                else { return nil }
+                content = (sourceChanged, text(sourceDigest), outputChanged, text(outputDigest))
+            }
             // Never trust a record that points outside the manifest's folder (--prune deletes files).
             guard let outputText = unescaped(output, { isSafeOutputPath(bytes: $0) ? text($0) : nil }),
                 let sourceText = unescaped(source, { $0.contains(0) ? nil : text($0) })
@@ -388,7 +434,8 @@ package enum ManifestFormat {
             return Record(
                 output: outputText, source: sourceText, sourceSize: sourceSize, sourceModified: sourceTime,
                 fingerprint: intern(fingerprint), outputSize: outputSize, outputModified: outputTime,
-                formatIn: intern(formatIn), formatOut: intern(formatOut), frames: frames)
+                formatIn: intern(formatIn), formatOut: intern(formatOut), frames: frames, sourceChanged: content?.0,
+                sourceDigest: content?.1 ?? "", outputChanged: content?.2, outputDigest: content?.3 ?? "")
         }
     }
 
@@ -576,7 +623,25 @@ package enum ManifestFormat {
         appendEscaped(record.formatOut, to: &bytes)
         bytes.append(0x09)
         appendDecimal(record.frames.magnitude, negative: record.frames < 0, to: &bytes)
+        // A record with no change times is written as it was read, in ten fields.
+        if let sourceChanged = record.sourceChanged, let outputChanged = record.outputChanged {
+            bytes.append(0x09)
+            appendDecimal(sourceChanged.magnitude, negative: sourceChanged < 0, to: &bytes)
+            bytes.append(0x09)
+            appendDigest(record.sourceDigest, to: &bytes)
+            bytes.append(0x09)
+            appendDecimal(outputChanged.magnitude, negative: outputChanged < 0, to: &bytes)
+            bytes.append(0x09)
+            appendDigest(record.outputDigest, to: &bytes)
+        }
         bytes.append(0x0A)
+    }
+
+    /// Appends a digest's text, or nothing when it is not plain (``isDigest(_:)``: it then reads
+    /// back as "no digest", never as a damaged line).
+    package static func appendDigest(_ digest: String, to bytes: inout [UInt8]) {
+        let utf8 = Array(digest.utf8)
+        if utf8.withUnsafeBufferPointer(isDigest) { bytes.append(contentsOf: utf8) }
     }
 
     /// Appends a number's decimal digits, as `String(_:)` spells it.

@@ -77,6 +77,7 @@ public enum InfoText {
                 "Packets:",
                 "\(count(framesPerPacket, "frame")), \(count(report.bytesPerPacket ?? 0, "byte")) each")
         }
+        add("Opus header:", report.opusHeader)
         if !report.chunks.isEmpty {
             lines.append("Chunks:")
             for chunk in report.chunks {

@@ -140,6 +140,9 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
     public var bytesPerPacket: UInt32?
     /// The channel layout tag or bitmap, spelled out, when the file has one.
     public var channelLayout: String?
+    /// An Opus CAF's `kuki` (Apple's 28 bytes), spelled out: application, rate, frames per packet,
+    /// bit rate, channels (docs/opus.md).
+    public var opusHeader: String?
     /// Every chunk, in file order.
     public var chunks: [Chunk]
     /// Information strings (CAF `info`, WAV `LIST/INFO`, AIFF text chunks).
@@ -161,7 +164,7 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
         case path, container, format, formatDescription, sampleRate, channels, bitsPerChannel, validBitsPerChannel
         case isFloat, byteOrder, frames, durationSeconds, audioOffset, audioBytes, packets, primingFrames
         case remainderFrames, framesPerPacket, bytesPerPacket, channelLayout, chunks, info, markers, loops, warnings, error
-        case regions, instrument
+        case regions, instrument, opusHeader
     }
 
     /// Writes every key of DESIGN.md, with `null` for what is unknown; the extra keys only when known.
@@ -190,6 +193,7 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
         try container.encodeIfPresent(framesPerPacket, forKey: .framesPerPacket)
         try container.encodeIfPresent(bytesPerPacket, forKey: .bytesPerPacket)
         try container.encodeIfPresent(channelLayout, forKey: .channelLayout)
+        try container.encodeIfPresent(opusHeader, forKey: .opusHeader)
         try container.encode(info, forKey: .info)
         try container.encode(markers, forKey: .markers)
         try container.encode(loops, forKey: .loops)
@@ -289,6 +293,15 @@ public enum Inspector {
         }
         if let layout = document.contents.channelLayout {
             info.channelLayout = describeLayout(tag: layout.tag, bitmap: layout.bitmap)
+        }
+        if desc.formatID == .opus, let kuki = document.contents.magicCookie {
+            if let cookie = try? OpusCookie(parsing: kuki.bytes) {
+                let rate = cookie.bitRate == OpusCookie.automaticBitRate ? "auto" : "\(cookie.bitRate) b/s"
+                info.opusHeader =
+                    "application \(cookie.applicationName), \(cookie.sampleRate) Hz, \(cookie.framesPerPacket) frames per packet, bit rate \(rate), \(cookie.channels) channel\(cookie.channels == 1 ? "" : "s")"
+            } else {
+                info.opusHeader = "not Apple's Opus cookie (\(kuki.bytes.count) bytes)"
+            }
         }
         info.chunks = file.chunks.map { AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: $0.declaredSize) }
         info.info = (document.contents.infoStrings?.entries ?? []).map { AudioFileInfo.Text(key: $0.key, value: $0.value) }

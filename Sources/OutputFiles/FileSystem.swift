@@ -246,6 +246,19 @@ package enum FileSystem {
         }
     }
 
+    /// Sets a file's modification time to now (never through a symlink at `path` itself).
+    package static func touch(_ path: String) {
+        _ = withPath(path) { utimensat(AT_FDCWD, $0, nil, AT_SYMLINK_NOFOLLOW) }
+    }
+
+    /// A regular file's stamp and change time (`st_ctime` in nanoseconds), followed through
+    /// symlinks as ``stamp(of:)``; `nil` when there is no regular file.
+    package static func stampAndChange(of path: String) -> (stamp: Stamp, changed: Int64)? {
+        var info = FileStatus()
+        guard status(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return (Stamp(info), Int64(info.changeTime.tv_sec) * 1_000_000_000 + Int64(info.changeTime.tv_nsec))
+    }
+
     package static func stamp(of path: String) -> Stamp? {
         var info = FileStatus()
         guard status(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }

@@ -226,6 +226,44 @@ extension FileSystem {
         }
     }
 
+    /// Outputs (paths as the job names them) whose existing file is kept when the new one holds
+    /// the same bytes: a single-file run for a build system converts every time it is asked,
+    /// and keeping an unchanged output's time lets Make and Ninja (`restat`) skip what depends
+    /// on it. Registered by the engine for the run's one job, removed after it.
+    package static let keptWhenIdentical = Mutex<Set<String>>([])
+
+    /// Whether the regular files `first` and `second` in `folder` hold the same bytes (read in
+    /// blocks; neither followed if a symlink).
+    static func sameContents(_ first: String, _ second: String, in folder: Folder) -> Bool {
+        let a = withPath(first) { openat(folder.descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        guard a >= 0 else { return false }
+        defer { close(a) }
+        let b = withPath(second) { openat(folder.descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        guard b >= 0 else { return false }
+        defer { close(b) }
+        var infoA = FileStatus()
+        var infoB = FileStatus()
+        guard fstat(a, &infoA) == 0, fstat(b, &infoB) == 0, (infoA.st_mode & S_IFMT) == S_IFREG,
+            (infoB.st_mode & S_IFMT) == S_IFREG, infoA.st_size == infoB.st_size
+        else { return false }
+        let size = 1 << 16
+        var left = [UInt8](repeating: 0, count: size)
+        var right = [UInt8](repeating: 0, count: size)
+        var offset: off_t = 0
+        while true {
+            let got = left.withUnsafeMutableBytes { buffer in
+                Syscall.retryOnInterrupt { pread(a, buffer.baseAddress, size, offset) }
+            }
+            let other = right.withUnsafeMutableBytes { buffer in
+                Syscall.retryOnInterrupt { pread(b, buffer.baseAddress, size, offset) }
+            }
+            if got < 0 || got != other { return false }
+            if got == 0 { return true }
+            if left[0..<got] != right[0..<got] { return false }
+            offset += off_t(got)
+        }
+    }
+
     /// The marker in every temporary file name cafconv makes.
     package static let temporaryMarker = ".cafconv-"
 
@@ -331,6 +369,12 @@ extension FileSystem {
                 throw ConversionError.output(.rootMoved(path: folder.rootPath))
             }
             try checkReplaceable(target, in: folder, allowingSymlink: replacingSymlink)
+            if keptWhenIdentical.withLock({ !$0.isEmpty && $0.contains(joined(folder.path, target)) }),
+                sameContents(name, target, in: folder)
+            {
+                discard()
+                return
+            }
             if folder.info(target) != nil {
                 try replaceExisting(replacingSymlink: replacingSymlink)
             } else {

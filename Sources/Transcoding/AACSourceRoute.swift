@@ -42,9 +42,6 @@ package enum AACSourceRoute {
         }
         guard case .caf(let file) = content else { throw .source(.aacUnreadable("not a CAF file")) }
         let decoder = try decoder(file, input)
-        if options.sampleRate.map({ $0 != decoder.sampleRate }) ?? false || options.channels.map({ $0 != decoder.channels }) ?? false {
-            throw .source(.aacNoTransform)
-        }
         let info = SoundInfo(
             frames: decoder.validFrames, sampleRate: decoder.sampleRate, channels: decoder.channels, major: .caf,
             encoding: .float32, endianness: .little)

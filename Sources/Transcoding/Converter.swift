@@ -8,14 +8,8 @@ import WAVEKit
 
 extension FileResult {
     /// Records an IMA4 output that was written and proven: frames, size, proof, and the
-    /// warnings every road gives (a short source, no audio).
-    package mutating func finishIMA4(
-        _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, cancellation: Cancellation
-    ) throws(ConversionError) {
-        try finishIMA4(done, headerFrames: headerFrames, isCancelled: { cancellation.isCancelled })
-    }
-
-    /// Records an IMA4 output, `isCancelled` asked before the report says it was written.
+    /// warnings every codec gives (a short source, no audio); `isCancelled` is asked before the
+    /// report says it was written.
     package mutating func finishIMA4(
         _ done: (frames: Int64, document: CAFDocument, proof: Proof), headerFrames: Int64?, isCancelled: () -> Bool
     ) throws(ConversionError) {
@@ -69,6 +63,7 @@ package enum Converter {
             // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
             let source = try SourceStage.open(job, options: options, warnings: &result.warnings)
             result.formatIn = source.formatCode
+            try source.admits(options, result: &result)
             let codec = OutputCodecs.codec(for: source, options: options)
             try chain(
                 codec, source: source, job: job, options: options, result: &result, temporaryFile: &temporaryFile,

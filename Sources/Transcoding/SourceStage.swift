@@ -81,6 +81,17 @@ package struct SourceStage {
         return encoding
     }
 
+    /// Refuses what `options` ask of this source that it cannot do, once it is open (so the
+    /// report says what the source is): an AAC source is not resampled or remixed.
+    package func admits(_ options: ConversionOptions, result: inout FileResult) throws(ConversionError) {
+        guard case .aac? = codec else { return }
+        result.channels = info.channels
+        result.sampleRate = info.sampleRate
+        if options.sampleRate.map({ $0 != info.sampleRate }) ?? false || options.channels.map({ $0 != info.channels }) ?? false {
+            throw .source(.aacNoTransform)
+        }
+    }
+
     /// Refuses an output plan this source cannot be written as, once the plan is known (so the
     /// report says what was asked): IMA4 becomes linear PCM or stays IMA4; µ-law, A-law and ALAC
     /// from IMA4 are refused.

@@ -36,6 +36,7 @@ enum CAFConv {
                 Subcommand(Convert.name, abstract: Convert.abstract) { Convert.command },
                 Subcommand(Info.name, abstract: Info.abstract) { Info.command },
                 Subcommand(Verify.name, abstract: Verify.abstract) { Verify.command },
+                Subcommand(Report.name, abstract: Report.abstract) { Report.command },
             ]),
         version: version,
         // The manual is dated by SOURCE_DATE_EPOCH (make install sets the last commit's time) or
@@ -88,16 +89,37 @@ enum CAFConv {
         // Only a hint: a run it misses loads libsndfile at its first file, one it wrongly starts for
         // spends CPU time on another thread, so it looks for the options that convert nothing.
         if arguments.first == Convert.name, !arguments.contains(where: convertsNothing) { Engine.preloadLibraries() }
-        let status = program.run(arguments) { invocation throws(CommandLineError) in
+        // Bazel starts a persistent worker as the tool's command line plus this flag.
+        if arguments.contains(PersistentWorker.flag) {
+            let status = PersistentWorker.serve(startup: arguments.filter { $0 != PersistentWorker.flag }, run: run)
+            Console.flush()
+            exit(status)
+        }
+        // A Bazel action's arguments come in a parameter file (--flagfile=PATH) whether or not a
+        // worker runs it.
+        let expanded: [String]
+        switch PersistentWorker.expand(arguments) {
+        case .success(let all): expanded = all
+        case .failure(let refusal):
+            Console.error(refusal.message, terminator: "")
+            exit(ExitStatus.usage)
+        }
+        let status = run(expanded)
+        Console.flush()
+        exit(status)
+    }
+
+    /// Runs one command line (a process's, or one persistent-worker request's) to its exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
             case Convert.name: return try Convert(invocation).run()
             case Info.name: return try Info(invocation).run()
             case Verify.name: return try Verify(invocation).run()
+            case Report.name: return try Report(invocation).run()
             default: throw CommandLineError("no subcommand '\(invocation.path.joined(separator: " "))'")
             }
         }
-        Console.flush()
-        exit(status)
     }
 }
 

@@ -5,6 +5,7 @@ import ConversionModel
 import IncrementalState
 import OutputFiles
 import Rules
+import SoundReport
 import Transcoding
 import Verification
 
@@ -35,6 +36,11 @@ struct Convert {
     static let depfile = Option<String>(
         "depfile", help: "Write each output's dependencies (its source and rules file) to this file, in Make syntax.",
         completion: .files)
+    static let htmlReport = Option<String>(
+        "report", valueName: "file",
+        help:
+            "Also write an HTML report of the run to this file: each output beside its source (levels, waveforms, loops, the proof), failures first (see cafconv report).",
+        completion: .files)
     static let rules = Option<String>(
         "rules",
         help: "Take per-file settings from this rules file (TOML) instead of a cafconv.toml at each folder input.",
@@ -49,7 +55,7 @@ struct Convert {
         case "-l", "--channellayout": why = "cafconv copies the source's channel layout (from WAVE_FORMAT_EXTENSIBLE)"
         case "--src-complexity": why = "cafconv resamples with libsoxr; --src-quality (-r) chooses its recipe"
         // afconvert's -q (quality) is cafconv's --quiet: only its long spelling is listed.
-        case "--bitrate", "-s", "--strategy", "--quality":
+        case "--bitrate", "--quality":
             why = "cafconv's AAC takes only the bit rate, -b (--bit-rate); libavcodec's encoder chooses the rest"
         case "--prime-method", "--prime-override", "--no-filler", "--codec-manuf":
             why = "cafconv writes no codec that needs priming or encoder options"
@@ -123,9 +129,15 @@ struct Convert {
                 modified.
 
                 Re-runs are incremental, like make: an output is converted again only when it is \
-                missing, its source changed (size or modification time), the conversion options \
-                changed, or the output itself was changed. The state lives in a .cafconv-manifest file \
-                in the output folder (or in the input folder when outputs are written beside inputs). \
+                missing, its source's bytes changed, the conversion options changed, or the output \
+                itself was changed (size and times decide when they match the record; when they \
+                differ, as after a fresh checkout or a plain copy, an XXH3-128 digest of the bytes \
+                does). The state lives in a .cafconv-manifest file in the output folder (or in the \
+                input folder when outputs are written beside inputs). One input file with -o FILE \
+                is the single-file mode for build systems: no manifest, it reads only the file and \
+                --rules, writes only the output (kept as it is when the bytes are the same) and \
+                --depfile, and converts every time. --persistent_worker serves Bazel's JSON worker \
+                protocol on stdin and stdout; --flagfile=PATH reads arguments from PATH, one a line. \
                 --force converts everything; --dry-run prints the plan and writes nothing; --check \
                 writes nothing, lists on stdout each output that is missing, out of date or orphaned \
                 (also with -q) and exits 1 if there is any (or an input is unreadable). Outputs cafconv \
@@ -162,7 +174,7 @@ struct Convert {
                 output, setting("endian"), dataFormat, setting("bit-rate"), fileType, setting("channels"),
                 setting("mix"), setting("no-mix"), setting("src-quality"), setting("dither"), include, exclude,
                 setting("jobs"), setting("force"), rules, depfile, setting("shard"), setting("dry-run"), check,
-                setting("prune"), SharedOptions.report, verbose, setting("strip-metadata"),
+                setting("prune"), SharedOptions.report, verbose, setting("strip-metadata"), htmlReport,
             ]))
         command.foreignOption = afconvertOption
         return command
@@ -178,6 +190,7 @@ struct Convert {
     let verbose: Bool
     let rulesFile: String?
     let depfile: String?
+    let htmlReport: String?
     /// Rules keys the command line sets: they win over rules files.
     let commandLineKeys: Set<RuleKey>
 
@@ -191,6 +204,7 @@ struct Convert {
         verbose = invocation[Self.verbose]
         rulesFile = invocation[Self.rules]
         depfile = invocation[Self.depfile]
+        htmlReport = invocation[Self.htmlReport]
         if inputs.isEmpty { throw CommandLineError("give at least one audio file or folder") }
         if let type = invocation[Self.fileType], !["caff", "caf"].contains(type.lowercased()) {
             throw CommandLineError("-f \(type): cafconv writes CAF only; use -f caff or leave -f out")
@@ -252,8 +266,15 @@ struct Convert {
         line?.clear()
         Output.render(report, style: style, printed: log.printed)
         if let depfile, !report.interrupted {
-            do throws(ConversionError) { try Depfile.write(Depfile.text(for: report), to: depfile) } catch {
+            do throws(ConversionError) { try Depfile.write(Depfile.bytes(for: report), to: depfile) } catch {
                 Console.error("\(Output.errorPrefix(color: terminal.color)) \(PathBytes.display("\(depfile): \(error.message)"))")
+                return ExitStatus.failure
+            }
+        }
+        if let htmlReport, !report.interrupted, !options.dryRun {
+            let start = FileSystem.now()
+            let entries = Report.entries(of: report, jobs: options.jobs)
+            guard Report.write(entries, title: "cafconv convert", to: htmlReport, readIn: FileSystem.now() &- start, quiet: quiet) else {
                 return ExitStatus.failure
             }
         }

@@ -24,7 +24,8 @@ struct RuleTests {
                 "desc-first", "desc-size", "one-desc", "one-data", "size-minus-one", "chunk-within-file",
                 "chunk-count", "file-ends-with-chunk", "sample-rate", "channels", "lpcm-bits",
                 "lpcm-frames-per-packet", "lpcm-bytes-per-packet", "whole-frames", "compressed-bits",
-                "pakt-required", "pakt-frames", "chunk-body", "pakt-bytes", "chan-size", "chan-channels",
+                "pakt-required", "pakt-frames", "opus-priming", "chunk-body", "pakt-bytes", "opus-kuki", "chan-size",
+                "chan-channels",
                 "peak-size", "info-count", "mark-position", "regn-position", "format", "byte-order", "bits",
                 "float", "frames",
             ])

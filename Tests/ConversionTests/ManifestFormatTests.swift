@@ -58,12 +58,12 @@ struct ManifestFormatTests {
         }
         #expect(fed <= ManifestFormat.header.utf8.count + 1)
         #expect(parser.finish().seal == .foreign)
-        #expect(ManifestFormat.parse(Array("cafconv-manifest 3\nx\n".utf8)).seal == .foreign)
+        #expect(ManifestFormat.parse(Array("cafconv-manifest 4\nx\n".utf8)).seal == .foreign)
     }
 
     @Test("a manifest cut short inside its header line (or empty) is damaged, not foreign: the next run replaces it")
     func cutInHeader() {
-        for text in ["", "caf", "cafconv-manifest", "cafconv-manifest 2", "cafconv-manifest 1"] {
+        for text in ["", "caf", "cafconv-manifest", "cafconv-manifest 3", "cafconv-manifest 2", "cafconv-manifest 1"] {
             #expect(ManifestFormat.parse(Array(text.utf8)).seal == .damaged, "\(text)")
         }
         #expect(ManifestFormat.parse(Array("cafconv-manifesto".utf8)).seal == .foreign)
@@ -139,7 +139,7 @@ struct ManifestFormatTests {
         }
         let tail = Array("\t/s\t1\t2\tv\t1\t2\tA\tB\t3\n".utf8)
         let body =
-            Array("cafconv-manifest 2\n".utf8) + Array("a b.caf".utf8) + tail + Array("z.caf".utf8) + tail
+            Array("cafconv-manifest 3\n".utf8) + Array("a b.caf".utf8) + tail + Array("z.caf".utf8) + tail
             + Array("\u{E9}.caf".utf8) + tail + [0xFF, 0x2E] + tail
         #expect(manifest.encoded() == body + Array(ManifestFormat.seal(body).utf8))
         #expect(ManifestFormat.seal(Array("x".utf8)) == "end af63f54c86021707\n")

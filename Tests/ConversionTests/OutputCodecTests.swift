@@ -15,7 +15,7 @@ struct OutputCodecTests {
     @Test("the registry's spellings are the -d list the parser's errors quote, in the same order")
     func spellingsAreTheParsersList() {
         #expect(OutputCodecs.examples.hasPrefix("LEI16 BEI16 "))
-        #expect(OutputCodecs.examples.hasSuffix(" ima4 aac"))
+        #expect(OutputCodecs.examples.hasSuffix(" ima4 aac opus"))
         #expect(throws: DataFormatError("'xyz' is not a data format; use one of \(OutputCodecs.examples)")) {
             try DataFormat(parsing: "xyz")
         }

@@ -60,7 +60,7 @@ struct OutputRootTests {
         let depfile = folder.file("deps.d")
         // The name the temporary file used to have: PATH.cafconv-PID.tmp.
         try #require(link(outside, depfile + ".cafconv-\(getpid()).tmp") == 0)
-        try Depfile.write("out.caf: in.wav\n", to: depfile)
+        try Depfile.write(Array("out.caf: in.wav\n".utf8), to: depfile)
         #expect(readFile(outside) == Array("keep me\n".utf8), "wrote through a planted hard link")
         #expect(readFile(depfile) == Array("out.caf: in.wav\n".utf8))
         #expect(names(folder.path).filter { $0.hasPrefix(".deps.d") }.isEmpty, "temporary file left")
@@ -72,7 +72,7 @@ struct OutputRootTests {
         let outside = folder.write("outside.txt", Array("keep me\n".utf8))
         let depfile = folder.file("deps.d")
         try #require(symlink(outside, depfile) == 0)
-        #expect(throws: ConversionError.self) { try Depfile.write("out.caf: in.wav\n", to: depfile) }
+        #expect(throws: ConversionError.self) { try Depfile.write(Array("out.caf: in.wav\n".utf8), to: depfile) }
         #expect(readFile(outside) == Array("keep me\n".utf8))
         var info = stat()
         #expect(lstat(depfile, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK)

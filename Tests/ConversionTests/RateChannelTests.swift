@@ -438,7 +438,8 @@ struct DitherAndFingerprintTests {
     func incremental() throws {
         let folder = TempDirectory()
         let input = folder.write("in.wav", WAVFixture.signal(.int16, channels: 1, frames: 1000).bytes)
-        let output = folder.file("out.caf")
+        // Into a folder: a single file with -o FILE keeps no state (issue 34's single-file mode).
+        let output = folder.file("out") + "/"
         _ = Engine.convert(inputs: [input], output: output, options: ConversionOptions(jobs: 1, sampleRate: 22050))
         let again = Engine.convert(inputs: [input], output: output, options: ConversionOptions(jobs: 1, sampleRate: 22050))
         #expect(again.files.first?.status == .upToDate)

@@ -107,3 +107,88 @@ struct ShardTests {
         #expect(last.totals.upToDate == 24 && last.totals.converted == 0)
     }
 }
+
+/// Issue 34: shards, caches and gathers compose.
+@Suite("shards over a cached output folder, gathers copied plainly")
+struct ShardCacheTests {
+    let options = ConversionOptions(jobs: 2)
+    func shard(_ text: String, _ base: ConversionOptions = ConversionOptions(jobs: 2)) throws -> ConversionOptions {
+        var options = base
+        options.shard = try Shard(parsing: text)
+        return options
+    }
+
+    @Test("a shard run over a folder a full run made (a restored cache) converts nothing")
+    func shardOverCache() throws {
+        let folder = TempDirectory()
+        sourceTree(folder, count: 8)
+        let input = folder.file("in")
+        #expect(Engine.convert(inputs: [input], output: folder.file("out"), options: options).totals.converted == 8)
+        var upToDate = 0
+        for text in ["1/2", "2/2"] {
+            let report = Engine.convert(inputs: [input], output: folder.file("out"), options: try shard(text))
+            #expect(report.totals.converted == 0, "\(text): \(report.files.map { ($0.status, $0.reason ?? "") })")
+            upToDate += report.totals.upToDate
+        }
+        #expect(upToDate == 8)
+        // And the gather of those shard records with the main manifest is a no-op.
+        #expect(Engine.convert(inputs: [input], output: folder.file("out"), options: options).totals.upToDate == 8)
+    }
+
+    @Test("a gather prefers the shards' records to a stale manifest from a cache")
+    func gatherPrefersShards() throws {
+        let folder = TempDirectory()
+        sourceTree(folder, count: 8)
+        let input = folder.file("in")
+        let out = folder.file("out")
+        _ = Engine.convert(inputs: [input], output: out, options: options)
+        let stale = try #require(readFile(folder.file("out/.cafconv-manifest")))
+        // The shards convert with other options; the gathered folder still holds the old manifest.
+        var lei24 = ConversionOptions(jobs: 2)
+        lei24.dataFormat = try DataFormat(parsing: "LEI24")
+        for text in ["1/2", "2/2"] {
+            #expect(Engine.convert(inputs: [input], output: out, options: try shard(text, lei24)).totals.failed == 0)
+        }
+        writeFile(folder.file("out/.cafconv-manifest"), stale)
+        let gathered = Engine.convert(inputs: [input], output: out, options: lei24)
+        #expect(gathered.totals.upToDate == 8 && gathered.totals.converted == 0, "\(gathered.files.map { $0.reason ?? "" })")
+    }
+
+    @Test("--prune --shard prunes the orphans of its share, recorded in the folder's own manifest")
+    func pruneWithShard() throws {
+        let folder = TempDirectory()
+        sourceTree(folder, count: 8)
+        let input = folder.file("in")
+        let out = folder.file("out")
+        _ = Engine.convert(inputs: [input], output: out, options: options)
+        unlink(folder.file("in/f1.wav"))
+        unlink(folder.file("in/f2.wav"))
+        var pruned = 0
+        for text in ["1/2", "2/2"] {
+            var prune = try shard(text)
+            prune.prune = true
+            let report = Engine.convert(inputs: [input], output: out, options: prune)
+            pruned += report.totals.pruned
+        }
+        #expect(pruned == 2)
+        #expect(!exists(folder.file("out/f1.caf")) && !exists(folder.file("out/f2.caf")))
+    }
+
+    @Test("shard outputs gathered with a plain cp -r (no times kept): --check passes and a full run converts nothing")
+    func plainCopyGather() throws {
+        let folder = TempDirectory()
+        sourceTree(folder, count: 8)
+        let input = folder.file("in")
+        for index in 1...2 {
+            _ = Engine.convert(inputs: [input], output: folder.file("shard\(index)"), options: try shard("\(index)/2"))
+        }
+        _ = try run("/bin/mkdir", ["-p", folder.file("gather")])
+        for index in 1...2 {
+            _ = try run("/bin/sh", ["-c", "cp -r \"$0\"/. \"$1\"", folder.file("shard\(index)"), folder.file("gather")])
+        }
+        let check = Engine.convert(inputs: [input], output: folder.file("gather"), options: ConversionOptions(jobs: 2, dryRun: true))
+        #expect(check.isCurrent && check.totals.upToDate == 8, "\(check.files.map { ($0.status, $0.reason ?? "") })")
+        let full = Engine.convert(inputs: [input], output: folder.file("gather"), options: options)
+        #expect(full.totals.converted == 0 && full.totals.upToDate == 8)
+    }
+}

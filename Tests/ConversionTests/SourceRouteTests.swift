@@ -88,6 +88,13 @@ struct SourceRouteTests {
         #expect(refusal(path, try options("aac")) == .source(.aacToAAC))
         #expect(refusal(path, try options("I8")) == .source(.aacBits(8)))
         #expect(refusal(path, try options("ulaw")) == .source(.aacToOther))
+        // Resampling or remixing is refused once the source is open, and the report says what it is.
+        let folder = TempDirectory()
+        for asked in [ConversionOptions(jobs: 1, sampleRate: 22050), ConversionOptions(jobs: 1, channels: 1)] {
+            let result = Converter.convert(Job(input: path, output: folder.file("out.caf")), options: asked, sequence: 0)
+            #expect(result.error == .source(.aacNoTransform))
+            #expect(result.formatIn == "aac" && result.channels == 2 && result.sampleRate == 44100)
+        }
         var warnings: [ConversionWarning] = []
         #expect(throws: ConversionError.source(.aacDecodedOnlyByConvert(formatID: "aac"))) {
             try SourceStage.open(path, warnings: &warnings)

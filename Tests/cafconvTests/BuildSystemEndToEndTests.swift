@@ -119,6 +119,88 @@ struct BuildSystemEndToEndTests {
     }
 }
 
+/// Issue 34: depfiles that Ninja and Make read right, checked with the real tools.
+@Suite("Depfiles with awkward names, read by Ninja and Make")
+struct DepfileNamesEndToEndTests {
+    static let names = ["a b", "h#x", "d$x", "c:x", "s\\ z", "\u{FC}ber", "x\\y"]
+
+    /// Ninja's build-file spelling of a path.
+    func ninjaPath(_ path: String) -> String {
+        path.replacingOccurrences(of: "$", with: "$$").replacingOccurrences(of: " ", with: "$ ")
+            .replacingOccurrences(of: ":", with: "$:")
+    }
+
+    @Test(
+        "ninja -t deps lists each source as it is named; make finds every prerequisite",
+        .enabled(if: BuildSystemEndToEndTests.tool("ninja") != nil && BuildSystemEndToEndTests.tool("make") != nil,
+            "ninja or make is not installed (apt-get install ninja-build make)"))
+    func realTools() throws {
+        let ninja = try #require(BuildSystemEndToEndTests.tool("ninja"))
+        let make = try #require(BuildSystemEndToEndTests.tool("make"))
+        let folder = TempDirectory()
+        var manifest = """
+            rule caf
+              command = \(RepositoryPaths.executable) convert -q $in -o $out --depfile $out.d
+              depfile = $out.d
+              deps = gcc
+
+            """
+        for (index, name) in Self.names.enumerated() {
+            folder.write("Sounds/\(name).wav", WAVFixture.signal(.int16, channels: 1, frames: 100, seed: UInt64(index)).bytes)
+            manifest += "build \(ninjaPath("Build/\(name).caf")): caf \(ninjaPath("Sounds/\(name).wav"))\n"
+        }
+        folder.write("build.ninja", Array(manifest.utf8))
+        let built = try run(ninja, ["-j", "1"], currentDirectory: folder.path)
+        #expect(built.status == 0, "\(built.text) \(built.stderr)")
+        // Ninja moved each depfile into its log: what it recorded is what it parsed.
+        let deps = try run(ninja, ["-t", "deps"], currentDirectory: folder.path).text
+        for name in Self.names {
+            #expect(deps.contains("Build/\(name).caf: #deps 1") && deps.contains("\n    Sounds/\(name).wav\n"), "\(name): \(deps)")
+        }
+        let again = try run(ninja, ["-n", "-d", "explain"], currentDirectory: folder.path)
+        #expect(again.text.contains("no work to do"), "\(again.text) \(again.stderr)")
+
+        // Make: the same depfiles, written by a direct run, included by a Makefile.
+        var includes = ""
+        for name in Self.names {
+            let result = try run(
+                RepositoryPaths.executable,
+                ["convert", "-q", "Sounds/\(name).wav", "-o", "Make/\(name).caf", "--depfile", "Make/\(Self.names.firstIndex(of: name) ?? 0).d"],
+                currentDirectory: folder.path)
+            #expect(result.status == 0, "\(result.stderr)")
+            includes += "include Make/\(Self.names.firstIndex(of: name) ?? 0).d\n"
+        }
+        folder.write("Makefile", Array((includes + "Make/%.caf:\n\t@true\n").utf8))
+        for name in Self.names {
+            // Up to date (0) when the prerequisite was read right; a misread name is "no rule to make" (2).
+            let target = "Make/\(name).caf"
+            let fresh = try run(make, ["-q", target], currentDirectory: folder.path)
+            #expect(fresh.status == 0, "\(name): \(fresh.stderr)")
+        }
+        Thread.sleep(forTimeInterval: 0.02)
+        for name in Self.names {
+            try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: folder.file("Sounds/\(name).wav"))
+            let target = "Make/\(name).caf"
+            let stale = try run(make, ["-q", target], currentDirectory: folder.path)
+            #expect(stale.status == 1, "\(name): \(stale.stderr)")
+        }
+    }
+
+    @Test("a name with a tab, a newline or a trailing backslash is refused with a clear message")
+    func refused() throws {
+        let folder = TempDirectory()
+        // A tab in the output's name; a source whose name ends with a backslash.
+        for (index, (source, output)) in [("S/0.wav", "O/t\tab.caf"), ("S/back\\", "O/1.caf")].enumerated() {
+            folder.write(source, WAVFixture.signal(.int16, channels: 1, frames: 100, seed: UInt64(index)).bytes)
+            let result = try run(
+                RepositoryPaths.executable, ["convert", "-q", folder.file(source), "-o", folder.file(output), "--depfile", folder.file("d")])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("which Make and Ninja depfiles cannot carry; rename it"), "\(result.stderr)")
+            #expect(!exists(folder.file("d")))
+        }
+    }
+}
+
 /// The rules file, `--shard` and the size report as the command line shows them.
 @Suite("Rules, shards and sizes on the command line")
 struct RulesCommandLineTests {

@@ -72,7 +72,7 @@ struct CommandLineEndToEndTests {
     @Test(
         "usage errors: exit 64, cafconv: error:, the reason, the usage",
         arguments: [
-            ([], "Missing subcommand; use one of convert, info or verify"),
+            ([], "Missing subcommand; use one of convert, info, verify or report"),
             (["nope"], "Unknown subcommand 'nope'"),
             (["conver", "x.wav"], "Did you mean 'convert'?"),
             (["help", "nope"], "Unknown subcommand 'nope'"),

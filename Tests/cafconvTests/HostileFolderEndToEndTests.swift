@@ -127,7 +127,7 @@ struct HostileFolderEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(readFile(victim) == Array("precious".utf8), "a file was overwritten through a symlink")
         let rewritten = try #require(readFile(manifest))
-        #expect(rewritten.starts(with: Array("cafconv-manifest 2\n".utf8)))
+        #expect(rewritten.starts(with: Array("cafconv-manifest 3\n".utf8)))
         var info = stat()
         #expect(lstat(manifest, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
 
@@ -281,7 +281,7 @@ struct HostileFolderEndToEndTests {
         let manifest = folder.write("out/.cafconv-manifest", [])
         let result = try cafconv(["convert", folder.file("in"), "-o", folder.file("out")])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(readFile(manifest).map { $0.starts(with: Array("cafconv-manifest 2\n".utf8)) } == true)
+        #expect(readFile(manifest).map { $0.starts(with: Array("cafconv-manifest 3\n".utf8)) } == true)
         let again = try cafconv(["convert", "--check", folder.file("in"), "-o", folder.file("out")])
         #expect(again.status == 0, "\(again.stderr)")
     }

@@ -17,16 +17,18 @@ struct LibraryLoadingEndToEndTests {
     @Test("without libsndfile and libsoxr, the binary still starts, and info, --version and up-to-date runs work")
     func startsWithoutThem() throws {
         let folder = TempDirectory()
-        let wav = folder.write("a.wav", WAVFixture.signal(.int16, channels: 1, frames: 500).bytes)
+        let wav = folder.write("in/a.wav", WAVFixture.signal(.int16, channels: 1, frames: 500).bytes)
         let caf = folder.file("out/a.caf")
-        let made = try run(RepositoryPaths.executable, ["convert", "-q", wav, "-o", caf])
+        // A folder run: it keeps a manifest (a single file with -o FILE keeps none, and always converts).
+        let made = try run(RepositoryPaths.executable, ["convert", "-q", folder.file("in"), "-o", folder.file("out")])
         #expect(made.status == 0, "\(made.stderr)")
         let broken = Self.brokenLibraries(folder, ["libsndfile.so.1", "libsoxr.so.0"])
         let version = try run(RepositoryPaths.executable, ["--version"], environment: broken)
         #expect(version.status == 0, "\(version.stderr)")
         let info = try run(RepositoryPaths.executable, ["info", "--brief", wav, caf], environment: broken)
         #expect(info.status == 0 && info.text.contains("a.caf"), "\(info.stderr)")
-        let again = try run(RepositoryPaths.executable, ["convert", wav, "-o", caf], environment: broken)
+        let again = try run(
+            RepositoryPaths.executable, ["convert", folder.file("in"), "-o", folder.file("out")], environment: broken)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("1 up to date"), "\(again.stderr)")
     }

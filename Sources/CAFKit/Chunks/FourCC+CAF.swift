@@ -46,6 +46,8 @@ extension FourCC {
     public static let alac = FourCC("alac")
     /// MPEG-4 AAC format ID.
     public static let aac = FourCC("aac ")
+    /// Opus (`opus`).
+    public static let opus = FourCC("opus")
     /// µ-law format ID.
     public static let ulaw = FourCC("ulaw")
     /// A-law format ID.

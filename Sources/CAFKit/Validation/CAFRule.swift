@@ -37,11 +37,16 @@ public enum CAFRule: String, CaseIterable, Sendable, Codable {
     case paktRequired = "pakt-required"
     /// The packet table's frame counts must add up.
     case paktFrames = "pakt-frames"
+    /// An Opus file's `pakt` keeps the encoder's pre-skip as priming (not ffmpeg's priming 0 with
+    /// every decoded frame counted valid).
+    case opusPriming = "opus-priming"
     // Chunk bodies.
     /// A chunk body must be readable.
     case chunkBody = "chunk-body"
     /// The packet table's sizes must add up to the audio bytes.
     case paktBytes = "pakt-bytes"
+    /// An Opus file's `kuki` is Apple's 28 bytes and agrees with `desc`.
+    case opusCookie = "opus-kuki"
     /// A `chan` chunk's size must match its descriptions.
     case chanSize = "chan-size"
     /// A `chan` chunk describes as many channels as `desc`.
@@ -89,6 +94,8 @@ public enum CAFRule: String, CaseIterable, Sendable, Codable {
         case .compressedBits: return "A compressed format declares 0 bits per channel."
         case .paktRequired: return "A format with packets of varying size has a 'pakt' chunk."
         case .paktFrames: return "The packet table's frame counts add up."
+        case .opusPriming: return "An Opus file's 'pakt' counts the encoder's pre-skip as priming, not as audio."
+        case .opusCookie: return "An Opus file's 'kuki' is 28 bytes and agrees with 'desc'."
         case .chunkBody: return "Every known chunk's body can be read."
         case .paktBytes: return "The packet sizes add up to the audio bytes."
         case .chanSize: return "A 'chan' chunk's size matches its channel descriptions."

@@ -72,6 +72,7 @@ public enum CAFValidator {
     public static func validate(_ file: CAFFile, expecting expected: CAFExpectations = CAFExpectations()) -> [CAFDiagnostic] {
         var problems = structuralProblems(file)
         problems += packetProblems(file)
+        problems += opusPrimingProblems(file)
         problems += expectationProblems(file, expected)
         return problems
     }
@@ -84,7 +85,9 @@ public enum CAFValidator {
     {
         var problems = structuralProblems(document.file)
         problems += packetProblems(document.file)
+        problems += opusPrimingProblems(document.file)
         problems += bodyProblems(document)
+        problems += opusCookieProblems(document)
         problems += expectationProblems(document.file, expected)
         return problems
     }

@@ -19,6 +19,10 @@ int cafconv_exchange_at(int folder, const char *first, const char *second);
 /// cannot, linkat(2) then unlinkat(2)). Returns 0, or -1 with errno set.
 int cafconv_rename_noreplace_at(int folder, const char *from, const char *to);
 
+/// A new anonymous file in memory, close-on-exec (memfd_create(2); where there is none, an
+/// O_TMPFILE file in /tmp). Returns the descriptor, or -1 with errno set.
+int cafconv_anonymous_file(const char *name);
+
 /// Creates the new file `name` in the open folder `folder` (never through a symlink, never an
 /// existing file: EEXIST) and returns it open for reading and writing, holding its flock(2).
 /// Where the system can (O_TMPFILE, then linkat(2) through /proc/self/fd), the file only gets

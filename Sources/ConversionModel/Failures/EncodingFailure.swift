@@ -8,6 +8,12 @@ public enum EncodingFailure: Error, Equatable, Sendable, CustomStringConvertible
     case aacChannels(Int, maximum: Int)
     /// `-b asked` is outside what AAC takes at this rate and channel count.
     case aacBitRate(asked: Int, sampleRate: Int, channels: Int, lowest: Int, highest: Int)
+    /// Opus codes at 8000, 12000, 16000, 24000 and 48000 Hz only; `-d opus@RATE` asked another.
+    case opusSampleRate(Int)
+    /// cafconv codes Opus in 1 or 2 channels (more need a channel mapping no Apple file shows).
+    case opusChannels(Int)
+    /// `-b asked` is outside what cafconv's Opus encoder takes for this channel count.
+    case opusBitRate(asked: Int, channels: Int, lowest: Int, highest: Int)
     /// IMA4 holds 1 to 1024 channels.
     case ima4Channels(Int)
     /// IMA4 needs a positive sample rate.
@@ -45,7 +51,7 @@ public enum EncodingFailure: Error, Equatable, Sendable, CustomStringConvertible
     /// The kind of failure.
     public var code: ConversionError.Code {
         switch self {
-        case .aacSampleRate, .aacChannels, .aacBitRate, .ima4Channels, .ima4SampleRate, .libsndfileCannotWrite,
+        case .aacSampleRate, .aacChannels, .aacBitRate, .opusChannels, .opusBitRate, .opusSampleRate, .ima4Channels, .ima4SampleRate, .libsndfileCannotWrite,
             .headerTooLong, .transform, .encoder, .cannotCheck, .notReproduced, .aacLFE, .rules:
             return .unsupported
         case .readFailed, .sourceRead, .unexpected: return .io
@@ -66,6 +72,14 @@ public enum EncodingFailure: Error, Equatable, Sendable, CustomStringConvertible
         case .aacBitRate(let asked, let sampleRate, let channels, let lowest, let highest):
             return
                 "-b \(asked): AAC at \(sampleRate) Hz with \(channels) channel\(channels == 1 ? "" : "s") takes \(lowest) to \(highest) bits per second"
+        case .opusSampleRate(let rate):
+            return "Opus codes at 8000, 12000, 16000, 24000 or 48000 Hz, not \(rate); ask for one with -d opus@RATE (without @, other rates become 48000)"
+        case .opusChannels(let channels):
+            return
+                "cafconv codes Opus in 1 or 2 channels, not \(channels) (an Opus CAF of more channels needs a channel mapping no Apple file has shown); mix it down with -c 2"
+        case .opusBitRate(let asked, let channels, let lowest, let highest):
+            return
+                "-b \(asked): Opus with \(channels) channel\(channels == 1 ? "" : "s") takes \(lowest) to \(highest) bits per second"
         case .ima4Channels(let channels): return "IMA4 holds 1 to 1024 channels; the audio has \(channels)"
         case .ima4SampleRate(let rate): return "IMA4 needs a positive sample rate; the audio has \(rate) Hz"
         case .libsndfileCannotWrite(let target, let reason): return "libsndfile cannot write \(target) CAF: \(reason)"

@@ -3,6 +3,8 @@
 public enum MetadataWarning: Equatable, Sendable, CustomStringConvertible {
     /// An AAC source's loops, markers and text, which are not carried.
     case notCarriedFromAAC
+    /// An Ogg Opus source's OpusHead output gain (Q7.8 dB), which an Opus CAF cannot carry.
+    case opusOutputGain(Int)
     /// A CAF source's `info` or `edct` chunk whose count says another number of pairs than it
     /// holds (or with stray bytes after them); the output's says what it holds.
     case infoCount(chunk: String, declared: Int, held: Int, strayBytes: Int)
@@ -29,6 +31,8 @@ public enum MetadataWarning: Equatable, Sendable, CustomStringConvertible {
         case .notRescaled(let sentence): sentence
         case .notWrittenToAAC:
             "the source's loops, markers and text are not written: -d aac outputs carry none (--strip-metadata drops them without this warning)"
+        case .opusOutputGain(let gain):
+            "the source's OpusHead asks for an output gain of \(Double(gain) / 256) dB, which a CAF cannot carry: the moved packets play without it"
         case .notCarriedFromAAC:
             "the source's loops, markers and text are not written: they are not carried from AAC sources (--strip-metadata drops them without this warning)"
         case .infoCount(let chunk, let declared, let held, let strayBytes):

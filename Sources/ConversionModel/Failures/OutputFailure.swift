@@ -40,6 +40,9 @@ public enum OutputFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case sameOutput(others: [String], output: String)
     /// `--depfile`: the file cannot be written; the reason keeps its own code.
     indirect case depfileNotWritten(ConversionError)
+    /// `--depfile`: `path` holds a character Ninja's depfile syntax cannot carry (a tab, a
+    /// newline, a carriage return, or a trailing backslash).
+    case depfileCannotName(path: String, character: String)
     /// AAC's spool file (the encoded packets, before the header is known) cannot be created in
     /// `folder`.
     case spoolNotCreated(folder: String, errno: Int32)
@@ -97,6 +100,9 @@ public enum OutputFailure: Error, Equatable, Sendable, CustomStringConvertible {
             return
                 "\(others.joined(separator: ", ")) \(others.count == 1 ? "is" : "are") also converted to \(output); none of them is converted: rename one or narrow the inputs with --exclude"
         case .depfileNotWritten(let reason): return "cannot write the depfile: \(reason.message)"
+        case .depfileCannotName(let path, let character):
+            return
+                "cannot write the depfile: \(shown(path)) holds \(character), which Make and Ninja depfiles cannot carry; rename it"
         case .spoolNotCreated(let folder, let errno):
             return "cannot create a spool file in \(shown(folder)): \(ConversionError.systemText(errno))"
         }

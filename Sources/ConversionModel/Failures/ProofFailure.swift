@@ -64,6 +64,8 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// `--loudness`: the output, measured from its own decoding, is not within 0.1 LU of the
     /// loudness its gain was to reach.
     case loudnessMissed(expected: Double, measured: Double?)
+    /// The Opus file cannot be decoded for the comparison (`reason`: CAFKit's or libopus's sentence).
+    case opusUndecodable(reason: String)
 
     /// The kind of failure.
     public var code: ConversionError.Code { .proof }
@@ -120,6 +122,7 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .loudnessMissed(let expected, let measured):
             return
                 "\(failed) it measures \(measured.map { "\(Decibels.tenth($0)) LUFS" } ?? "silent") from its own decoding, not the \(Decibels.tenth(expected)) LUFS its gain was to reach (±0.1 LU)"
+        case .opusUndecodable(let reason): return "the Opus file cannot be decoded: \(reason)"
         }
     }
 

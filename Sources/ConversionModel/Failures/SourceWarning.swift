@@ -33,6 +33,7 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
             "the header declares \(declared) frames but only \(read) could be read; converted \(read)"
         case .noFrames: "no audio frames: the output holds an empty 'data' chunk"
         case .noAACPacket: "no audio frames: the output holds no AAC packet"
+        case .noOpusPacket: "no audio frames: the output holds no Opus packet"
         case .samplesNotCompared(let secondRate, let first, let firstRate, let secondFrames):
             "libavcodec decodes Opus at \(secondRate) Hz only, \(first) at \(firstRate) Hz: the second decoder checked the frame count (\(secondFrames) at \(secondRate) Hz), not the samples"
         case .container(let text): text
@@ -67,6 +68,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
     case shortRead(declared: Int64, read: Int64)
     /// No audio frames: the AAC output holds no packet.
     case noAACPacket
+    /// The source had no audio frames: the Opus output holds no packet.
+    case noOpusPacket
     /// libavcodec decodes Opus at 48 kHz only: at another rate the second decoder checked the
     /// frame count (`secondFrames` at `secondRate`), not the samples of `first` (at `firstRate`).
     case samplesNotCompared(secondRate: Int, first: String, firstRate: Int, secondFrames: Int64)

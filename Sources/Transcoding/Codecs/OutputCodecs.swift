@@ -14,6 +14,7 @@ public enum OutputCodecs {
         ALACCodec(),
         IMA4Codec(),
         AACOutputCodec(),
+        OpusOutputCodec(),
     ]
 
     /// What `-d` accepts: every codec's spelling, for the parser (``DataFormat/init(parsing:)``),

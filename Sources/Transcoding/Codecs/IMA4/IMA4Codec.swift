@@ -2,6 +2,7 @@ import BinaryIO
 import CAFKit
 import ConversionModel
 import OutputFiles
+import SystemLayer
 import SndFile
 
 /// Apple IMA4 (`-d ima4`): 64 frames in 34 bytes per channel, encoded by CAFKit's `IMA4Encoder`
@@ -51,9 +52,11 @@ package struct IMA4Codec: OutputCodec {
         let metadata = source.metadata(
             outputRate: plan.exactRate, outputFrames: UInt64(max(0, announced)), options: options,
             warnings: &result.warnings)
+        let descriptor = try output.temporary.descriptor()
+        defer { close(descriptor) }
         guard
             let frames = try IMA4Stage.write(
-                from: audio, announcedFrames: UInt64(max(0, announced)), to: try output.temporary.descriptor(),
+                from: audio, announcedFrames: UInt64(max(0, announced)), to: descriptor,
                 search: options.ima4Search, metadata: metadata, blockSamples: options.blockSamples,
                 sampleRate: plan.exactRate, isCancelled: output.isCancelled)
         else { return nil }

@@ -85,31 +85,6 @@ package enum IMA4Stage {
         return total
     }
 
-    /// The whole `-d ima4` road after the source, for callers outside the chain (an IMA4 source
-    /// kept as IMA4): ``write(from:announcedFrames:to:search:channelLayout:metadata:blockSamples:sampleRate:isCancelled:)``,
-    /// ``checkLayout(_:channels:sampleRate:frames:)`` and ``prove(_:document:against:sourceDecoder:options:isCancelled:)``.
-    /// Returns `nil` when cancelled.
-    package static func run(
-        audio: any FrameSource, announcedFrames: UInt64, proofAudio: () throws(ConversionError) -> any FrameSource,
-        sourceDecoder: String? = nil, metadata: [CAFChunk] = [], temporary: FileSystem.TemporaryFile,
-        options: ConversionOptions, sampleRate: Double? = nil, isCancelled: () -> Bool
-    ) throws(ConversionError) -> (frames: Int64, document: CAFDocument, proof: Proof)? {
-        guard
-            let frames = try write(
-                from: audio, announcedFrames: announcedFrames, to: try temporary.descriptor(), search: options.ima4Search,
-                metadata: metadata, blockSamples: options.blockSamples, sampleRate: sampleRate, isCancelled: isCancelled)
-        else { return nil }
-        let document = try checkLayout(
-            temporary.path, channels: audio.channels, sampleRate: sampleRate ?? Double(audio.sampleRate), frames: frames)
-        if isCancelled() { return nil }
-        guard
-            let proof = try prove(
-                temporary.path, document: document, against: try proofAudio(), sourceDecoder: sourceDecoder,
-                options: options, isCancelled: isCancelled)
-        else { return nil }
-        return (frames, document, proof)
-    }
-
     /// The Container's check: the written file read back by CAFKit and validated against what it
     /// must say.
     package static func checkLayout(

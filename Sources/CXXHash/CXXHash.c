@@ -1,0 +1,54 @@
+// See include/CXXHash.h.
+#include "CXXHash.h"
+
+#include <LazyLibrary.h>
+
+// The library's own types, as its ABI has them (XXH_errorcode is an int-sized enum, XXH_OK = 0).
+typedef struct {
+    uint64_t low64;
+    uint64_t high64;
+} xxh128_hash;
+
+static struct {
+    void *(*create_state)(void);
+    int (*free_state)(void *);
+    int (*reset)(void *);
+    int (*update)(void *, const void *, size_t);
+    xxh128_hash (*digest)(const void *);
+    xxh128_hash (*once)(const void *, size_t);
+    unsigned (*version)(void);
+} xxh;
+
+static const char *const symbols[] = {
+    "XXH3_createState",  "XXH3_freeState", "XXH3_128bits_reset", "XXH3_128bits_update", "XXH3_128bits_digest",
+    "XXH3_128bits",      "XXH_versionNumber", NULL,
+};
+#ifdef __APPLE__
+static const char *const names[] = {"libxxhash.0.dylib", "libxxhash.dylib", NULL};
+#else
+static const char *const names[] = {"libxxhash.so.0", NULL};
+#endif
+_Static_assert(sizeof xxh / sizeof(void *) == sizeof symbols / sizeof symbols[0] - 1, "one slot per symbol");
+
+static cafconv_lazy_library library = CAFCONV_LAZY_LIBRARY_INIT(names, symbols, &xxh);
+
+const char *cafconv_xxh_load(void) { return cafconv_lazy_load(&library) == 0 ? NULL : library.error; }
+
+void *cafconv_xxh3_create(void) {
+    if (cafconv_lazy_load(&library) != 0) return NULL;
+    return xxh.create_state();
+}
+void cafconv_xxh3_free(void *state) {
+    if (state) xxh.free_state(state);
+}
+int cafconv_xxh3_reset(void *state) { return xxh.reset(state); }
+int cafconv_xxh3_update(void *state, const void *bytes, size_t length) { return xxh.update(state, bytes, length); }
+cafconv_xxh128 cafconv_xxh3_digest(const void *state) {
+    xxh128_hash hash = xxh.digest(state);
+    return (cafconv_xxh128){hash.low64, hash.high64};
+}
+cafconv_xxh128 cafconv_xxh3_128(const void *bytes, size_t length) {
+    xxh128_hash hash = xxh.once(bytes, length);
+    return (cafconv_xxh128){hash.low64, hash.high64};
+}
+unsigned cafconv_xxh_version(void) { return cafconv_lazy_load(&library) == 0 ? xxh.version() : 0; }

@@ -1,0 +1,270 @@
+import BinaryIO
+import CAFKit
+import ConversionModel
+import Opus
+import OutputFiles
+import SystemLayer
+
+/// The Encoder, Container and Proof stages of `-d opus`: libopus's encoder (loaded at the first
+/// Opus job) fed the transformed samples as floats in 20 ms frames, its packets laid out by CAFKit
+/// as Apple lays out an Opus CAF (`desc`, `kuki`, `chan`, `pakt`, `free`, `data` at 4096; see
+/// docs/opus.md). Like AAC, the packets and their sizes go to two spool files as they come and
+/// the CAF is assembled once the encoder is done, so memory stays bounded by the block size.
+package enum OpusStage {
+    /// What the encoder is asked for.
+    package struct Settings: Equatable, Sendable {
+        package var sampleRate: Int
+        package var channels: Int
+        package var application: OpusApplication
+        /// Bits per second, all channels.
+        package var bitRate: Int
+        /// `-s 0`: hard CBR; else constrained VBR.
+        package var constantBitRate: Bool
+    }
+
+    /// The rate an output is coded at: `asked` (`-d opus@RATE` or `-r`) when given, else the
+    /// source's own when Opus has it, else 48000.
+    package static func codedRate(asked: Int?, source: Int) -> Int {
+        if let asked { return asked }
+        return LibOpus.sampleRates.contains(source) ? source : 48_000
+    }
+
+    /// The application: voice (`OPUS_APPLICATION_VOIP`) at 24000 Hz and below, the rates of
+    /// speech (Apple's recorder codes voice at 24 kHz in VoIP mode), audio at 48000 Hz.
+    package static func application(sampleRate: Int) -> OpusApplication { sampleRate <= 24_000 ? .voip : .audio }
+
+    /// `-b` when not given: 32 kb/s per channel at 24000 Hz and below (voice), 48 kb/s per
+    /// channel at 48000 Hz (96 kb/s stereo).
+    package static func defaultBitRate(channels: Int, sampleRate: Int) -> Int {
+        (sampleRate <= 24_000 ? 32_000 : 48_000) * channels
+    }
+
+    /// The bit rates cafconv accepts: 6 to 256 kb/s per channel (libopus's useful range).
+    package static func bitRateRange(channels: Int) -> ClosedRange<Int> { (6_000 * channels)...(256_000 * channels) }
+
+    /// The settings for `channels` at `sampleRate`, or why they cannot be encoded.
+    package static func settings(
+        asked bitRate: Int?, channels: Int, sampleRate: Int, constantBitRate: Bool
+    ) throws(ConversionError) -> Settings {
+        guard channels == 1 || channels == 2 else { throw ConversionError.encoding(.opusChannels(channels)) }
+        let range = bitRateRange(channels: channels)
+        let rate = bitRate ?? defaultBitRate(channels: channels, sampleRate: sampleRate)
+        guard range.contains(rate) else {
+            throw ConversionError.encoding(
+                .opusBitRate(asked: rate, channels: channels, lowest: range.lowerBound, highest: range.upperBound))
+        }
+        return Settings(
+            sampleRate: sampleRate, channels: channels, application: application(sampleRate: sampleRate), bitRate: rate,
+            constantBitRate: constantBitRate)
+    }
+
+    /// What `write` made.
+    package struct Written {
+        package var settings: Settings
+        package var frames: Int64
+        package var packets: Int64
+        package var priming: Int
+        package var remainder: Int
+        package var audioBytes: UInt64
+    }
+
+    /// Encodes `audio` into the temporary output `output` (a descriptor of an empty file in
+    /// `folder`): the whole Opus CAF. `nil` when `isCancelled` said stop.
+    package static func write(
+        _ audio: any FrameSource, settings: Settings, to output: Int32, folder: FileSystem.Folder, blockSamples: Int,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Written? {
+        let encoder: OpusEncoder
+        do {
+            encoder = try OpusEncoder(
+                sampleRate: settings.sampleRate, channels: settings.channels, application: settings.application,
+                bitRate: settings.bitRate, constantBitRate: settings.constantBitRate)
+        } catch {
+            throw ConversionError.encoding(.encoder(reason: error.message))
+        }
+        let spooled = AACStage.Spooled(packets: try AACStage.Spool(in: folder), table: try AACStage.Spool(in: folder))
+        guard let frames = try encode(audio, with: encoder, into: spooled, blockSamples: blockSamples, isCancelled: isCancelled)
+        else { return nil }
+        let framesPerPacket = encoder.framesPerPacket
+        let priming = spooled.count == 0 ? 0 : encoder.lookahead
+        let remainder = spooled.count * Int64(framesPerPacket) - Int64(priming) - frames
+        guard remainder >= 0, remainder < Int64(framesPerPacket) else {
+            throw ConversionError.proof(
+                .aacPackets(packets: spooled.count, framesPerPacket: framesPerPacket, frames: frames, priming: priming))
+        }
+        let written = Written(
+            settings: settings, frames: frames, packets: spooled.count, priming: priming, remainder: Int(remainder),
+            audioBytes: spooled.packets.length)
+        let cookie = OpusCookie(
+            application: settings.application.rawValue, sampleRate: Int32(settings.sampleRate),
+            framesPerPacket: Int32(framesPerPacket),
+            bitRate: settings.constantBitRate ? Int32(clamping: settings.bitRate) : OpusCookie.automaticBitRate,
+            channels: Int32(settings.channels))
+        let header = PacketTableHeader(
+            numberPackets: written.packets, numberValidFrames: frames, primingFrames: Int32(priming),
+            remainderFrames: Int32(remainder))
+        let layout = CAFWriter.opusLayout(
+            sampleRate: Double(settings.sampleRate), channels: settings.channels, framesPerPacket: framesPerPacket,
+            cookie: cookie, packetTable: header, tableBytes: Int(spooled.table.length), audioBytes: spooled.packets.length)
+        var offset: UInt64 = 0
+        try FileSystem.writeAll(output, layout.before, at: offset)
+        offset += UInt64(layout.before.count)
+        offset = try spooled.table.copy(to: output, at: offset, isCancelled: isCancelled)
+        try FileSystem.writeAll(output, layout.after, at: offset)
+        offset += UInt64(layout.after.count)
+        _ = try spooled.packets.copy(to: output, at: offset, isCancelled: isCancelled)
+        return isCancelled() ? nil : written
+    }
+
+    /// Feeds every frame of `audio` to `encoder` as floats, its packets into `spooled`; the frames
+    /// encoded, or `nil` when `isCancelled` said stop (asked before every block).
+    static func encode(
+        _ audio: any FrameSource, with encoder: OpusEncoder, into spooled: AACStage.Spooled, blockSamples: Int,
+        isCancelled: () -> Bool
+    ) throws(ConversionError) -> Int64? {
+        var spoolError: ConversionError?
+        let store: (UnsafeRawBufferPointer) throws(OpusError) -> Void = { bytes throws(OpusError) in
+            do throws(ConversionError) { try spooled.append(bytes) } catch {
+                spoolError = error
+                throw OpusError(error.message)
+            }
+        }
+        let channels = audio.channels
+        let blockFrames = max(1, blockSamples / max(channels, 1))
+        var ints = [Int32](repeating: 0, count: audio.isFloat ? 0 : blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: audio.isFloat ? blockFrames * channels : 0)
+        var floats = [Float](repeating: 0, count: blockFrames * channels)
+        var frames: Int64 = 0
+        do throws(OpusError) {
+            while true {
+                if isCancelled() { return nil }
+                let got: Int
+                do { got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
+                    spoolError = ConversionError.encoding(.encoderInput(reason: error.message))
+                    throw OpusError(error.message)
+                }
+                if got == 0 { break }
+                let count = got * channels
+                if audio.isFloat {
+                    for index in 0..<count { floats[index] = Float(doubles[index]) }
+                } else {
+                    for index in 0..<count { floats[index] = Float(SampleScaling.float(ints[index])) }
+                }
+                try encoder.encode(floats, frames: got, packet: store)
+                frames += Int64(got)
+            }
+            try encoder.finish(packet: store)
+        } catch {
+            throw spoolError ?? ConversionError.encoding(.encoder(reason: error.message))
+        }
+        try spooled.packets.flush()
+        try spooled.table.flush()
+        return frames
+    }
+}
+
+extension OpusStage {
+    /// The SNR an Opus output must reach to pass the proof, in dB, by bit rate per channel and
+    /// application. Opus is perceptual and its voice mode high-passes below about 50 Hz, so these
+    /// are floors for the hardest audio, not quality targets (measured in docs/opus.md): 3 dB
+    /// from 64 kb/s per channel, 1 dB from 32 kb/s, none below. A wrong or misaligned decode
+    /// gives about -3 dB or less.
+    package static func snrFloor(bitRate: Int, channels: Int) -> Double {
+        let perChannel = bitRate / max(1, channels)
+        if perChannel >= 64_000 { return 3 }
+        if perChannel >= 32_000 { return 1 }
+        return -.infinity
+    }
+
+    /// The proof of an Opus output: CAFKit checks the layout (Opus rules included), the file is
+    /// decoded (CAFKit's packets, libopus's reference decoder, the `pakt` priming frames dropped)
+    /// and compared with the source's independent decoding over every frame: exactly as many
+    /// frames, the cross-correlation peak at lag 0, the SNR above `snrFloor`. `nil` when cancelled.
+    package static func prove(
+        _ path: String, source: any FrameSource, written: Written, blockSamples: Int, isCancelled: () -> Bool
+    ) throws(ConversionError) -> Proof? {
+        let (bytes, file) = try ContainerStage.readBackFile(path)
+        var expected = CAFExpectations(channels: UInt32(source.channels), sampleRate: Double(source.sampleRate))
+        expected.formatID = .opus
+        expected.validFrames = UInt64(written.frames)
+        if let first = CAFValidator.validate(file, expecting: expected).first {
+            throw ConversionError.proof(.invalid(finding: "\(first)"))
+        }
+        let decoder: OpusFileDecoder
+        do { decoder = try OpusFileDecoder(file: file, source: bytes) } catch {
+            throw ConversionError.proof(.opusUndecodable(reason: error.message))
+        }
+        guard decoder.primingFrames == Int64(written.priming) else {
+            throw ConversionError.proof(.aacPriming(declared: decoder.primingFrames, encoder: written.priming))
+        }
+        let measured: LossyComparison
+        switch try compare(decoder, with: source, blockSamples: blockSamples, isCancelled: isCancelled) {
+        case .cancelled: return nil
+        case .frames(let found, let expected):
+            throw ConversionError.proof(.aacDecodedFrames(found: found, expected: expected, decoder: source.decoderName))
+        case .failed(let failure): throw ConversionError.proof(failure)
+        case .compared(let frames, let result):
+            guard frames == written.frames else { throw ConversionError.proof(.aacFrames(frames: frames, given: written.frames)) }
+            measured = result
+        }
+        let bitRate = written.settings.bitRate
+        switch measured.finding(snrFloor: snrFloor(bitRate: bitRate, channels: source.channels)) {
+        case nil: break
+        case .lag(let lag)?: throw ConversionError.proof(.aacLag(lag))
+        case .snr(let snr, let floor)?: throw ConversionError.proof(.aacSNR(snr: snr, floor: floor, bitRate: bitRate))
+        case .loudError(let level)?:
+            throw ConversionError.proof(
+                .aacNearSilentError(
+                    level: level, windowLevel: LossyComparison.loudWindowLevel, limit: LossyComparison.nearSilentErrorLevel))
+        }
+        var proof = Proof(
+            comparison: "lossy", rule: measured.isNearSilent ? "opus-near-silent" : "opus-\(written.settings.application.name)",
+            sourceDecoder: source.decoderName, outputDecoder: String(LibOpus.version.map { $0 == " " ? "-" : $0 }),
+            extent: "every-frame")
+        proof.snr = measured.roundedSNR
+        proof.peakLag = measured.peakLag
+        proof.primingFrames = written.priming
+        proof.bitRate = bitRate
+        return proof
+    }
+
+    /// Reads `decoder` and `source` side by side in blocks and measures SNR and alignment.
+    package static func compare(
+        _ decoder: OpusFileDecoder, with source: any FrameSource, blockSamples: Int = 1 << 16,
+        isCancelled: () -> Bool = { false }
+    ) throws(ConversionError) -> AACStage.Comparison {
+        let channels = source.channels
+        guard decoder.channels == channels else {
+            return .failed(.opusUndecodable(reason: "it has \(decoder.channels) channels, the source \(channels)"))
+        }
+        let blockFrames = max(1, blockSamples / channels)
+        var ints = [Int32](repeating: 0, count: source.isFloat ? 0 : blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
+        var sourceFloats = [Float](repeating: 0, count: blockFrames * channels)
+        var outputFloats = [Float](repeating: 0, count: blockFrames * channels)
+        var accumulator = LossyComparison.Accumulator(channels: channels)
+        var compared: Int64 = 0
+        while true {
+            if isCancelled() { return .cancelled }
+            let got: Int
+            do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
+                return .failed(.sourceUnreadable(reason: error.message))
+            }
+            let decoded: Int
+            do { decoded = try decoder.read(into: &outputFloats, frames: blockFrames) } catch {
+                return .failed(.opusUndecodable(reason: error.message))
+            }
+            guard decoded == got else { return .frames(found: compared + Int64(decoded), expected: compared + Int64(got)) }
+            if got == 0 { break }
+            let count = got * channels
+            if source.isFloat {
+                for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
+            } else {
+                for index in 0..<count { sourceFloats[index] = Float(SampleScaling.float(ints[index])) }
+            }
+            accumulator.add(source: sourceFloats, output: outputFloats, frames: got)
+            compared += Int64(got)
+        }
+        return .compared(frames: compared, accumulator.result())
+    }
+}

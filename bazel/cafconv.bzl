@@ -1,0 +1,136 @@
+"""Bazel rules for cafconv: one audio source to one CAF file per action.
+
+Every action runs `cafconv convert` in its single-file mode (one input, `-o FILE`): it reads only
+the source and the rules file given, writes only the declared output, keeps no state, and its
+bytes depend on nothing but the inputs, so Bazel's action cache, disk cache and remote cache
+(and remote execution) can share them. The arguments go in a parameter file
+(`--flagfile=PATH`, one argument per line), so the same action runs as a plain process, in the
+sandbox, remotely, or in a persistent worker (`cafconv convert --persistent_worker`, Bazel's
+JSON worker protocol: pass `--experimental_worker_allow_json_protocol` on Bazel 4.x, and
+`--strategy=CafConvert=worker` to prefer it).
+
+The tool is declared with the shared libraries cafconv opens with dlopen (libsndfile, libsoxr,
+libxxhash, and libavcodec/libavformat/libmpg123 for the sources and codecs that need them):
+their digests are part of each action's key, so upgrading one of them reconverts.
+"""
+
+_WORKER = {
+    "supports-workers": "1",
+    "requires-worker-protocol": "json",
+}
+
+def _cafconv_convert_impl(ctx):
+    out = ctx.outputs.out
+    args = ctx.actions.args()
+    args.add("-q")
+    if ctx.attr.format:
+        args.add("-d", ctx.attr.format)
+    if ctx.attr.channels:
+        args.add("-c", str(ctx.attr.channels))
+    if ctx.file.rules:
+        args.add("--rules", ctx.file.rules)
+    args.add_all(ctx.attr.options)
+    args.add(ctx.file.src)
+    args.add("-o", out)
+    args.use_param_file("--flagfile=%s", use_always = True)
+    args.set_param_file_format("multiline")
+    inputs = [ctx.file.src]
+    if ctx.file.rules:
+        inputs.append(ctx.file.rules)
+    ctx.actions.run(
+        executable = ctx.executable.tool,
+        tools = ctx.files.tool_libraries,
+        # "convert" is the worker's start-up argument; the rest goes in the parameter file.
+        arguments = ["convert", args],
+        inputs = inputs,
+        outputs = [out],
+        mnemonic = "CafConvert",
+        progress_message = "Converting %s to CAF" % ctx.file.src.short_path,
+        execution_requirements = _WORKER if ctx.attr.worker else {},
+    )
+    return [DefaultInfo(files = depset([out]))]
+
+cafconv_convert = rule(
+    implementation = _cafconv_convert_impl,
+    doc = "Converts one audio file (WAV, AIFF, FLAC, MP3, ...) into one CAF file with cafconv.",
+    attrs = {
+        "src": attr.label(allow_single_file = True, mandatory = True, doc = "The source audio file."),
+        "out": attr.output(mandatory = True, doc = "The CAF file to write."),
+        "format": attr.string(doc = "cafconv's -d: LEI16, BEF32, ima4, aac, LEI16@22050, ..."),
+        "channels": attr.int(default = 0, doc = "cafconv's -c (0: the source's)."),
+        "rules": attr.label(allow_single_file = [".toml"], doc = "A cafconv rules file (--rules): a declared input."),
+        "options": attr.string_list(doc = "Other convert options (--dither tpdf, --strip-metadata, ...)."),
+        "worker": attr.bool(default = True, doc = "Allow a persistent worker for this action."),
+        "tool": attr.label(
+            default = Label("@cafconv//:cafconv"),
+            executable = True,
+            allow_single_file = True,
+            cfg = "exec",
+            doc = "The cafconv binary.",
+        ),
+        "tool_libraries": attr.label_list(
+            default = [Label("@cafconv//:libraries")],
+            allow_files = True,
+            cfg = "exec",
+            doc = "The shared libraries cafconv opens: declared so that the action key covers them.",
+        ),
+    },
+)
+
+def cafconv_folder(name, srcs, strip_prefix = "", out_dir = None, **kwargs):
+    """One cafconv_convert per source, and a filegroup `name` of all the CAF files.
+
+    Args:
+      name: the filegroup's name; outputs go under `out_dir` (default: `name`).
+      srcs: source files (e.g. glob(["Sounds/**/*.wav"])).
+      strip_prefix: leading path removed from each source to place its output.
+      out_dir: the folder (in this package's output tree) the CAF files mirror the sources in.
+      **kwargs: passed to every cafconv_convert (format, channels, rules, options, worker, ...).
+    """
+    folder = out_dir or name
+    targets = []
+    for src in srcs:
+        relative = src[len(strip_prefix):] if strip_prefix and src.startswith(strip_prefix) else src
+        relative = relative.lstrip("/")
+        stem = relative.rsplit(".", 1)[0]
+        target = "%s__%s" % (name, stem.replace("/", "__").replace(" ", "_"))
+        cafconv_convert(name = target, src = src, out = "%s/%s.caf" % (folder, stem), **kwargs)
+        targets.append(":" + target)
+    native.filegroup(name = name, srcs = targets)
+
+def _cafconv_local_impl(repository_ctx):
+    binary = repository_ctx.attr.binary or str(repository_ctx.which("cafconv") or "")
+    if not binary:
+        fail("cafconv_local: no cafconv on PATH; set binary = \"/path/to/cafconv\"")
+    repository_ctx.symlink(binary, "cafconv")
+    names = []
+    for library in repository_ctx.attr.libraries:
+        for folder in repository_ctx.attr.library_dirs:
+            path = repository_ctx.path(folder + "/" + library)
+            if path.exists:
+                repository_ctx.symlink(path, "lib/" + library)
+                names.append("lib/" + library)
+                break
+    repository_ctx.file("BUILD.bazel", """
+exports_files(["cafconv"], visibility = ["//visibility:public"])
+filegroup(name = "libraries", srcs = {names}, visibility = ["//visibility:public"])
+""".format(names = repr(names)))
+
+cafconv_local = repository_rule(
+    implementation = _cafconv_local_impl,
+    doc = "An installed cafconv and the system libraries it opens, as the repository @cafconv.",
+    local = True,
+    attrs = {
+        "binary": attr.string(doc = "Path of the cafconv binary (default: the one on PATH)."),
+        "libraries": attr.string_list(default = [
+            "libsndfile.so.1",
+            "libsoxr.so.0",
+            "libxxhash.so.0",
+            "libmpg123.so.0",
+            "libavcodec.so.59",
+            "libavformat.so.59",
+            "libavutil.so.57",
+        ]),
+        "library_dirs": attr.string_list(default = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/lib"]),
+    },
+)
