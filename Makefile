@@ -12,7 +12,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/cafconv
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test example plugin-example docs release release-check install install-afconvert uninstall lint format fuzz bench bench-aac bench-compare same-outputs clean
+.PHONY: help deps build run test example plugin-example docs release release-check install install-afconvert uninstall lint format fuzz bench bench-aac bench-loudness bench-compare same-outputs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -119,6 +119,9 @@ bench-compare: deps ## make bench with BASE's release binary timed beside this t
 same-outputs: ## Prove outputs, reports, messages and exit codes identical to BASE's (BASE=commit [HEAD=commit or work tree]; builds both, not part of test)
 	@test -n "$(BASE)" || { echo "usage: make same-outputs BASE=commit [HEAD=commit or work tree]" >&2; exit 2; }
 	bash scripts/same-outputs.sh $(BASE) $(HEAD)
+
+bench-loudness: deps ## info --loudness against ffmpeg -af ebur128 per file (speed and agreement) on the sfx corpus, Samples/ and a 10-minute file
+	bash bench/loudness.sh
 
 bench-aac: deps ## The music corpus to AAC 128 kb/s: cafconv against ffmpeg to .m4a, and PCM start-up against main
 	bash bench/aac.sh

@@ -66,6 +66,11 @@ let package = Package(
         .target(name: "CMPG123", dependencies: ["LazyLibrary"]),
         // The Swift face of CMPG123: MPG123Decoder, the first decoder of MP3 sources.
         .target(name: "MPG123", dependencies: ["CMPG123"], swiftSettings: strict),
+        // libebur128's functions (<ebur128.h>, Debian libebur128-dev), loaded with dlopen at the
+        // first measurement (libebur128.so.1), never linked; without the header a stub that says so.
+        .target(name: "CEBUR128", dependencies: ["LazyLibrary"]),
+        // The Swift face of CEBUR128: LoudnessMeter (BS.1770 / EBU R 128), LoudnessMeasurement.
+        .target(name: "Loudness", dependencies: ["CEBUR128", "SystemLayer"], swiftSettings: strict),
         // libopus's encoder and decoder (<opus/opus.h>, Debian libopus-dev), loaded with dlopen at the
         // first Opus job (libopus.so.0), never linked; without the header a stub that says so.
         .target(name: "COpus", dependencies: ["LazyLibrary"]),
@@ -105,14 +110,14 @@ let package = Package(
         .target(
             name: "Transcoding",
             dependencies: [
-                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "MPG123", "OggOpus", "Opus", "SndFile", "Soxr",
-                "SystemLayer", "WAVEKit",
+                "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "Loudness", "MPG123", "OggOpus", "Opus",
+                "SndFile", "Soxr", "SystemLayer", "WAVEKit",
             ],
             swiftSettings: strict),
         // `verify`: expectations, profiles and `--against`.
         .target(
             name: "Verification",
-            dependencies: ["ConversionModel", "OutputFiles", "Transcoding", "AACCodec", "BinaryIO", "CAFKit", "SndFile"],
+            dependencies: ["ConversionModel", "OutputFiles", "Transcoding", "AACCodec", "BinaryIO", "CAFKit", "Loudness", "SndFile"],
             swiftSettings: strict),
         // The engine on top: plans jobs from inputs, decides what is up to date, runs them in
         // parallel and returns a report. No terminal output.
@@ -120,7 +125,7 @@ let package = Package(
             name: "Conversion",
             dependencies: [
                 "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification", "BinaryIO",
-                "ContentHash", "SndFile", "SystemLayer",
+                "ContentHash", "Loudness", "SndFile", "SystemLayer",
             ],
             swiftSettings: strict
         ),
@@ -141,7 +146,7 @@ let package = Package(
             name: "cafconv",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "SystemLayer", "SoundReport",
+                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "Loudness", "SystemLayer", "SoundReport",
             ],
             swiftSettings: strict
         ),
@@ -168,6 +173,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The meter checked against an independent BS.1770 oracle and EBU Tech 3341/3342 signals.
+        .testTarget(name: "LoudnessTests", dependencies: ["Loudness"], swiftSettings: strict),
         .testTarget(name: "SoundReportTests", dependencies: ["SoundReport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "OpusTests", dependencies: ["Opus", "OggOpus", "BinaryIO", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),

@@ -12,7 +12,8 @@
 # the library itself comes with libsndfile). libopus-dev: the header of libopus, the Opus encoder and
 # decoder (`-d opus`; loaded with dlopen at the first Opus job). libxxhash0: XXH3-128 digests of
 # sources and outputs for the manifest (loaded with dlopen; without it, times alone decide what is
-# up to date).
+# up to date). libebur128-dev: the header of libebur128, the EBU R128 loudness meter of
+# `info --loudness`, `convert --loudness` and `verify --loudness` (loaded with dlopen at the first measurement).
 set -euo pipefail
 need=()
 pkg-config --exists sndfile 2>/dev/null || need+=(libsndfile1-dev pkg-config)
@@ -20,6 +21,7 @@ pkg-config --exists soxr 2>/dev/null || need+=(libsoxr-dev pkg-config)
 pkg-config --exists libavcodec 2>/dev/null || need+=(libavcodec-dev)
 pkg-config --exists libavformat 2>/dev/null || need+=(libavformat-dev)
 pkg-config --exists libmpg123 2>/dev/null || need+=(libmpg123-dev)
+pkg-config --exists libebur128 2>/dev/null || need+=(libebur128-dev)
 pkg-config --exists opus 2>/dev/null || need+=(libopus-dev)
 { ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | grep -q 'libxxhash\.so\.0 ' || need+=(libxxhash0)
 command -v ffmpeg >/dev/null || need+=(ffmpeg)

@@ -294,12 +294,13 @@ struct Parser {
         return (String(word[..<equals]), String(word[word.index(after: equals)...]))
     }
 
-    /// Whether an argument after an option can be its value: not an option, but `-` and negative
-    /// numbers (`-1`, `-0.5`) can.
+    /// Whether an argument after an option can be its value: not an option, but `-`, negative
+    /// numbers (`-1`, `-0.5`) and ranges of numbers starting negative (`-18..-14`) can.
     static func canBeValue(_ word: String) -> Bool {
         guard word.hasPrefix("-"), word != "-" else { return true }
         guard let first = word.dropFirst().first, first.isASCII, first.isNumber || first == "." else { return false }
-        return Double(word) != nil
+        let parts = word.split(separator: "..", omittingEmptySubsequences: false)
+        return Double(word) != nil || (parts.count == 2 && parts.allSatisfy { Double($0) != nil })
     }
 
     static func unknown(_ what: String, _ name: String, suggestion: String?) -> String {

@@ -64,6 +64,14 @@ public struct ConversionOptions: Sendable, Equatable {
     /// Whether converted outputs are recorded in their folder's `.cafconv-manifest` (the
     /// afconvert front end converts one file and records nothing). Not part of the fingerprint.
     public var recordsState = true
+    /// `--loudness`: the integrated loudness (LUFS, ITU-R BS.1770-4) each output is brought to by
+    /// one static gain applied before the encoder; `nil` leaves levels alone.
+    public var loudnessTarget: Double? = nil
+    /// `--true-peak`: the ceiling (dBTP) that gain may not take the output's true peak above.
+    public var truePeakCeiling: Double = -1
+    /// The gain in dB the converter chose for this job from its source's measurement (set per
+    /// job, never by the user; the transforms apply it). `nil`: none.
+    public var loudnessGain: Double? = nil
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(

@@ -89,10 +89,36 @@ public struct FileResult: Equatable, Sendable, Codable {
     /// The failure itself, as a value (``record(_:)`` sets it with ``reason`` and ``code``): what
     /// programs and tests match. Not in the JSON report, which carries its code and sentence.
     public var error: ConversionError?
+    /// `--loudness`: the source's measured loudness and the gain that took the output to it.
+    public var loudness: Loudness?
+
+    /// `--loudness`: what was measured and applied (LUFS, dB, dBTP).
+    public struct Loudness: Equatable, Sendable, Codable {
+        /// The source's integrated loudness (a clip under 400 ms: its ungated loudness).
+        public var source: Double?
+        /// The static gain applied before the encoder.
+        public var gain: Double
+        /// The loudness asked, and the loudness the gain reaches (below the target when the
+        /// true-peak ceiling capped it).
+        public var target: Double, reached: Double
+        /// The true-peak ceiling.
+        public var ceiling: Double
+        /// Whether the source is shorter than one 400 ms gating block (the short-clip rule).
+        public var shortClip: Bool
+
+        public init(source: Double?, gain: Double, target: Double, reached: Double, ceiling: Double, shortClip: Bool) {
+            self.source = source
+            self.gain = gain
+            self.target = target
+            self.reached = reached
+            self.ceiling = ceiling
+            self.shortClip = shortClip
+        }
+    }
 
     private enum CodingKeys: String, CodingKey {
         case input, output, status, reason, code, warnings, formatIn, formatOut, channels, sampleRate, frames, bytes
-        case milliseconds, samples, proof, rule, bytesIn, rulesFile
+        case milliseconds, samples, proof, rule, bytesIn, rulesFile, loudness
     }
 
     /// Creates a result.

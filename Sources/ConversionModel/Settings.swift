@@ -178,6 +178,68 @@ public enum Settings {
             },
             fromRules: boolean { strip, options throws(RuleError) in options.stripMetadata = strip },
             fingerprint: { options in options.stripMetadata ? ";meta=strip" : "" }),
+        // One static gain per file to a loudness target; the ceiling's part of the fingerprint is
+        // the target's (it changes the bytes only when a target is given).
+        Setting(
+            key: "loudness", takes: "a number (LUFS) as an integer or a string",
+            options: [
+                SettingOption(
+                    "loudness", valueName: "LUFS", .text,
+                    help:
+                        "Bring each output to this integrated loudness (ITU-R BS.1770-4, e.g. -16) by one static gain, capped so the true peak stays at or below --true-peak; never a limiter.")
+            ],
+            fromCommandLine: { given, options throws(DataFormatError) in
+                guard let text = given("loudness") else { return [] }
+                guard let target = Double(text), (-70...0).contains(target) else {
+                    throw DataFormatError("--loudness \(text): give a loudness from -70 to 0 LUFS, such as -16")
+                }
+                options.loudnessTarget = target
+                return ["loudness"]
+            },
+            fromRules: { value, options throws(RuleError) in
+                let target: Double?
+                switch value {
+                case .integer(let number): target = Double(number)
+                case .string(let text): target = Double(text)
+                case .boolean: return false
+                }
+                guard let target, (-70...0).contains(target) else {
+                    throw RuleError("loudness = \(value): give a loudness from -70 to 0 LUFS, such as -16 or \"-16.5\"")
+                }
+                options.loudnessTarget = target
+                return true
+            },
+            fingerprint: { options in
+                options.loudnessTarget.map { ";loudness=\($0);true-peak=\(options.truePeakCeiling)" } ?? ""
+            }),
+        Setting(
+            key: "true-peak", takes: "a number (dBTP) as an integer or a string",
+            options: [
+                SettingOption(
+                    "true-peak", valueName: "dBTP", .text,
+                    help: "With --loudness: the true-peak ceiling the gain may not exceed (default -1).")
+            ],
+            fromCommandLine: { given, options throws(DataFormatError) in
+                guard let text = given("true-peak") else { return [] }
+                guard let ceiling = Double(text), (-70...6).contains(ceiling) else {
+                    throw DataFormatError("--true-peak \(text): give a ceiling from -70 to 6 dBTP, such as -1")
+                }
+                options.truePeakCeiling = ceiling
+                return ["true-peak"]
+            },
+            fromRules: { value, options throws(RuleError) in
+                let ceiling: Double?
+                switch value {
+                case .integer(let number): ceiling = Double(number)
+                case .string(let text): ceiling = Double(text)
+                case .boolean: return false
+                }
+                guard let ceiling, (-70...6).contains(ceiling) else {
+                    throw RuleError("true-peak = \(value): give a ceiling from -70 to 6 dBTP, such as -1 or \"-1.5\"")
+                }
+                options.truePeakCeiling = ceiling
+                return true
+            }),
         // Its part of the fingerprint is the rate's.
         Setting(
             options: [

@@ -85,6 +85,9 @@ package enum Converter {
             return OutputTarget(temporary: temporary, options: options, isCancelled: isCancelled)
         }
         var output = try codec.opensOutputFirst ? openOutput() : nil
+        // `--loudness`: the source measured from its own decoding, one static gain planned.
+        var options = options
+        let loudness = try LoudnessScan.plan(source, options: &options, result: &result)
         let plan = try codec.plan(source, options: options, result: &result)
         try source.admits(plan.target)
         if output == nil { output = try openOutput() }
@@ -92,6 +95,7 @@ package enum Converter {
         guard let written = try codec.write(plan, from: source, into: output, result: &result),
             let proof = try codec.prove(written, plan: plan, source: source, output: output)
         else { throw ConversionError.interrupted }
+        if let loudness { try LoudnessScan.check(output.temporary.path, reaches: loudness) }
         try codec.record(written, proof: proof, plan: plan, source: source, into: &result, output: output)
     }
 

@@ -3,6 +3,7 @@ import CAFKit
 import ConversionModel
 import OutputFiles
 import Soxr
+import SystemLayer
 
 /// How frame positions of a source map onto its resampled output: frame `k` at `sourceRate`
 /// becomes frame `round(k × targetRate / sourceRate)` (halves up), the same rule that gives the
@@ -146,7 +147,9 @@ package struct TransformPlan: Equatable {
         let sourceIsFloat = source.encoding.isFloat
         let targetIsFloat = target.encoding.isFloat
         let targetBits: Int? = targetIsFloat || G711Law(target.encoding) != nil ? nil : (target.encoding.bits ?? 16)
-        let changes = inputs != outputs || resamples
+        // `--loudness`: the job's one static gain (dB), a factor on every sample in the matrix.
+        let gain = options.loudnessGain.flatMap { $0 == 0 ? nil : pow(10, $0 / 20) }
+        let changes = inputs != outputs || resamples || gain != nil
         // Dither matters where precision goes down: floats, or wider integers, into fewer bits.
         let narrows = targetBits.map { sourceIsFloat || sourceBits > $0 } ?? false
         guard changes || (options.dither == .tpdf && narrows) else { return nil }
@@ -189,6 +192,15 @@ package struct TransformPlan: Equatable {
             guard max(inputs, outputs) <= 256 else {
                 throw .source(.resampleChannels(max(inputs, outputs)))
             }
+        }
+        if let gain, let decibels = options.loudnessGain {
+            let base =
+                matrix
+                ?? ChannelMatrix(gains: (0..<outputs).map { o in (0..<inputs).map { $0 == o ? 1.0 : 0.0 } }, name: "")
+            let named = "gain \(decibels > 0 ? "+" : "")\(Decibels.tenth(decibels)) dB (--loudness)"
+            matrix = ChannelMatrix(
+                gains: base.gains.map { row in row.map { $0 * gain } },
+                name: base.name.isEmpty ? named : base.name + "; " + named)
         }
         // Selecting or copying channels (each output one input, at gain 1) loses nothing.
         let selects =

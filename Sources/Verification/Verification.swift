@@ -2,6 +2,7 @@ import AACCodec
 import BinaryIO
 import CAFKit
 import ConversionModel
+import Loudness
 import OutputFiles
 import SndFile
 import Transcoding
@@ -48,6 +49,9 @@ public struct VerifyOptions: Sendable, Equatable {
     /// `--min-snr`: the floor in dB an IMA4 file compared with `--against` must reach (the same
     /// measure as `convert`'s proof, ``IMA4Proof``); `nil` uses ``IMA4Proof/defaultFloor``.
     public var minimumSNR: Double?
+    /// `--loudness` and `--max-true-peak`: bounds on the loudness measured from the file's own
+    /// decoding (``LoudnessGate``).
+    public var loudness = LoudnessBounds()
 
     /// Creates options; every field is optional.
     public init(
@@ -97,6 +101,10 @@ public enum VerifyRule: String, CaseIterable, Sendable, Codable {
     case againstFrames = "against-frames"
     /// `--against`: the source's loops, markers and text are in the file, positions scaled.
     case againstMetadata = "against-metadata"
+    /// `--loudness MIN..MAX`: the integrated loudness lies in the range.
+    case loudness
+    /// `--max-true-peak DB`: the true peak is at most the bound.
+    case maxTruePeak = "max-true-peak"
 
     /// The stable name reports show, such as `max-duration`.
     public var code: String { rawValue }
@@ -115,6 +123,9 @@ public enum VerifyRule: String, CaseIterable, Sendable, Codable {
         case .againstFrames: return "The source has the same number of frames."
         case .againstMetadata:
             return "The source's loops, markers, regions, instrument and text are in the file, positions scaled to its rate."
+        case .loudness:
+            return "The integrated loudness (ITU-R BS.1770-4; a clip under 400 ms: its ungated loudness) lies in the range."
+        case .maxTruePeak: return "The true peak (oversampled, dBTP) is at most the bound."
         }
     }
 }
@@ -217,6 +228,8 @@ public struct VerifyResult: Equatable, Sendable, Encodable {
     /// With `--against`: what kind of comparison was made (exact, or exact after a named
     /// conversion rule) and who decoded each side.
     public var comparison: Proof?
+    /// With `--loudness` or `--max-true-peak`: the file's loudness, measured from its decoding.
+    public var loudness: LoudnessMeasurement?
 
     /// Whether the file passed.
     public var passed: Bool { failures.isEmpty }
@@ -405,6 +418,11 @@ public enum Verifier {
             failures += lost
             result.warnings += notes
             result.comparison = comparison
+        }
+        if !options.loudness.isEmpty {
+            let (broken, measurement) = LoudnessGate.check(path, bounds: options.loudness)
+            failures += broken
+            result.loudness = measurement
         }
         result.failures = failures
         result.status = failures.isEmpty ? .passed : .failed

@@ -6,6 +6,7 @@ import IncrementalState
 import Inspection
 import OutputFiles
 import Rules
+import SystemLayer
 import Transcoding
 import Verification
 
@@ -13,6 +14,12 @@ import Verification
 struct Info {
     static let brief = Flag("brief", help: "One line per file, like file(1).")
     static let json = Flag("json", help: "Print one JSON array, one object per file.")
+    static let loudness = Flag(
+        "loudness",
+        help:
+            "Measure each file's loudness instead (ITU-R BS.1770-4 / EBU R 128: integrated, range, true peak, sample peak, maximum momentary and short-term); decodes the audio of every format convert reads.")
+    static let jobs = Option<Int>(
+        "jobs", short: "j", help: "With --loudness, measure this many files at once (default: all cores).")
 
     static let name = "info"
     static let abstract = "Describe CAF, WAV and AIFF files: format, byte order, frames, chunks."
@@ -32,15 +39,23 @@ struct Info {
             Exit status: 0 every file is readable and valid; 1 any file is unreadable or invalid \
             (its error names the byte offset and the rule), or a folder held no audio file; 64 \
             usage error.
+
+            With --loudness, each file (folders: every name convert takes) is decoded as convert \
+            decodes it and measured with libebur128. A clip shorter than one 400 ms gating block \
+            has no BS.1770 integrated loudness: it reads the ungated K-weighted loudness of the \
+            whole clip instead, marked "short clip". Silence (and anything below the -70 LUFS \
+            absolute gate) has no level: "silent" in text, null in JSON.
             """,
         positionals: Positionals(
             "files", help: "Audio files, or folders to search for them.",
             completion: .fileTypes(["caf", "wav", "wave", "aif", "aiff", "aifc"])),
-        options: [brief, json])
+        options: [brief, json, loudness, jobs])
 
     let files: [String]
     let brief: Bool
     let json: Bool
+    let loudness: Bool
+    let jobs: Int
 
     /// Reads and checks the options.
     init(_ invocation: Invocation) throws(CommandLineError) {
@@ -49,9 +64,14 @@ struct Info {
         json = invocation[Self.json]
         if files.isEmpty { throw CommandLineError("give at least one file or folder") }
         if brief && json { throw CommandLineError("--brief and --json cannot be used together") }
+        loudness = invocation[Self.loudness]
+        jobs = invocation[Self.jobs] ?? Syscall.processorCount
+        if jobs < 1 { throw CommandLineError("--jobs must be at least 1") }
+        if invocation[Self.jobs] != nil && !loudness { throw CommandLineError("--jobs needs --loudness") }
     }
 
     func run() -> Int32 {
+        if loudness { return LoudnessText.run(files, brief: brief, json: json, jobs: jobs) }
         var failed = false
         var reports: [AudioFileInfo] = []
         var described = 0

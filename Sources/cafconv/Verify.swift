@@ -30,6 +30,13 @@ struct Verify {
             "Compare rate, channels, frames and every sample with this source (any audio file convert reads, or a folder mirrored as convert -o mirrors it), after convert's rules; a file that passes says which comparison it got (exact, or exact after a named rule).",
         completion: .fileTypes(Planner.audioExtensions))
     static let profile = Option<Profile>("profile", help: "Apply a target's rules (see the list above).")
+    static let loudness = Option<ClosedRange<Double>>(
+        "loudness", valueName: "MIN..MAX",
+        help:
+            "Require the integrated loudness (LUFS, ITU-R BS.1770-4 / EBU R 128, measured from the file's decoding) to lie in this range, such as -18..-14.",
+        parse: { text in try LoudnessBounds.range(parsing: text) })
+    static let maxTruePeak = Option<Double>(
+        "max-true-peak", valueName: "dBTP", help: "Require the true peak (oversampled) to be at most this, such as -1.")
     static let minimumSNR = Option<Double>(
         "min-snr", valueName: "dB",
         help:
@@ -62,6 +69,11 @@ struct Verify {
             convert does by default (soxr VHQ, --mix, no dither). Loops, markers, regions and text \
             must have survived (rule against-metadata; positions scaled to the file's rate).
 
+            --loudness MIN..MAX and --max-true-peak DB decode each file and measure it (ITU-R \
+            BS.1770-4 / EBU R 128, libebur128; a clip shorter than 400 ms reads its ungated \
+            loudness): rules loudness and max-true-peak, each naming the measured value and the \
+            bound; --json carries the measurements (loudness).
+
             Profiles:
             \(Profile.allCases.reduce("") { $0 + ($0.isEmpty ? "" : "\n") + "  \($1.rawValue): \($1.summary)" })
 
@@ -73,7 +85,10 @@ struct Verify {
             error.
             """,
         positionals: paths,
-        options: [endian, dataFormat, rate, channels, maxDuration, against, minimumSNR, profile, SharedOptions.report])
+        options: [
+            endian, dataFormat, rate, channels, maxDuration, against, minimumSNR, profile, loudness, maxTruePeak,
+            SharedOptions.report,
+        ])
 
     let paths: [String]
     let options: VerifyOptions
@@ -115,6 +130,11 @@ struct Verify {
             guard invocation[Self.against] != nil else { throw CommandLineError("--min-snr needs --against") }
             options.minimumSNR = floor
         }
+        if let ceiling = invocation[Self.maxTruePeak] {
+            guard ceiling.isFinite else { throw CommandLineError("--max-true-peak must be a number of dB") }
+            options.loudness.maxTruePeak = ceiling
+        }
+        options.loudness.integrated = invocation[Self.loudness]
         self.options = options
     }
 

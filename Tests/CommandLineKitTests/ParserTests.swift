@@ -92,6 +92,12 @@ struct OptionFormTests {
         #expect(try Tool.invocation(["convert"])[Tool.rate] == nil)
     }
 
+    @Test("a range of numbers starting negative is a value (verify --loudness -18..-14), a word after a dash is not")
+    func negativeRanges() {
+        #expect(Parser.canBeValue("-18..-14") && Parser.canBeValue("-23.5..-22") && Parser.canBeValue("-3"))
+        #expect(!Parser.canBeValue("-18..x") && !Parser.canBeValue("-q") && !Parser.canBeValue("-1..-2..-3"))
+    }
+
     @Test("help and version win wherever they are")
     func helpAndVersion() throws {
         #expect(try Tool.program.parse(["-h"]) == .help([]))

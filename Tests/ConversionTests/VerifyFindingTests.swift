@@ -19,7 +19,7 @@ struct VerifyFindingTests {
         let rules = VerifyRule.allCases
         #expect(rules.map(\.code) == [
             "caf-files", "readable", "caf", "profile-format", "max-duration", "against", "against-rate",
-            "against-channels", "against-frames", "against-metadata",
+            "against-channels", "against-frames", "against-metadata", "loudness", "max-true-peak",
         ])
         #expect(Set(rules.map(\.summary)).count == rules.count)
         for rule in rules { #expect(!rule.summary.isEmpty && rule.summary.hasSuffix("."), "\(rule.code)") }

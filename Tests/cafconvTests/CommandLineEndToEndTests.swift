@@ -12,10 +12,11 @@ struct CommandLineEndToEndTests {
             "--force", "--dry-run", "--check", "--prune", "--json", "-q, --quiet", "-v, --verbose", "--version",
             "-h, --help",
         ],
-        "info": ["<files>", "--brief", "--json", "--version", "-h, --help"],
+        "info": ["<files>", "--brief", "--json", "--loudness", "-j, --jobs <jobs>", "--version", "-h, --help"],
         "verify": [
             "<paths>", "--endian <endian>", "-d, --data-format <format>", "--rate <rate>", "--channels <channels>",
-            "--max-duration <seconds>", "--against <source>", "--profile <profile>", "--json", "-q, --quiet",
+            "--max-duration <seconds>", "--against <source>", "--profile <profile>", "--loudness <MIN..MAX>",
+            "--max-true-peak <dBTP>", "--json", "-q, --quiet",
             "--version", "-h, --help",
         ],
     ]

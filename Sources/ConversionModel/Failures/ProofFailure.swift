@@ -61,6 +61,9 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case sourceUnreadable(reason: String)
     /// The AAC file cannot be decoded for the comparison.
     case aacUndecodable(reason: String)
+    /// `--loudness`: the output, measured from its own decoding, is not within 0.1 LU of the
+    /// loudness its gain was to reach.
+    case loudnessMissed(expected: Double, measured: Double?)
     /// The Opus file cannot be decoded for the comparison (`reason`: CAFKit's or libopus's sentence).
     case opusUndecodable(reason: String)
 
@@ -116,6 +119,9 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .aacChannels(let file, let source): return "the AAC file has \(file) channels, the source \(source)"
         case .sourceUnreadable(let reason): return "cannot read the source: \(reason)"
         case .aacUndecodable(let reason): return "the AAC file cannot be decoded: \(reason)"
+        case .loudnessMissed(let expected, let measured):
+            return
+                "\(failed) it measures \(measured.map { "\(Decibels.tenth($0)) LUFS" } ?? "silent") from its own decoding, not the \(Decibels.tenth(expected)) LUFS its gain was to reach (±0.1 LU)"
         case .opusUndecodable(let reason): return "the Opus file cannot be decoded: \(reason)"
         }
     }

@@ -27,6 +27,10 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case libsndfileRefuses(String)
     /// A source that lost its libsndfile reader before the pump.
     case noReader
+    /// `--loudness`: the source's loudness cannot be measured (the meter's words).
+    case loudnessUnmeasurable(reason: String)
+    /// `--loudness`: the source is silent (below the -70 LUFS gate): no gain reaches the target.
+    case silentForLoudness(target: Double)
     /// The bytes of a sample slot cannot be read.
     case slotsUnreadable(String)
     /// A source cannot be opened a second time (for the pump or the proof).
@@ -124,7 +128,7 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .cafNotDecoded, .noReader, .wavLayout, .aiffLayout, .cafLayout, .ima4Rate, .ima4NoTransform, .ima4Target,
             .ima4ConvertsToPCMOrIMA4, .aacProfileNotDecoded, .aacDecodedOnlyByConvert, .libavcodecMissing, .aacBits,
             .aacToAAC, .aacToOther, .aacNoTransform, .notTransformable, .channelMix, .resampleRatio, .resampleFraction,
-            .resampleChannels, .transform:
+            .resampleChannels, .transform, .loudnessUnmeasurable, .silentForLoudness:
             .unsupported
         }
     }
@@ -169,6 +173,9 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
             return "libsndfile cannot read this CAF (\(format)), and cafconv does not decode it itself: \(libsndfile)"
         case .libsndfileRefuses(let reason): return "libsndfile cannot read it: \(reason)"
         case .noReader: return "libsndfile cannot read the source"
+        case .loudnessUnmeasurable(let reason): return "its loudness cannot be measured for --loudness: \(reason)"
+        case .silentForLoudness(let target):
+            return "it is silent (below the -70 LUFS gate): no gain brings it to \(Decibels.tenth(target)) LUFS"
         case .slotsUnreadable(let reason), .samplesUndecodable(let reason), .libavcodecMissing(let reason),
             .aacUnreadable(let reason), .transform(let reason), .channelMix(let reason):
             return reason

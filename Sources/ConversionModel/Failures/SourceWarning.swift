@@ -21,6 +21,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
     case noFrames
     /// More than two channels without a mask were mixed in the WAVE default order.
     case noChannelMask(channels: Int, layout: String)
+    /// `--loudness`: the true-peak ceiling capped the gain below the target.
+    case loudnessCapped(asked: Double, reached: Double, ceiling: Double)
 
     /// The warning, in one sentence, without the file's name.
     public var message: String {
@@ -51,6 +53,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
             "the header declares \(declared) frames but only \(read) could be read; converted \(read)"
         case .noChannelMask(let channels, let layout):
             "the source has no channel mask (it is not WAVE_FORMAT_EXTENSIBLE): its \(channels) channels were mixed as the WAVE default order \(layout)"
+        case .loudnessCapped(let asked, let reached, let ceiling):
+            "\(Decibels.tenth(asked)) LUFS asked, \(Decibels.tenth(reached)) reached: true peak limited to \(Decibels.tenth(ceiling)) dBTP"
         }
     }
 

@@ -1,0 +1,60 @@
+import SystemLayer
+
+/// One static gain that brings a measured programme to a loudness target without taking its
+/// true peak above a ceiling: never a limiter, never anything dynamic. Gain is linear, so the
+/// programme's loudness and true peak both move by exactly the gain in dB (BS.1770's
+/// K-weighting and gating and the oversampling true-peak meter are linear and scale-invariant
+/// above the gates); what the output really reaches is measured again from its own decoding.
+public struct LoudnessGain: Sendable, Equatable, Codable {
+    /// The gain to apply, dB (negative: quieter).
+    public var decibels: Double
+    /// The loudness asked, LUFS.
+    public var target: Double
+    /// The loudness the gain brings the programme to, LUFS: `target`, or less when the
+    /// true-peak ceiling caps the gain.
+    public var reached: Double
+    /// The true-peak ceiling, dBTP.
+    public var ceiling: Double
+    /// The true peak after the gain, dBTP.
+    public var truePeak: Double
+
+    /// Whether the ceiling capped the gain (``reached`` is below ``target``).
+    public var isCapped: Bool { shortfall > 0 }
+    /// How far ``reached`` falls short of ``target``, LU (0 when not capped).
+    public var shortfall: Double { max(0, target - reached) }
+
+    /// The gain as a factor on the samples.
+    public var factor: Double { pow(10, decibels / 20) }
+
+    /// The gain for `measurement`; `nil` when it is silent (no integrated loudness: no gain
+    /// reaches a target from silence).
+    public static func plan(_ measurement: LoudnessMeasurement, target: Double, ceiling: Double) -> LoudnessGain? {
+        guard let loudness = measurement.integrated else { return nil }
+        return plan(loudness: loudness, truePeak: measurement.truePeak, target: target, ceiling: ceiling)
+    }
+
+    /// The gain that takes `loudness` to `target`, capped so that `truePeak` (dBTP; `nil` for
+    /// none) stays at or below `ceiling`.
+    public static func plan(loudness: Double, truePeak: Double?, target: Double, ceiling: Double) -> LoudnessGain {
+        var gain = target - loudness
+        if let truePeak, truePeak + gain > ceiling { gain = ceiling - truePeak }
+        return LoudnessGain(
+            decibels: gain, target: target, reached: loudness + gain, ceiling: ceiling,
+            truePeak: (truePeak ?? -Double.infinity) + gain)
+    }
+
+    /// One gain for a group whose files keep their relative levels (as album gain): the group's
+    /// loudness (``LoudnessMeter/integrated(ofBlocks:)``) to `target`, capped by the loudest true peak
+    /// of any file.
+    public static func plan(group loudness: Double, truePeaks: [Double?], target: Double, ceiling: Double) -> LoudnessGain {
+        plan(loudness: loudness, truePeak: truePeaks.compactMap { $0 }.max(), target: target, ceiling: ceiling)
+    }
+
+    public init(decibels: Double, target: Double, reached: Double, ceiling: Double, truePeak: Double) {
+        self.decibels = decibels
+        self.target = target
+        self.reached = reached
+        self.ceiling = ceiling
+        self.truePeak = truePeak
+    }
+}
