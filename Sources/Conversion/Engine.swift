@@ -122,6 +122,24 @@ public enum Engine {
         return displayed(result, warnings: plan.warnings + decision.ruleWarnings)
     }
 
+    /// One job of ``convertJobs``: skipped once the run is cancelled, else converted under the
+    /// options its rule resolved, its record naming that rule.
+    static func convertOne(
+        _ job: Job, index: Int, decided: JobDecision, options: ConversionOptions, cancellation: Cancellation
+    ) -> FileResult {
+        if cancellation.isCancelled {
+            var result = FileResult(input: job.input, output: job.output, status: .skipped)
+            result.record(.interrupted)
+            return result
+        }
+        var result = Converter.convert(job, options: decided.options ?? options, sequence: index, cancellation: cancellation)
+        result.rule = decided.rule
+        result.rulesFile = decided.rulesFile
+        result.bytesIn = decided.sourceStamp?.size
+        if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
+        return result
+    }
+
     /// The conversion step of a run: converts the jobs `decision.work` names on `options.jobs`
     /// workers (one runs on this thread), records each converted output in its manifest (saved
     /// now and then, and once at the end), and stores every job's record in `decision`. Returns
@@ -146,18 +164,7 @@ public enum Engine {
                 guard slot < work.count else { return }
                 let index = work[slot]
                 let job = jobs[index]
-                var result: FileResult
-                if cancellation.isCancelled {
-                    result = FileResult(input: job.input, output: job.output, status: .skipped)
-                    result.record(.interrupted)
-                } else {
-                    result = Converter.convert(
-                        job, options: decided[index].options ?? options, sequence: index, cancellation: cancellation)
-                    result.rule = decided[index].rule
-                    result.rulesFile = decided[index].rulesFile
-                    result.bytesIn = decided[index].sourceStamp?.size
-                    if result.status == .failed && result.reason == Cancellation.reason { result.status = .skipped }
-                }
+                let result = convertOne(job, index: index, decided: decided[index], options: options, cancellation: cancellation)
                 let recorded = result.status == .converted && decided[index].recorded && options.recordsState
                 let output = recorded ? FileSystem.stampAndChange(of: job.output) : nil
                 // The bytes written, and the source's as the decision saw them (hashed after the

@@ -47,6 +47,17 @@ public enum InfoText {
         return PathBytes.display(line)
     }
 
+    /// The `inst` chunk in one line: base note, note and velocity ranges, gain, loop regions.
+    static func instrumentLine(_ inst: AudioFileInfo.Instrument) -> String {
+        var parts = ["base note \(number(inst.baseNote))"]
+        if let low = inst.lowNote, let high = inst.highNote { parts.append("notes \(low)...\(high)") }
+        if let low = inst.lowVelocity, let high = inst.highVelocity { parts.append("velocities \(low)...\(high)") }
+        if let gain = inst.gain { parts.append("gain \(number(gain)) dB") }
+        if let id = inst.sustainRegion { parts.append("sustain region #\(id)") }
+        if let id = inst.releaseRegion { parts.append("release region #\(id)") }
+        return parts.joined(separator: ", ")
+    }
+
     /// The lines that describe one file. (Printed one by one: joining them would be the
     /// process's only call of the standard library's generic `joined(separator:)`, paid at
     /// every start.)
@@ -116,15 +127,7 @@ public enum InfoText {
             }
             if report.regions.count > 32 { lines.append("  ... \(report.regions.count - 32) more") }
         }
-        if let inst = report.instrument {
-            var parts = ["base note \(number(inst.baseNote))"]
-            if let low = inst.lowNote, let high = inst.highNote { parts.append("notes \(low)...\(high)") }
-            if let low = inst.lowVelocity, let high = inst.highVelocity { parts.append("velocities \(low)...\(high)") }
-            if let gain = inst.gain { parts.append("gain \(number(gain)) dB") }
-            if let id = inst.sustainRegion { parts.append("sustain region #\(id)") }
-            if let id = inst.releaseRegion { parts.append("release region #\(id)") }
-            add("Instrument:", parts.joined(separator: ", "))
-        }
+        add("Instrument:", report.instrument.map(instrumentLine))
         for warning in report.warnings { lines.append("Warning:         \(warning)") }
         if let error = report.error { lines.append("Error:           \(error)") }
         // Names, chunk text, info strings, markers, warnings: every piece may come from the

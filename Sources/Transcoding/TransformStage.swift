@@ -130,6 +130,18 @@ package struct TransformPlan: Equatable {
         return parts.joined(separator: "; ")
     }
 
+    /// `matrix` (the identity when there is none) with every factor times `gain`, named with the
+    /// gain in dB as `--loudness` chose it.
+    private static func applying(
+        _ gain: Double, decibels: Double, to matrix: ChannelMatrix?, inputs: Int, outputs: Int
+    ) -> ChannelMatrix {
+        let base =
+            matrix ?? ChannelMatrix(gains: (0..<outputs).map { o in (0..<inputs).map { $0 == o ? 1.0 : 0.0 } }, name: "")
+        let named = "gain \(decibels > 0 ? "+" : "")\(Decibels.tenth(decibels)) dB (--loudness)"
+        return ChannelMatrix(
+            gains: base.gains.map { row in row.map { $0 * gain } }, name: base.name.isEmpty ? named : base.name + "; " + named)
+    }
+
     /// The plan for `source` becoming `target` under `options`, or `nil` when the rate and channel
     /// count stay and no dither applies. Throws when the channels cannot be mixed as asked.
     package static func make(
@@ -194,13 +206,7 @@ package struct TransformPlan: Equatable {
             }
         }
         if let gain, let decibels = options.loudnessGain {
-            let base =
-                matrix
-                ?? ChannelMatrix(gains: (0..<outputs).map { o in (0..<inputs).map { $0 == o ? 1.0 : 0.0 } }, name: "")
-            let named = "gain \(decibels > 0 ? "+" : "")\(Decibels.tenth(decibels)) dB (--loudness)"
-            matrix = ChannelMatrix(
-                gains: base.gains.map { row in row.map { $0 * gain } },
-                name: base.name.isEmpty ? named : base.name + "; " + named)
+            matrix = applying(gain, decibels: decibels, to: matrix, inputs: inputs, outputs: outputs)
         }
         // Selecting or copying channels (each output one input, at gain 1) loses nothing.
         let selects =

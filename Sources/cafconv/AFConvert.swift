@@ -153,6 +153,26 @@ struct AFConvert {
         "ec-3": "'ec-3' (E-AC-3)",
     ]
 
+    /// afconvert converts one file into one CAF file: folders, another file type, and (without
+    /// `-f`) an output name that does not say CAF are refused.
+    static func checkFiles(input: String, output: String?, fileType: String?) throws(CommandLineError) {
+        if FileSystem.kind(of: input) == .directory {
+            throw CommandLineError(
+                "\(input) is a folder: afconvert converts one file (use cafconv convert for folders)", path: [Self.name])
+        }
+        if let output, output != "-", output.hasSuffix("/") || FileSystem.kind(of: output) == .directory {
+            throw CommandLineError("\(output) is a folder: afconvert's output_file is a file", path: [Self.name])
+        }
+        if let type = fileType, !["caff", "caf"].contains(type.lowercased()) {
+            throw CommandLineError("-f \(type): cafconv writes CAF only; use -f caff or leave -f out", path: [Self.name])
+        }
+        if fileType == nil, let output, output != "-", !output.lowercased().hasSuffix(".caf") {
+            throw CommandLineError(
+                "\(output): without -f, afconvert's file type comes from the output's extension, and cafconv writes CAF only; name it .caf or give -f caff",
+                path: [Self.name])
+        }
+    }
+
     init(_ invocation: Invocation) throws(CommandLineError) {
         let positionals = invocation.positionals
         guard let first = positionals.first else {
@@ -173,21 +193,7 @@ struct AFConvert {
             throw CommandLineError(
                 "reading standard input (-): give the output file (a name, or - for standard output)", path: [Self.name])
         }
-        if FileSystem.kind(of: input) == .directory {
-            throw CommandLineError(
-                "\(input) is a folder: afconvert converts one file (use cafconv convert for folders)", path: [Self.name])
-        }
-        if let outputPath, outputPath != "-", outputPath.hasSuffix("/") || FileSystem.kind(of: outputPath) == .directory {
-            throw CommandLineError("\(outputPath) is a folder: afconvert's output_file is a file", path: [Self.name])
-        }
-        if let type = invocation[Self.file], !["caff", "caf"].contains(type.lowercased()) {
-            throw CommandLineError("-f \(type): cafconv writes CAF only; use -f caff or leave -f out", path: [Self.name])
-        }
-        if invocation[Self.file] == nil, let outputPath, outputPath != "-", !outputPath.lowercased().hasSuffix(".caf") {
-            throw CommandLineError(
-                "\(outputPath): without -f, afconvert's file type comes from the output's extension, and cafconv writes CAF only; name it .caf or give -f caff",
-                path: [Self.name])
-        }
+        try Self.checkFiles(input: input, output: outputPath, fileType: invocation[Self.file])
         var notes: [String] = []
         if let quality = invocation[Self.quality] {
             guard let number = Int(quality), (0...127).contains(number) else {
