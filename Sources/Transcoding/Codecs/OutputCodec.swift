@@ -134,6 +134,19 @@ package struct OutputPlan {
             source: source.encodingToKeep, sourceOrder: source.byteOrder, dataFormat: options.dataFormat, endian: options.endian)
     }
 
+    /// The source's independent decoding (`proofAudio`) through the same transforms: what a
+    /// lossy codec's decoded output is measured against.
+    package func proofReference(_ source: SourceStage) throws -> any FrameSource {
+        do {
+            let independent = try source.proofAudio()
+            return try transform.map { plan throws in try TransformedAudio(source: independent, plan: plan) } ?? independent
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw ConversionError.proof(.decoding(reason: "\(error)"))
+        }
+    }
+
     /// The source's frames the header promised when they are the output's too (no resampling).
     package func headerFrames(of source: SourceStage) -> Int64? { transform?.rate == nil ? source.headerFrames : nil }
 }

@@ -80,15 +80,7 @@ package struct AACOutputCodec: OutputCodec {
         _ written: (written: AACStage.Written, fileBytes: UInt64), plan: OutputPlan, source: SourceStage,
         output: OutputTarget
     ) throws -> Proof? {
-        let reference: any FrameSource
-        do {
-            let independent = try source.proofAudio()
-            reference = try plan.transform.map { plan throws in try TransformedAudio(source: independent, plan: plan) } ?? independent
-        } catch let error as ConversionError {
-            throw error
-        } catch {
-            throw ConversionError.proof(.decoding(reason: "\(error)"))
-        }
+        let reference = try plan.proofReference(source)
         guard
             var proof = try AACStage.prove(
                 output.temporary.path, source: reference, written: written.written,

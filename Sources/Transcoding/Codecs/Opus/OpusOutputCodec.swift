@@ -103,15 +103,7 @@ package struct OpusOutputCodec: OutputCodec {
         case .moved(let moved, _):
             return try OggOpusRemux.prove(output.temporary.path, source: source.input, moved: moved, isCancelled: output.isCancelled)
         case .encoded(let encoded, _):
-            let reference: any FrameSource
-            do {
-                let independent = try source.proofAudio()
-                reference = try plan.transform.map { plan throws in try TransformedAudio(source: independent, plan: plan) } ?? independent
-            } catch let error as ConversionError {
-                throw error
-            } catch {
-                throw ConversionError.proof(.decoding(reason: "\(error)"))
-            }
+            let reference = try plan.proofReference(source)
             guard
                 var proof = try OpusStage.prove(
                     output.temporary.path, source: reference, written: encoded, blockSamples: output.options.blockSamples,
