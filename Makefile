@@ -12,7 +12,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/cafconv
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test example plugin-example docs release release-check install install-afconvert uninstall lint format fuzz bench bench-aac bench-loudness bench-compare same-outputs clean
+.PHONY: help deps build run test example plugin-example docs release release-check install install-afconvert install-afinfo uninstall lint format fuzz bench bench-aac bench-loudness bench-compare same-outputs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -82,8 +82,12 @@ install: release ## Install the binary, man page, shell completions and file(1) 
 install-afconvert: install ## Also install the link afconvert -> cafconv (afconvert's command line; docs/afconvert.md)
 	ln -sf cafconv $(BINDIR)/afconvert
 
+install-afinfo: install ## Also install the link afinfo -> cafconv (afinfo's output; docs/afinfo.md)
+	ln -sf cafconv $(BINDIR)/afinfo
+
 uninstall: ## Remove what `make install` installed
 	if [ "$$(readlink $(BINDIR)/afconvert 2>/dev/null)" = cafconv ]; then rm -f $(BINDIR)/afconvert; fi
+	if [ "$$(readlink $(BINDIR)/afinfo 2>/dev/null)" = cafconv ]; then rm -f $(BINDIR)/afinfo; fi
 	rm -f $(BINDIR)/cafconv $(MANDIR)/cafconv.1 $(BASHDIR)/cafconv $(ZSHDIR)/_cafconv $(FISHDIR)/cafconv.fish
 	rm -f $(SHAREDIR)/caf.magic
 	rmdir $(SHAREDIR) 2>/dev/null || true

@@ -132,6 +132,11 @@ let package = Package(
         // `info`: one description over CAF, WAV and AIFF, from the pure-Swift readers alone (no
         // libsndfile), so a program that only inspects files does not link it.
         .target(name: "Inspection", dependencies: ["CAFKit", "WAVEKit", "BinaryIO"], swiftSettings: strict),
+        // `info` and `afinfo` over the sources cafconv does not parse itself (FLAC, MP3, Ogg, Wave64,
+        // .au): through the libraries that decode them for convert (libsndfile, libmpg123, OggOpus).
+        .target(
+            name: "SourceInspection", dependencies: ["Inspection", "SndFile", "MPG123", "OggOpus", "BinaryIO", "WAVEKit"],
+            swiftSettings: strict),
         // `report`: one self-contained HTML page of a folder of sounds (levels, waveforms, loops),
         // and the meter that measures them block by block while they are read (standard library
         // and libc only).
@@ -147,6 +152,7 @@ let package = Package(
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
                 "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "Loudness", "SystemLayer", "SoundReport",
+                "SourceInspection",
             ],
             swiftSettings: strict
         ),

@@ -21,6 +21,12 @@ public enum InfoText {
         case "caf": return "CAF"
         case "wav": return "WAV"
         case "aiff": return "AIFF"
+        case "flac": return "FLAC"
+        case "mp3": return "MP3"
+        case "ogg": return "Ogg"
+        case "au": return "Sun/NeXT AU"
+        case "w64": return "Wave64"
+        case let other?: return other
         default: return "unknown"
         }
     }
@@ -45,6 +51,21 @@ public enum InfoText {
             line += " [\(count(report.warnings.count, "warning"))]"
         }
         return PathBytes.display(line)
+    }
+
+    /// The packet count, with the layout of constant packets (IMA4: 64 frames in 34 bytes a
+    /// channel) and the `pakt` priming and remainder when there is one; `nil` without packets.
+    static func packetsLine(_ report: AudioFileInfo) -> String? {
+        var layout: String?
+        if let frames = report.framesPerPacket, frames > 0, let bytes = report.bytesPerPacket, bytes > 0 {
+            layout = "\(count(frames, "frame")), \(count(bytes, "byte")) each"
+        }
+        guard let packets = report.packets else { return layout }
+        var line = "\(packets)" + (layout.map { " (\($0))" } ?? "")
+        if report.primingFrames != nil || report.remainderFrames != nil {
+            line += ", priming \(report.primingFrames ?? 0), remainder \(report.remainderFrames ?? 0)"
+        }
+        return line
     }
 
     /// The `inst` chunk in one line: base note, note and velocity ranges, gain, loop regions.
@@ -81,13 +102,12 @@ public enum InfoText {
         if let offset = report.audioOffset, let bytes = report.audioBytes {
             add("Audio:", "\(count(bytes, "byte")) at offset \(offset)")
         }
-        if let packets = report.packets {
-            add("Packets:", "\(packets), priming \(report.primingFrames ?? 0), remainder \(report.remainderFrames ?? 0)")
-        } else if let framesPerPacket = report.framesPerPacket {
-            add(
-                "Packets:",
-                "\(count(framesPerPacket, "frame")), \(count(report.bytesPerPacket ?? 0, "byte")) each")
+        add("Packets:", packetsLine(report))
+        add("Bit rate:", report.bitRate.map { "\($0) bits per second" })
+        if let maximum = report.maximumPacketSize {
+            add("Packet size:", "at most \(count(maximum, "byte"))" + (report.packetSizeUpperBound.map { ", upper bound \($0)" } ?? ""))
         }
+        add("Source depth:", report.sourceBitDepth)
         add("Opus header:", report.opusHeader)
         if !report.chunks.isEmpty {
             lines.append("Chunks:")

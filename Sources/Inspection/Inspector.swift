@@ -143,6 +143,26 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
     /// An Opus CAF's `kuki` (Apple's 28 bytes), spelled out: application, rate, frames per packet,
     /// bit rate, channels (docs/opus.md).
     public var opusHeader: String?
+    /// afinfo's `File type ID`: `caff`, `WAVE`, `RF64`, `AIFF`, `AIFC`, `flac`, `MPG3`, `NeXT`,
+    /// `W64f`, `Ogg ` (see `PacketFacts`).
+    public var fileTypeID: String?
+    /// The Core Audio format flags of the samples (for linear PCM: float 1, big-endian 2, signed
+    /// integer 4, packed 8), as afinfo's data format line shows them.
+    public var formatFlags: UInt32?
+    /// Bytes per frame (0 when packets are not made of whole frames: compressed formats).
+    public var bytesPerFrame: UInt32?
+    /// Bits per second of the audio: bytes per frame x 8 x rate for linear PCM, else the audio
+    /// bytes over the duration of the whole packets (afinfo's `bit rate`, truncated).
+    public var bitRate: Int64?
+    /// The largest a packet of this format can be, in bytes (afinfo's `packet size upper bound`).
+    public var packetSizeUpperBound: UInt32?
+    /// The largest packet in the file, in bytes (afinfo's `maximum packet size`).
+    public var maximumPacketSize: UInt32?
+    /// Whether the audio chunk is the file's last (afinfo's `optimized`): audio can be appended
+    /// without moving anything.
+    public var optimized: Bool?
+    /// The bit depth the samples came from, as afinfo spells it: `I16`, `I24`, `F32`...
+    public var sourceBitDepth: String?
     /// Every chunk, in file order.
     public var chunks: [Chunk]
     /// Information strings (CAF `info`, WAV `LIST/INFO`, AIFF text chunks).
@@ -165,6 +185,8 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
         case isFloat, byteOrder, frames, durationSeconds, audioOffset, audioBytes, packets, primingFrames
         case remainderFrames, framesPerPacket, bytesPerPacket, channelLayout, chunks, info, markers, loops, warnings, error
         case regions, instrument, opusHeader
+        case fileTypeID, formatFlags, bytesPerFrame, bitRate, packetSizeUpperBound, maximumPacketSize, optimized
+        case sourceBitDepth
     }
 
     /// Writes every key of DESIGN.md, with `null` for what is unknown; the extra keys only when known.
@@ -194,6 +216,14 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
         try container.encodeIfPresent(bytesPerPacket, forKey: .bytesPerPacket)
         try container.encodeIfPresent(channelLayout, forKey: .channelLayout)
         try container.encodeIfPresent(opusHeader, forKey: .opusHeader)
+        try container.encodeIfPresent(fileTypeID, forKey: .fileTypeID)
+        try container.encodeIfPresent(formatFlags, forKey: .formatFlags)
+        try container.encodeIfPresent(bytesPerFrame, forKey: .bytesPerFrame)
+        try container.encodeIfPresent(bitRate, forKey: .bitRate)
+        try container.encodeIfPresent(packetSizeUpperBound, forKey: .packetSizeUpperBound)
+        try container.encodeIfPresent(maximumPacketSize, forKey: .maximumPacketSize)
+        try container.encodeIfPresent(optimized, forKey: .optimized)
+        try container.encodeIfPresent(sourceBitDepth, forKey: .sourceBitDepth)
         try container.encode(info, forKey: .info)
         try container.encode(markers, forKey: .markers)
         try container.encode(loops, forKey: .loops)
@@ -201,7 +231,8 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
         try container.encodeIfPresent(instrument, forKey: .instrument)
     }
 
-    init(path: String) {
+    /// An empty report for `path`: what a reader outside this target (libsndfile's formats) fills in.
+    public init(path: String) {
         self.path = path
         chunks = []
         info = []
@@ -260,6 +291,7 @@ public enum Inspector {
         case .wav, .rifx, .rf64: describeWAVE(source, into: &info)
         case .aiff, .aifc: describeAIFF(source, into: &info)
         }
+        if info.format != nil { info.fileTypeID = fileTypeID(container, prefix: prefix) }
     }
 
     static func describeCAF(_ source: some ByteSource, into info: inout AudioFileInfo) {
@@ -304,6 +336,7 @@ public enum Inspector {
             }
         }
         info.chunks = file.chunks.map { AudioFileInfo.Chunk(type: $0.type.trimmed, offset: $0.offset, size: $0.declaredSize) }
+        addCAFPacketFacts(document, into: &info)
         info.info = (document.contents.infoStrings?.entries ?? []).map { AudioFileInfo.Text(key: $0.key, value: $0.value) }
         describeCAFMetadata(document.contents, into: &info)
         info.warnings = document.warnings.map(InfoWarning.caf)
@@ -367,6 +400,7 @@ public enum Inspector {
                 baseNote: Double(sampler.midiUnityNote) + Double(sampler.midiPitchFraction) / 4_294_967_296)
         }
         info.warnings = file.warnings.map(InfoWarning.wave)
+        addWAVEPacketFacts(file, into: &info)
         // An RF64 `ds64` can declare 2^63 bytes or more: the report's signed size holds the
         // largest it can, and says so.
         for chunk in file.chunks where chunk.declaredSize > UInt64(Int64.max) {
@@ -431,6 +465,7 @@ public enum Inspector {
             }
         }
         info.warnings = file.warnings.map(InfoWarning.wave)
+        addAIFFPacketFacts(file, into: &info)
         setDuration(&info)
     }
 

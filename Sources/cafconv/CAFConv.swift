@@ -38,6 +38,7 @@ enum CAFConv {
                 Subcommand(Verify.name, abstract: Verify.abstract) { Verify.command },
                 Subcommand(Report.name, abstract: Report.abstract) { Report.command },
                 Subcommand(AFConvert.name, abstract: AFConvert.abstract) { AFConvert.command },
+                Subcommand(AFInfo.name, abstract: AFInfo.abstract) { AFInfo.command },
             ]),
         version: version,
         // The manual is dated by SOURCE_DATE_EPOCH (make install sets the last commit's time) or
@@ -85,9 +86,10 @@ enum CAFConv {
         var arguments = (1..<Int(CommandLine.argc)).map { index in
             CommandLine.unsafeArgv[index].map { PathBytes.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
         }
-        // Invoked as `afconvert` (a link to cafconv): afconvert's command line.
+        // Invoked as `afconvert` or `afinfo` (links to cafconv): their command lines.
         let invokedAs = CommandLine.arguments.first.map { FileSystem.baseName($0) }
         if invokedAs == AFConvert.name { arguments.insert(AFConvert.name, at: 0) }
+        if invokedAs == AFInfo.name { arguments.insert(AFInfo.name, at: 0) }
         if arguments.first == AFConvert.name {
             // afconvert's refused options are named whole (-hf, -ue) before the parser splits them.
             do throws(CommandLineError) { try AFConvert.checkRefused(Array(arguments.dropFirst())) } catch {
@@ -132,6 +134,7 @@ enum CAFConv {
             case Verify.name: return try Verify(invocation).run()
             case Report.name: return try Report(invocation).run()
             case AFConvert.name: return try AFConvert(invocation).run()
+            case AFInfo.name: return try AFInfo(invocation).run()
             default: throw CommandLineError("no subcommand '\(invocation.path.joined(separator: " "))'")
             }
         }

@@ -6,11 +6,12 @@ import IncrementalState
 import Inspection
 import OutputFiles
 import Rules
+import SourceInspection
 import SystemLayer
 import Transcoding
 import Verification
 
-/// `cafconv info`: what is inside CAF, WAV and AIFF files.
+/// `cafconv info`: what is inside CAF, WAV and AIFF files, and the other sources convert reads.
 struct Info {
     static let brief = Flag("brief", help: "One line per file, like file(1).")
     static let json = Flag("json", help: "Print one JSON array, one object per file.")
@@ -22,16 +23,19 @@ struct Info {
         "jobs", short: "j", help: "With --loudness, measure this many files at once (default: all cores).")
 
     static let name = "info"
-    static let abstract = "Describe CAF, WAV and AIFF files: format, byte order, frames, chunks."
+    static let abstract = "Describe audio files (CAF, WAV, AIFF, FLAC, MP3, Ogg...): format, byte order, frames, chunks."
     static let command = Command(
         name,
         abstract: abstract,
         discussion: """
-            Folders are searched recursively for *.caf, *.wav, *.wave, *.aif, *.aiff and *.aifc \
-            files (any case); a folder without any is an error. The container is told from the \
-            magic bytes, not the name: a .caf that is really AIFF is reported as AIFF. CAF files are \
-            also checked against the rules of the CAF specification; the first broken rule is \
-            reported as the file's error.
+            Folders are searched recursively for the files convert reads (any case); a folder \
+            without any is an error. The container is told from the magic bytes, not the name: a \
+            .caf that is really AIFF is reported as AIFF. CAF, WAV and AIFF are read by cafconv's \
+            own readers, and CAF files are also checked against the rules of the CAF \
+            specification (the first broken rule is reported as the file's error); Ogg Opus is \
+            read from its pages; FLAC, MP3, Ogg Vorbis, Wave64 and .au through libsndfile (and \
+            libmpg123 for MP3's frame count), as convert decodes them. Bit rate, packet sizes and \
+            the source bit depth are afinfo's (cafconv afinfo prints them in afinfo's words).
 
             Descriptions go to stdout; errors, and with --brief each file's warnings, go to stderr \
             right after the file's line.
@@ -48,7 +52,7 @@ struct Info {
             """,
         positionals: Positionals(
             "files", help: "Audio files, or folders to search for them.",
-            completion: .fileTypes(["caf", "wav", "wave", "aif", "aiff", "aifc"])),
+            completion: .fileTypes(Planner.audioExtensions)),
         options: [brief, json, loudness, jobs])
 
     let files: [String]
@@ -76,7 +80,7 @@ struct Info {
         var reports: [AudioFileInfo] = []
         var described = 0
         func describe(_ path: String) {
-            let report = Inspector.inspect(path: path)
+            let report = SourceInspector.inspect(path: path)
             if report.error != nil { failed = true }
             if json {
                 reports.append(report)
@@ -99,10 +103,10 @@ struct Info {
                 describe(path)
                 continue
             }
-            let found = Planner.files(under: path, matching: Inspector.isAudioName)
+            let found = Planner.files(under: path, matching: FileSystem.isAudioName)
             if found.isEmpty {
                 failed = true
-                let reason = "no audio files found (*.caf, *.wav, *.wave, *.aif, *.aiff, *.aifc, searched recursively)"
+                let reason = Planner.nothingFound
                 // With --json the folder is an entry of the array, like any file that fails.
                 if json {
                     reports.append(Inspector.failure(path, error: reason))

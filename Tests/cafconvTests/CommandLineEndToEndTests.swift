@@ -19,6 +19,7 @@ struct CommandLineEndToEndTests {
             "--max-true-peak <dBTP>", "--json", "-q, --quiet",
             "--version", "-h, --help",
         ],
+        "afinfo": ["<audio_files>", "-b, --brief", "-r, --real", "-i, --info", "--version", "-h, --help"],
     ]
 
     @Test("verify's help lists every profile with its one-line summary")
@@ -29,7 +30,7 @@ struct CommandLineEndToEndTests {
         #expect(result.text.contains("  apple-lpcm: little-endian linear PCM"))
     }
 
-    @Test("each subcommand's help lists every option, on stdout, exit 0", arguments: ["convert", "info", "verify", "afconvert"])
+    @Test("each subcommand's help lists every option, on stdout, exit 0", arguments: ["convert", "info", "verify", "afconvert", "afinfo"])
     func subcommandHelp(name: String) throws {
         for arguments in [[name, "--help"], [name, "-h"], ["help", name]] {
             let result = try run(RepositoryPaths.executable, arguments)
@@ -47,7 +48,7 @@ struct CommandLineEndToEndTests {
         for arguments in [["--help"], ["-h"], ["help"]] {
             let result = try run(RepositoryPaths.executable, arguments)
             #expect(result.status == 0, "\(arguments)")
-            for word in ["USAGE: cafconv <subcommand>", "\n  convert ", "\n  info ", "\n  verify ", "130 interrupted."] {
+            for word in ["USAGE: cafconv <subcommand>", "\n  convert ", "\n  info ", "\n  verify ", "\n  afinfo ", "130 interrupted."] {
                 #expect(result.text.contains(word), "\(arguments) lacks \(word)")
             }
         }
@@ -72,7 +73,7 @@ struct CommandLineEndToEndTests {
     @Test(
         "usage errors: exit 64, cafconv: error:, the reason, the usage",
         arguments: [
-            ([], "Missing subcommand; use one of convert, info, verify, report or afconvert"),
+            ([], "Missing subcommand; use one of convert, info, verify, report, afconvert or afinfo"),
             (["nope"], "Unknown subcommand 'nope'"),
             (["conver", "x.wav"], "Did you mean 'convert'?"),
             (["help", "nope"], "Unknown subcommand 'nope'"),
@@ -134,6 +135,10 @@ struct CommandLineEndToEndTests {
                 #expect(result.text.contains("Fl -\(long)"), "manual lacks \(long)")
             }
         }
+        // Both front ends have their section, with their options and exit statuses.
+        for word in ["afconvert", "afinfo", "Fl -real", "Fl -src-complexity", "audio_files"] {
+            #expect(result.text.contains(word), "manual lacks \(word)")
+        }
     }
 
     // Condition traits, not tests that return early: without the tool these are reported as
@@ -153,6 +158,8 @@ struct CommandLineEndToEndTests {
         let result = try run(RepositoryPaths.executable, ["--generate-completion-script", shell])
         #expect(result.status == 0)
         #expect(result.text.contains("--max-duration") || result.text.contains("max-duration"))
+        // Both front ends, with their own options.
+        for word in ["afconvert", "afinfo", "src-complexity", "brief"] { #expect(result.text.contains(word), "\(shell) lacks \(word)") }
     }
 
     @Test("the bash completion script parses in bash", .enabled(if: which("bash") != nil, "bash is not installed"))
