@@ -105,7 +105,8 @@ public enum InfoText {
         add("Packets:", packetsLine(report))
         add("Bit rate:", report.bitRate.map { "\($0) bits per second" })
         if let maximum = report.maximumPacketSize {
-            add("Packet size:", "at most \(count(maximum, "byte"))" + (report.packetSizeUpperBound.map { ", upper bound \($0)" } ?? ""))
+            let bound = report.packetSizeUpperBound.map { ", upper bound \($0)" } ?? ""
+            add("Packet size:", "at most \(count(maximum, "byte"))" + bound)
         }
         add("Source depth:", report.sourceBitDepth)
         add("Opus header:", report.opusHeader)

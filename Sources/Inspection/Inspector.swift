@@ -525,7 +525,8 @@ public enum Inspector {
         }
     }
 
-    static func setDuration(_ info: inout AudioFileInfo) {
+    /// Sets `durationSeconds` to frames / rate, when both are known.
+    public static func setDuration(_ info: inout AudioFileInfo) {
         if let frames = info.frames, let rate = info.sampleRate, rate > 0 {
             info.durationSeconds = Double(frames) / rate
         }

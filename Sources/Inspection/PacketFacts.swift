@@ -68,7 +68,7 @@ extension Inspector {
     }
 
     /// A bit rate truncated to whole bits per second, as afinfo prints it; `nil` when not finite.
-    static func wholeBits(_ value: Double) -> Int64? {
+    public static func wholeBits(_ value: Double) -> Int64? {
         guard value.isFinite, value >= 0, value < 9e18 else { return nil }
         return Int64(exactly: value.rounded(.down))
     }

@@ -55,8 +55,8 @@ public enum SourceInspector {
             &info, bytesPerPacket: 0, framesPerPacket: UInt32(clamping: firstFrames ?? 0), flags: 0, packets: reader.packetsRead,
             maximumPacket: UInt32(clamping: largest))
         // Opus packets vary in duration: the rate is the bytes over the frames they decode to.
-        if reader.framesRead > 0 { info.bitRate = wholeBits(Double(bytes) * 8 * 48000 / Double(reader.framesRead)) }
-        setDuration(&info)
+        if reader.framesRead > 0 { info.bitRate = Inspector.wholeBits(Double(bytes) * 8 * 48000 / Double(reader.framesRead)) }
+        Inspector.setDuration(&info)
         return true
     }
 
@@ -82,7 +82,7 @@ public enum SourceInspector {
         if sound.encoding.isMPEG, let decoder = try? MPG123Decoder(path: path), let frames = decoder.frames {
             info.frames = UInt64(max(frames, 0))
         }
-        setDuration(&info)
+        Inspector.setDuration(&info)
         let channels = UInt32(clamping: max(sound.channels, 0))
         if let bits = sound.encoding.bits, sound.encoding.isLinearPCM || kind == .flac {
             info.bitsPerChannel = bits
@@ -102,7 +102,9 @@ public enum SourceInspector {
             }
             let flags =
                 info.isFloat == nil
-                ? 0 : Inspector.linearPCMFlags(isFloat: sound.encoding.isFloat, bigEndian: bigEndian && bits > 8, signed: sound.encoding != .pcmU8)
+                ? 0
+                : Inspector.linearPCMFlags(
+                    isFloat: sound.encoding.isFloat, bigEndian: bigEndian && bits > 8, signed: sound.encoding != .pcmU8)
             Inspector.addPacketFacts(&info, bytesPerPacket: frameBytes, framesPerPacket: 1, flags: flags)
         default:
             let perPacket: UInt32 = sound.encoding.isMPEG ? (sound.sampleRate >= 32000 ? 1152 : 576) : 0
@@ -131,7 +133,8 @@ public enum SourceInspector {
             maximumFrame = largest > 0 ? largest : nil
         }
         let depth = info.sourceBitDepth
-        Inspector.addPacketFacts(&info, bytesPerPacket: 0, framesPerPacket: info.framesPerPacket ?? 0, flags: depthCode, maximumPacket: maximumFrame)
+        Inspector.addPacketFacts(
+            &info, bytesPerPacket: 0, framesPerPacket: info.framesPerPacket ?? 0, flags: depthCode, maximumPacket: maximumFrame)
         info.sourceBitDepth = depth
         info.bitRate = estimatedBitRate(length, info)
     }
@@ -140,16 +143,7 @@ public enum SourceInspector {
     /// tags included (they are a small part of any file long enough for the rate to matter).
     static func estimatedBitRate(_ length: UInt64, _ info: AudioFileInfo) -> Int64? {
         guard let seconds = info.durationSeconds, seconds > 0 else { return nil }
-        return wholeBits(Double(length) * 8 / seconds)
-    }
-
-    static func wholeBits(_ value: Double) -> Int64? {
-        guard value.isFinite, value >= 0, value < 9e18 else { return nil }
-        return Int64(exactly: value.rounded(.down))
-    }
-
-    static func setDuration(_ info: inout AudioFileInfo) {
-        if let frames = info.frames, let rate = info.sampleRate, rate > 0 { info.durationSeconds = Double(frames) / rate }
+        return Inspector.wholeBits(Double(length) * 8 / seconds)
     }
 
     /// The kinds of file libsndfile reads that `info` names.

@@ -41,7 +41,8 @@ struct AFInfoFieldsTests {
 
     @Test("afinfo's names: Int16 and Float32 (interleaved when stereo), 8-bit unsigned spelled out")
     func names() {
-        #expect(AFInfoText.dataFormat(Self.report(WAVFixture.signal(.int16, channels: 1, frames: 10))) == " 1 ch,  44100 Hz, Int16")
+        #expect(
+            AFInfoText.dataFormat(Self.report(WAVFixture.signal(.int16, channels: 1, frames: 10))) == " 1 ch,  44100 Hz, Int16")
         let float = Self.report(WAVFixture.signal(.float32, channels: 2, frames: 10, sampleRate: 48000))
         #expect(AFInfoText.dataFormat(float) == " 2 ch,  48000 Hz, Float32, interleaved")
         #expect(float.sourceBitDepth == "F32")

@@ -76,7 +76,7 @@ struct AFInfoEndToEndTests {
 
     /// A mono 16-bit WAV of `frames` frames at `rate`, its audio at byte 4096 (afconvert pads
     /// with an `FLLR` chunk) or right after a 44-byte header.
-    static func wav(frames: Int, rate: Int, padded: Bool) -> [UInt8] {
+    static func wav(frames: Int, rate: Int, padded: Bool, before extra: [(String, [UInt8])] = []) -> [UInt8] {
         let fixture = WAVFixture.signal(.int16, channels: 1, frames: frames, sampleRate: rate)
         var fmt = ByteWriter()
         fmt.write(UInt16(1), .little)
@@ -86,7 +86,19 @@ struct AFInfoEndToEndTests {
         fmt.write(UInt16(2), .little)
         fmt.write(UInt16(16), .little)
         let filler: [(String, [UInt8])] = padded ? [("FLLR", [UInt8](repeating: 0, count: 4044))] : []
-        return WAVFixture.riff(chunks: [("fmt ", fmt.bytes)] + filler + [("data", fixture.sampleBytes)])
+        return WAVFixture.riff(chunks: [("fmt ", fmt.bytes)] + filler + extra + [("data", fixture.sampleBytes)])
+    }
+
+    /// `frames` frames at `rate` converted by `cafconv afconvert -d format`, then described by
+    /// afinfo (which must succeed): the CAF's path and afinfo's output.
+    static func converted(_ folder: TempDirectory, frames: Int, rate: Int, format: String) throws -> (String, String) {
+        let source = folder.write("in.wav", wav(frames: frames, rate: rate, padded: false))
+        let output = folder.file("out.caf")
+        let converted = try run(RepositoryPaths.executable, ["afconvert", "-f", "caff", "-d", format, source, output])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let result = try afinfo([output])
+        #expect(result.status == 0, "\(result.stderr)")
+        return (output, result.text)
     }
 
     static func afinfo(_ arguments: [String]) throws -> ProcessResult {
@@ -158,22 +170,18 @@ struct AFInfoEndToEndTests {
 
     @Test("an IMA4 CAF: afinfo's data format line, and its real packet count, not the pakt's 0")
     func ima4() throws {
+        // The folder lives to the end of the test: the CAF is read again below.
         let folder = TempDirectory()
-        let source = folder.write("chime.wav", Self.wav(frames: 264_600, rate: 44100, padded: false))
-        let output = folder.file("chime.caf")
-        let converted = try run(RepositoryPaths.executable, ["afconvert", "-f", "caff", "-d", "ima4", source, output])
-        #expect(converted.status == 0, "\(converted.stderr)")
-        let result = try Self.afinfo([output])
-        #expect(result.status == 0, "\(result.stderr)")
+        let (output, text) = try Self.converted(folder, frames: 264_600, rate: 44100, format: "ima4")
         #expect(
-            result.text.contains(
+            text.contains(
                 "Data format:     1 ch,  44100 Hz, ima4 (0x00000000) 0 bits/channel, 34 bytes/packet, 64 frames/packet"),
-            "\(result.text)")
-        #expect(result.text.contains("estimated duration: 6.000000 sec\n"))
+            "\(text)")
+        #expect(text.contains("estimated duration: 6.000000 sec\n"))
         // 264600 frames are 4134 packets and 24 frames: 4135 packets, 40 frames of remainder.
-        #expect(result.text.contains("audio bytes: 140590\naudio packets: 4135\nbit rate: 187425 bits per second\n"), "\(result.text)")
-        #expect(result.text.contains("packet size upper bound: 34\nmaximum packet size: 34\n"))
-        #expect(result.text.contains("audio 264600 valid frames + 0 priming + 40 remainder = 264640\n"), "\(result.text)")
+        #expect(text.contains("audio bytes: 140590\naudio packets: 4135\nbit rate: 187425 bits per second\n"), "\(text)")
+        #expect(text.contains("packet size upper bound: 34\nmaximum packet size: 34\n"))
+        #expect(text.contains("audio 264600 valid frames + 0 priming + 40 remainder = 264640\n"), "\(text)")
         let info = try run(RepositoryPaths.executable, ["info", output])
         #expect(info.text.contains("Packets:         4135 (64 frames, 34 bytes each), priming 0, remainder 40\n"), "\(info.text)")
         #expect(info.text.contains("Bit rate:        187425 bits per second\n"))
@@ -187,20 +195,16 @@ struct AFInfoEndToEndTests {
 
     @Test("an AAC CAF: the code with its space, the packet layout, format list and the pakt's frames")
     func aac() throws {
+        // The folder lives to the end of the test: the CAF is read again below.
         let folder = TempDirectory()
-        let source = folder.write("probe.wav", Self.wav(frames: 23879, rate: 16000, padded: false))
-        let output = folder.file("probe.caf")
-        let converted = try run(RepositoryPaths.executable, ["afconvert", "-f", "caff", "-d", "aac", source, output])
-        #expect(converted.status == 0, "\(converted.stderr)")
-        let result = try Self.afinfo([output])
-        #expect(result.status == 0, "\(result.stderr)")
+        let (output, text) = try Self.converted(folder, frames: 23879, rate: 16000, format: "aac")
         // The priming is the encoder's own (Apple's writes 2112, libavcodec's 1024).
         let format = " 1 ch,  16000 Hz, aac  (0x00000000) 0 bits/channel, 0 bytes/packet, 1024 frames/packet, 0 bytes/frame"
-        #expect(result.text.contains("Data format:    \(format)\n"), "\(result.text)")
-        #expect(result.text.contains("format list:\n[ 0] format:\t\(format)\n"), "\(result.text)")
+        #expect(text.contains("Data format:    \(format)\n"), "\(text)")
+        #expect(text.contains("format list:\n[ 0] format:\t\(format)\n"), "\(text)")
         #expect(
-            result.text.range(of: #"audio 23879 valid frames \+ \d+ priming \+ \d+ remainder = \d+\n"#, options: .regularExpression)
-                != nil, "\(result.text)")
+            text.range(of: #"audio 23879 valid frames \+ \d+ priming \+ \d+ remainder = \d+\n"#, options: .regularExpression)
+                != nil, "\(text)")
         let brief = try Self.afinfo(["-b", output])
         #expect(brief.text.hasSuffix("1.492 sec, format:  \(format)\n"), "\(brief.text)")
     }
@@ -238,17 +242,10 @@ struct AFInfoEndToEndTests {
         list.write(bytes: Array("INFOINAM".utf8))
         list.write(UInt32(6), .little)
         list.write(bytes: Array("Title".utf8) + [0])
-        let fixture = WAVFixture.signal(.int16, channels: 1, frames: 100, sampleRate: 8000)
-        var fmt = ByteWriter()
-        for value: UInt16 in [1, 1] { fmt.write(value, .little) }
-        fmt.write(UInt32(8000), .little)
-        fmt.write(UInt32(16000), .little)
-        fmt.write(UInt16(2), .little)
-        fmt.write(UInt16(16), .little)
-        let path = folder.write(
-            "t.wav", WAVFixture.riff(chunks: [("fmt ", fmt.bytes), ("LIST", list.bytes), ("data", fixture.sampleBytes)]))
+        let path = folder.write("t.wav", Self.wav(frames: 100, rate: 8000, padded: false, before: [("LIST", list.bytes)]))
         let result = try Self.afinfo(["-i", path])
-        #expect(result.text.contains("info dictionary:\n    INAM                             : \"Title\"\n----\n"), "\(result.text)")
+        #expect(
+            result.text.contains("info dictionary:\n    INAM                             : \"Title\"\n----\n"), "\(result.text)")
         #expect(!(try Self.afinfo([path]).text.contains("info dictionary")))
     }
 

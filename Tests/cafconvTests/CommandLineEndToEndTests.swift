@@ -30,7 +30,9 @@ struct CommandLineEndToEndTests {
         #expect(result.text.contains("  apple-lpcm: little-endian linear PCM"))
     }
 
-    @Test("each subcommand's help lists every option, on stdout, exit 0", arguments: ["convert", "info", "verify", "afconvert", "afinfo"])
+    @Test(
+        "each subcommand's help lists every option, on stdout, exit 0",
+        arguments: ["convert", "info", "verify", "afconvert", "afinfo"])
     func subcommandHelp(name: String) throws {
         for arguments in [[name, "--help"], [name, "-h"], ["help", name]] {
             let result = try run(RepositoryPaths.executable, arguments)
@@ -48,7 +50,10 @@ struct CommandLineEndToEndTests {
         for arguments in [["--help"], ["-h"], ["help"]] {
             let result = try run(RepositoryPaths.executable, arguments)
             #expect(result.status == 0, "\(arguments)")
-            for word in ["USAGE: cafconv <subcommand>", "\n  convert ", "\n  info ", "\n  verify ", "\n  afinfo ", "130 interrupted."] {
+            let words = [
+                "USAGE: cafconv <subcommand>", "\n  convert ", "\n  info ", "\n  verify ", "\n  afinfo ", "130 interrupted.",
+            ]
+            for word in words {
                 #expect(result.text.contains(word), "\(arguments) lacks \(word)")
             }
         }
@@ -159,7 +164,9 @@ struct CommandLineEndToEndTests {
         #expect(result.status == 0)
         #expect(result.text.contains("--max-duration") || result.text.contains("max-duration"))
         // Both front ends, with their own options.
-        for word in ["afconvert", "afinfo", "src-complexity", "brief"] { #expect(result.text.contains(word), "\(shell) lacks \(word)") }
+        for word in ["afconvert", "afinfo", "src-complexity", "brief"] {
+            #expect(result.text.contains(word), "\(shell) lacks \(word)")
+        }
     }
 
     @Test("the bash completion script parses in bash", .enabled(if: which("bash") != nil, "bash is not installed"))

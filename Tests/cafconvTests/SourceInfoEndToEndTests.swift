@@ -18,7 +18,8 @@ struct SourceInfoEndToEndTests {
             result = try run(
                 try #require(which("ffmpeg")),
                 [
-                    "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=\(rate):duration=1", "-ac", "2",
+                    "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=\(rate):duration=1", "-ac",
+                    "2",
                     "-c:a", codec, path,
                 ])
         } else {
@@ -84,7 +85,9 @@ struct SourceInfoEndToEndTests {
         let afinfo = try Self.afinfo(path)
         #expect(afinfo.contains("File type ID:   MPG3\n"))
         #expect(
-            afinfo.contains("Data format:     2 ch,  44100 Hz, .mp3 (0x00000000) 0 bits/channel, 0 bytes/packet, 1152 frames/packet, 0 bytes/frame\n"),
+            afinfo.contains(
+                "Data format:     2 ch,  44100 Hz, .mp3 (0x00000000) 0 bits/channel, 0 bytes/packet, 1152 frames/packet, 0 bytes/frame\n"
+            ),
             "\(afinfo)")
     }
 
@@ -111,7 +114,9 @@ struct SourceInfoEndToEndTests {
         #expect(afinfo.contains("audio packets: 51\n"), "\(afinfo)")
     }
 
-    @Test("Wave64 and .au: linear PCM through libsndfile, the .au header's data offset", .enabled(if: tools, "needs sox and ffmpeg"))
+    @Test(
+        "Wave64 and .au: linear PCM through libsndfile, the .au header's data offset", .enabled(if: tools, "needs sox and ffmpeg")
+    )
     func w64AndAU() throws {
         let folder = TempDirectory()
         let w64 = try Self.json(try Self.make(folder, "tone.w64"))
@@ -130,7 +135,9 @@ struct SourceInfoEndToEndTests {
         #expect(au["audioOffset"] as? Int == offset)
         let afinfo = try Self.afinfo(auPath)
         #expect(afinfo.contains("File type ID:   NeXT\n"))
-        #expect(afinfo.contains("Data format:     2 ch,  44100 Hz, lpcm (0x0000000E) 16-bit big-endian signed integer\n"), "\(afinfo)")
+        #expect(
+            afinfo.contains("Data format:     2 ch,  44100 Hz, lpcm (0x0000000E) 16-bit big-endian signed integer\n"), "\(afinfo)"
+        )
         #expect(afinfo.contains("audio data file offset: \(offset)\n"))
     }
 
