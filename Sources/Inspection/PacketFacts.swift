@@ -82,7 +82,7 @@ extension Inspector {
             let wordBytes = desc.channelsPerFrame > 0 ? bytes / desc.channelsPerFrame : 0
             let flags = linearPCMFlags(
                 isFloat: desc.isFloat, bigEndian: desc.byteOrder == .big && wordBytes > 1, signed: true,
-                packed: wordBytes * 8 == desc.bitsPerChannel)
+                packed: desc.bitsPerChannel % 8 == 0 && wordBytes == desc.bitsPerChannel / 8)
             addPacketFacts(&info, bytesPerPacket: bytes, framesPerPacket: 1, flags: flags)
             return
         }

@@ -51,6 +51,26 @@ struct AFInfoFieldsTests {
         #expect(byte.bitRate == 64000)
     }
 
+    @Test("a CAF whose linear PCM packet is 4 GB: no overflow, the fields as declared")
+    func hugePacket() {
+        var bytes = ByteWriter()
+        bytes.write(bytes: Array("caff".utf8))
+        bytes.write(UInt16(1), .big)
+        bytes.write(UInt16(0), .big)
+        bytes.write(bytes: Array("desc".utf8))
+        bytes.write(UInt64(32), .big)
+        bytes.write(UInt64(44100.0.bitPattern), .big)
+        bytes.write(bytes: Array("lpcm".utf8))
+        for value: UInt32 in [0, 0xFFFF_FFF8, 1, 1, 16] { bytes.write(value, .big) }
+        bytes.write(bytes: Array("data".utf8))
+        bytes.write(UInt64(8), .big)
+        bytes.write(bytes: [0, 0, 0, 0, 1, 2, 3, 4])
+        let report = Inspector.inspect(MemoryByteSource(bytes.bytes), path: "huge.caf")
+        #expect(report.container == "caf")
+        _ = AFInfoText.block(report)
+        _ = InfoText.block(report)
+    }
+
     @Test("numbers as afinfo prints them: %f, %.3f, %6.0f")
     func numbers() {
         #expect(AFInfoText.fixed(1.4924375, 6) == "1.492438")
