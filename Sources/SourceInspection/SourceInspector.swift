@@ -67,7 +67,7 @@ public enum SourceInspector {
     static func describeWithLibsndfile(_ path: String, prefix: [UInt8], length: UInt64, into info: inout AudioFileInfo) {
         let file: SoundFile
         do { file = try SoundFile.open(readingFrom: path) } catch {
-            info.error = "not an audio file cafconv reads (libsndfile: \(error.message))"
+            info.error = "not a CAF, WAV or AIFF file, nor a format libsndfile reads (\(error.message))"
             return
         }
         let sound = file.info

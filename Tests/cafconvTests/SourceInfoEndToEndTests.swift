@@ -156,6 +156,6 @@ struct SourceInfoEndToEndTests {
         let path = folder.write("text.flac", Array("plain text, not audio".utf8))
         let result = try run(RepositoryPaths.executable, ["info", path])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("not an audio file cafconv reads (libsndfile: "), "\(result.stderr)")
+        #expect(result.stderr.contains("not a CAF, WAV or AIFF file, nor a format libsndfile reads ("), "\(result.stderr)")
     }
 }
