@@ -143,7 +143,8 @@ package struct SourceStage {
     }
 
     /// Opens the source of a `convert` job, of any kind the route table (``DecodeRoute``) names:
-    /// IMA4 and AAC sources with their own decoders, after the refusals that depend on what
+    /// IMA4, AAC and Opus sources with their own decoders (Opus CAFs and Ogg Opus told by
+    /// ``OpusSourceRoute/applies(to:input:)``), after the refusals that depend on what
     /// `options` ask of them (``IMA4Source/admit(_:options:warnings:)``,
     /// ``AACSourceRoute/admit(_:options:)``); every other kind as ``open(_:warnings:)`` opens it.
     package static func open(
