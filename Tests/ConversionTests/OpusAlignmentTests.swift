@@ -1,7 +1,7 @@
 import BinaryIO
 import CAFKit
-import ConversionModel
 import Conversion
+import ConversionModel
 import Foundation
 import Opus
 import TestSupport

@@ -1,7 +1,7 @@
 import BinaryIO
 import CAFKit
-import ConversionModel
 import Conversion
+import ConversionModel
 import Foundation
 import Opus
 import TestSupport
@@ -35,8 +35,10 @@ struct OpusSourceTests {
     }
 
     /// An Ogg Opus file ffmpeg's libopus made of `frames` frames of a tone at `rate`.
-    static func oggOpus(frames: Int, channels: Int, rate: Int, in folder: TempDirectory, name: String = "s.opus") throws -> String {
-        let wav = folder.write(name + ".wav", toneFixture(frames: frames, channels: channels, sampleRate: rate).bytes(order: .little))
+    static func oggOpus(frames: Int, channels: Int, rate: Int, in folder: TempDirectory, name: String = "s.opus") throws -> String
+    {
+        let wav = folder.write(
+            name + ".wav", toneFixture(frames: frames, channels: channels, sampleRate: rate).bytes(order: .little))
         let ogg = folder.file(name)
         let made = try runMerged(
             try #require(ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-c:a", "libopus", "-b:a", "64k", ogg])
@@ -55,12 +57,15 @@ struct OpusSourceTests {
         #expect(result.formatIn == "opus" && result.frames == 72_000 && result.sampleRate == 24_000)
         #expect(file?.validFrames == 72_000 || file?.packetTableHeader?.numberValidFrames == 72_000)
         if format == nil || format == "LEF32" {
-            #expect(result.samples == .opusDecoded && result.proof?.comparison.hasPrefix("exact") == true, "\(String(describing: result.proof))")
+            #expect(
+                result.samples == .opusDecoded && result.proof?.comparison.hasPrefix("exact") == true,
+                "\(String(describing: result.proof))")
         }
         #expect(!result.warnings.contains { if case .source(.opusFrameCountUntrusted) = $0 { true } else { false } })
     }
 
-    @Test("a cafconv Opus CAF decodes back to the source's exact frame count, aligned, and LEI16 matches a second libopus decoding")
+    @Test(
+        "a cafconv Opus CAF decodes back to the source's exact frame count, aligned, and LEI16 matches a second libopus decoding")
     func cafconvRoundTrip() throws {
         let folder = TempDirectory()
         let wav = folder.write("n.wav", toneFixture(frames: 24_000 + 77, channels: 2, sampleRate: 24_000).bytes(order: .little))
@@ -91,7 +96,9 @@ struct OpusSourceTests {
         #expect(result.frames == header.numberPackets * 960)
         #expect(
             result.warnings.contains(
-                .source(.opusFrameCountUntrusted(packets: header.numberPackets, framesPerPacket: 960, validFrames: result.frames ?? 0))),
+                .source(
+                    .opusFrameCountUntrusted(packets: header.numberPackets, framesPerPacket: 960, validFrames: result.frames ?? 0)
+                )),
             "\(result.warnings)")
     }
 
@@ -136,7 +143,9 @@ struct OpusSourceTests {
         #expect(multi.status == .failed && multi.reason?.contains("mapping family 1") == true, "\(multi.reason ?? "")")
     }
 
-    @Test("-d 0 moves an Ogg Opus source's packets, --reencode encodes them again; on a WAV -d 0 is no -d", .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    @Test(
+        "-d 0 moves an Ogg Opus source's packets, --reencode encodes them again; on a WAV -d 0 is no -d",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
     func keepCodec() throws {
         let folder = TempDirectory()
         let ogg = try Self.oggOpus(frames: 48_000 + 100, channels: 2, rate: 48_000, in: folder)
@@ -144,7 +153,9 @@ struct OpusSourceTests {
         try FormatRequest(parsing: "0").apply(to: &keep)
         #expect(keep.keepsSourceCodec && keep.dataFormat == nil)
         let (moved, file) = try Self.convert(ogg, to: "moved.caf", in: folder, options: keep)
-        #expect(moved.samples == .opusMoved && moved.frames == 48_100 && file?.audioDescription.formatID == .opus, "\(moved.reason ?? "")")
+        #expect(
+            moved.samples == .opusMoved && moved.frames == 48_100 && file?.audioDescription.formatID == .opus,
+            "\(moved.reason ?? "")")
         var forced = try Self.options("opus")
         forced.reencode = true
         let (encoded, _) = try Self.convert(ogg, to: "encoded.caf", in: folder, options: forced)
@@ -153,7 +164,9 @@ struct OpusSourceTests {
         #expect(plain.samples == .opusDecoded)
         let wav = folder.write("w.wav", toneFixture(frames: 4800, channels: 1, sampleRate: 44_100).bytes(order: .little))
         let (kept, keptFile) = try Self.convert(wav, to: "w.caf", in: folder, options: keep)
-        #expect(kept.status == .converted && keptFile?.audioDescription.formatID == .lpcm && keptFile?.audioDescription.bitsPerChannel == 16)
+        #expect(
+            kept.status == .converted && keptFile?.audioDescription.formatID == .lpcm
+                && keptFile?.audioDescription.bitsPerChannel == 16)
     }
 
     @Test("verify --against compares an Opus output with its source (length, lag, SNR), and finds a shifted priming")
@@ -164,9 +177,12 @@ struct OpusSourceTests {
         try #require(encoded.status == .converted, "\(encoded.reason ?? "")")
         let path = folder.file("v.caf")
         let (failures, proof) = Verifier.compare(
-            try CAFFile(reading: try FileByteSource(path: path)), byteSource: try FileByteSource(path: path), path: path, with: wav)
+            try CAFFile(reading: try FileByteSource(path: path)), byteSource: try FileByteSource(path: path), path: path,
+            with: wav)
         #expect(failures.isEmpty, "\(failures)")
-        #expect(proof?.rule == "opus" && proof?.peakLag == 0 && proof?.outputDecoder?.hasPrefix("libopus") == true, "\(String(describing: proof))")
+        #expect(
+            proof?.rule == "opus" && proof?.peakLag == 0 && proof?.outputDecoder?.hasPrefix("libopus") == true,
+            "\(String(describing: proof))")
         // The priming declared 0 (ffmpeg's mistake): the decoded audio is late against the source.
         var bytes = try #require(readFile(path))
         let file = try CAFFile(reading: MemoryByteSource(bytes))

@@ -50,7 +50,8 @@ package final class OpusFileDecoder {
         let desc = file.audioDescription
         guard desc.formatID == .opus else { throw OpusFormatError("its audio is '\(desc.formatID)', not Opus") }
         guard desc.sampleRate.isFinite, let rate = Int(exactly: desc.sampleRate), LibOpus.sampleRates.contains(rate) else {
-            throw OpusFormatError("its 'desc' declares \(desc.sampleRate) Hz, not a rate Opus codes at (8000, 12000, 16000, 24000, 48000)")
+            throw OpusFormatError(
+                "its 'desc' declares \(desc.sampleRate) Hz, not a rate Opus codes at (8000, 12000, 16000, 24000, 48000)")
         }
         guard desc.channelsPerFrame == 1 || desc.channelsPerFrame == 2 else {
             throw OpusFormatError("its 'desc' declares \(desc.channelsPerFrame) channels; cafconv decodes Opus CAFs of 1 or 2")
@@ -63,7 +64,9 @@ package final class OpusFileDecoder {
         var cookie: OpusCookie?
         if let kuki = file.chunks.first(where: { $0.type == .kuki }) {
             guard kuki.size == UInt64(OpusCookie.size), kuki.bodyOffset + kuki.size <= source.length else {
-                throw OpusFormatError("its 'kuki' chunk is \(kuki.size) bytes or runs past the end of the file, not Apple's \(OpusCookie.size)-byte Opus cookie")
+                throw OpusFormatError(
+                    "its 'kuki' chunk is \(kuki.size) bytes or runs past the end of the file, not Apple's \(OpusCookie.size)-byte Opus cookie"
+                )
             }
             let bytes: [UInt8]
             do { bytes = try source.readExactly(at: kuki.bodyOffset, count: OpusCookie.size) } catch {
@@ -74,7 +77,8 @@ package final class OpusFileDecoder {
                 Int(parsed.framesPerPacket) == framesPerPacket
             else {
                 throw OpusFormatError(
-                    "its 'kuki' says \(parsed.sampleRate) Hz, \(parsed.channels) channels, \(parsed.framesPerPacket) frames per packet; its 'desc' \(rate) Hz, \(desc.channelsPerFrame), \(framesPerPacket)")
+                    "its 'kuki' says \(parsed.sampleRate) Hz, \(parsed.channels) channels, \(parsed.framesPerPacket) frames per packet; its 'desc' \(rate) Hz, \(desc.channelsPerFrame), \(framesPerPacket)"
+                )
             }
             cookie = parsed
         }
@@ -86,13 +90,15 @@ package final class OpusFileDecoder {
         else { throw OpusFormatError("its 'pakt' header has negative frame counts") }
         guard UInt64(header.numberPackets) <= file.audioBytes else {
             throw OpusFormatError(
-                "its 'pakt' announces \(header.numberPackets) packets, more than the \(file.audioBytes) bytes of its 'data' chunk can hold")
+                "its 'pakt' announces \(header.numberPackets) packets, more than the \(file.audioBytes) bytes of its 'data' chunk can hold"
+            )
         }
         let (capacity, overflow) = header.numberPackets.multipliedReportingOverflow(by: Int64(framesPerPacket))
         let (declared, tooMany) = header.numberValidFrames.addingReportingOverflow(Int64(header.primingFrames))
         guard !overflow, !tooMany, declared <= capacity else {
             throw OpusFormatError(
-                "its 'pakt' declares \(header.primingFrames) priming + \(header.numberValidFrames) valid frames, more than its \(header.numberPackets) packets of \(framesPerPacket) frames hold")
+                "its 'pakt' declares \(header.primingFrames) priming + \(header.numberValidFrames) valid frames, more than its \(header.numberPackets) packets of \(framesPerPacket) frames hold"
+            )
         }
         do { decoder = try OpusDecoder(sampleRate: rate, channels: Int(desc.channelsPerFrame)) } catch {
             throw OpusFormatError(error.message)
@@ -153,7 +159,8 @@ package final class OpusFileDecoder {
         }
         if got < wanted {
             throw OpusFormatError(
-                "its \(packetCount) packets decode to \(decodedFrames) frames, but its 'pakt' declares \(primingFrames) priming + \(validFrames) valid frames")
+                "its \(packetCount) packets decode to \(decodedFrames) frames, but its 'pakt' declares \(primingFrames) priming + \(validFrames) valid frames"
+            )
         }
         return got
     }
@@ -194,7 +201,9 @@ package final class OpusFileDecoder {
         if let toc = bytes.first, (12...15).contains(toc >> 3) { hybridPackets += 1 }
         var decoded: Result<Int, OpusError> = .success(0)
         bytes.withUnsafeBytes { raw in
-            do throws(OpusError) { decoded = .success(try decoder.decode(raw, into: &buffer)) } catch { decoded = .failure(error) }
+            do throws(OpusError) { decoded = .success(try decoder.decode(raw, into: &buffer)) } catch {
+                decoded = .failure(error)
+            }
         }
         var frames: Int
         switch decoded {
