@@ -57,6 +57,12 @@ public struct ConversionOptions: Sendable, Equatable {
     /// variable); `-d opus` codes CBR for 0 and constrained VBR otherwise (the default). Its part of
     /// the fingerprint is the codec's.
     public var bitRateStrategy: Int?
+    /// `-d 0` (afconvert's "keep the source's format"): a source whose codec cafconv writes (an
+    /// Ogg Opus stream) keeps it, its packets moved; any other source is converted as without `-d`.
+    public var keepsSourceCodec = false
+    /// `--reencode`: decode and encode again where the packets would be moved (`-d opus` or
+    /// `-d 0` on an Ogg Opus source).
+    public var reencode = false
     /// The codec names `-d` and a rules file's `format` accept: the codec registry's
     /// (`OutputCodecs.vocabulary`, which the command line and the rules file set), linear PCM
     /// alone by default. Not part of the fingerprint: it decides what parses, not what is written.

@@ -47,6 +47,8 @@ public struct FileResult: Equatable, Sendable, Codable {
         case opusMoved = "opus-moved"
         /// libavcodec's AAC decoder decoded every sample of an AAC CAF source (`AACSourceRoute`).
         case aacDecoded = "aac-decoded"
+        /// libopus's decoder decoded every sample of an Opus source (`OpusSourceRoute`).
+        case opusDecoded = "opus-decoded"
     }
 
     /// The input path.

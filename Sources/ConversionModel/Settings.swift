@@ -26,7 +26,22 @@ public enum Settings {
                 do throws(DataFormatError) { try FormatRequest(parsing: text, vocabulary: options.codecs).apply(to: &options) } catch {
                     throw RuleError("format = \"\(text)\": \(error.message)")
                 }
-            }),
+            },
+            fingerprint: { options in options.keepsSourceCodec ? ";keep-codec" : "" }),
+        Setting(
+            key: "reencode", takes: "a boolean",
+            options: [
+                SettingOption(
+                    "reencode",
+                    help: "Decode and encode again where compressed packets would be moved into the CAF (-d opus or -d 0 on an Ogg Opus source).")
+            ],
+            fromCommandLine: { given, options throws(DataFormatError) in
+                guard given("reencode") != nil else { return [] }
+                options.reencode = true
+                return ["reencode"]
+            },
+            fromRules: boolean { reencode, options throws(RuleError) in options.reencode = reencode },
+            fingerprint: { options in options.reencode ? ";reencode" : "" }),
         Setting(
             key: "endian", takes: "a string",
             options: [
@@ -353,6 +368,7 @@ extension FormatRequest {
     /// Sets the output format and, with `@RATE`, the rate.
     package func apply(to options: inout ConversionOptions) {
         options.dataFormat = format
+        options.keepsSourceCodec = format == nil
         if let sampleRate { options.sampleRate = sampleRate }
     }
 }

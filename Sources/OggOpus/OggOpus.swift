@@ -117,6 +117,37 @@ public struct OggOpusReader {
         return Packet(bytes: bytes, frames: frames)
     }
 
+    /// The frame accounting of a stream read to its end (RFC 7845 section 4): the pre-skip
+    /// (priming), the frames after it up to the last granule position (valid) and the frames the
+    /// last granule trims off the end (remainder), all at 48 kHz.
+    public struct Accounting: Equatable, Sendable {
+        public var priming: Int64
+        public var validFrames: Int64
+        public var remainder: Int64
+    }
+
+    /// The accounting, once `next()` returned `nil`; throws when the stream does not start at
+    /// granule position 0 (a stream cut from another) or its last granule position is not between
+    /// the pre-skip and the frames its packets hold, less than `maximumTrim` before their end.
+    public func accounting(maximumTrim: Int64) throws(OggOpusError) -> Accounting {
+        guard packetsRead > 0 else { return Accounting(priming: 0, validFrames: 0, remainder: 0) }
+        let preSkip = Int64(head.preSkip)
+        // The first audio page's granule counts its packets' frames, unless it is also the last
+        // page, whose granule may trim the end.
+        guard let first = firstPage, first.frames == first.granule || (first.frames == framesRead && first.granule == lastGranule)
+        else {
+            let page = firstPage.map { "its first audio page's granule position is \($0.granule), its packets hold \($0.frames) frames" }
+            throw OggOpusError(
+                "it does not start at granule position 0 (\(page ?? "no audio page has a granule position")): a stream cut from the middle of another is not read")
+        }
+        let end = lastGranule
+        guard end >= preSkip, end <= framesRead, framesRead - end < maximumTrim + preSkip else {
+            throw OggOpusError(
+                "its last granule position (\(end)) is not between its pre-skip (\(preSkip)) and the \(framesRead) frames its packets hold")
+        }
+        return Accounting(priming: preSkip, validFrames: end - preSkip, remainder: framesRead - end)
+    }
+
     /// The 48 kHz frames an Opus packet decodes to, from its TOC byte and frame count (RFC 6716
     /// section 3.1); `nil` when the packet is empty or malformed.
     public static func frames(of packet: [UInt8]) -> Int? {

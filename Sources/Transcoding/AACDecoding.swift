@@ -212,7 +212,7 @@ package struct LossyComparison {
     /// The error's RMS over every sample, in dBFS (`-infinity` when there is none).
     package var errorLevel = -Double.infinity
 
-    /// What breaks the AAC proof's rules, the one judgement `convert` and `verify --against` share.
+    /// What breaks the lossy proof's rules, the one judgement `convert` and `verify --against` share.
     package enum Finding: Equatable {
         /// The cross-correlation peak is not at lag 0.
         case lag(Int)
@@ -224,13 +224,15 @@ package struct LossyComparison {
 
     /// The first rule broken, or `nil`: a near-silent source needs its error at most
     /// `nearSilentErrorLevel` (its SNR and alignment mean nothing); any other the peak at lag 0
-    /// (when measurable) and the SNR at `snrFloor` or above.
-    package func finding(snrFloor: Double) -> Finding? {
+    /// (within `lagTolerance` frames, which the decoder states for what it decoded: 0 but for
+    /// Opus's hybrid packets, see `OpusFileDecoder.lagTolerance`; when measurable) and the SNR at
+    /// `snrFloor` or above.
+    package func finding(snrFloor: Double, lagTolerance: Int = 0) -> Finding? {
         if isNearSilent {
             guard errorLevel <= Self.nearSilentErrorLevel else { return .loudError((errorLevel * 100).rounded() / 100) }
             return nil
         }
-        if let peakLag, peakLag != 0 { return .lag(peakLag) }
+        if let peakLag, abs(peakLag) > lagTolerance { return .lag(peakLag) }
         if let snr = roundedSNR, snr < snrFloor { return .snr(snr, floor: snrFloor) }
         return nil
     }

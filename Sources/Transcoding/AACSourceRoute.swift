@@ -25,7 +25,7 @@ package enum AACSourceRoute {
 
         /// A fresh decoding of the source (each call is an independent decoding).
         package func audio() throws(ConversionError) -> SourceAudio {
-            SourceAudio(aac: try AACSourceRoute.decoder(file, input))
+            SourceAudio(packets: try AACSourceRoute.decoder(file, input))
         }
     }
 

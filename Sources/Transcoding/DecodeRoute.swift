@@ -15,6 +15,7 @@ import WAVEKit
 /// | linear PCM, µ-law, A-law (WAV/AIFF/CAF)| cafconv's `WAVESamples`               | libsndfile's reading, crossCheck |
 /// | IMA4 (CAF, AIFF-C)                     | CAFKit (`IMA4Source`)                 | a second CAFKit decoding         |
 /// | AAC-LC, AAC-LD CAF                     | libavcodec (`AACSource`)              | a second libavcodec decoding     |
+/// | Opus CAF, Ogg Opus (`OpusSourceRoute`) | libopus (`OpusFileDecoder`)           | a second libopus decoding        |
 /// | anything else libsndfile reads         | libsndfile                            | `SecondDecoder` (lossy, FLAC)    |
 /// | a lossless stream libsndfile refuses   | libavcodec (`AVCodecSource`)          | a second libavcodec decoding     |
 package enum DecodeRoute {

@@ -105,6 +105,7 @@ package enum EncoderStage {
             switch source.codec {
             case .ima4?: return .cafconv
             case .aac?: return .aacDecoded
+            case .opus?: return .opusDecoded
             case nil: break
             }
             return source.probe == nil && source.samples != nil ? .cafconv : .libsndfile

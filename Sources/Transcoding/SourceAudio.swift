@@ -3,6 +3,7 @@ import BinaryIO
 import CAFKit
 import ConversionModel
 import MPG123
+import Opus
 import OutputFiles
 import SndFile
 import WAVEKit
@@ -312,8 +313,9 @@ package final class SourceAudio {
         case ima4(IMA4PullReader)
         /// libavformat + libavcodec: a lossless source libsndfile refuses (12-bit FLAC...).
         case libavcodec(AVFileDecoder)
-        /// libavcodec's AAC decoder behind CAFKit's packets (an AAC CAF source, see `AACSourceRoute`).
-        case aac(AACFileDecoder)
+        /// A lossy codec's decoder behind CAFKit's packets: libavcodec's for an AAC CAF source (see
+        /// `AACSourceRoute`), libopus's for an Opus source (see `OpusSourceRoute`).
+        case packets(any LossyFileDecoder)
         /// libmpg123, called directly: MPEG audio (MP3), decoded to its end (see `SecondDecoder`).
         case mpg123(MPG123Decoder)
     }
@@ -358,7 +360,7 @@ package final class SourceAudio {
         case .libsndfile: return "libsndfile"
         case .ima4: return "cafkit-ima4"
         case .libavcodec: return "libavcodec"
-        case .aac: return "libavcodec-\(LibAVCodec.version)"
+        case .packets(let decoder): return decoder.decoderName
         case .mpg123: return "libmpg123"
         }
     }
@@ -394,9 +396,10 @@ package final class SourceAudio {
         bits = 32
     }
 
-    /// An AAC CAF source: floats as libavcodec decodes them, the `pakt` priming dropped.
-    package init(aac decoder: AACFileDecoder) {
-        self.decoder = .aac(decoder)
+    /// A lossy source decoded packet by packet (AAC or Opus): floats as its decoder decodes them,
+    /// the priming dropped.
+    package init(packets decoder: any LossyFileDecoder) {
+        self.decoder = .packets(decoder)
         channels = decoder.channels
         sampleRate = decoder.sampleRate
         isFloat = true
@@ -506,7 +509,8 @@ package final class SourceAudio {
         return audio
     }
 
-    /// The decoding of an IMA4 or AAC source (CAFKit's, libavcodec's), as `convert` decodes it;
+    /// The decoding of an IMA4, AAC or Opus source (CAFKit's, libavcodec's, libopus's), as
+    /// `convert` decodes it;
     /// `nil` for the other kinds.
     private static func codecAudio(
         _ route: DecodeRoute, content: SourceContent, input: FileByteSource
@@ -515,7 +519,12 @@ package final class SourceAudio {
         case (.ima4, _): return try IMA4Source(content, input: input).audio()
         case (.aac, .caf(let file)):
             try LibAVCodecLoad.load()
-            return SourceAudio(aac: try AACSourceRoute.decoder(file, input))
+            return SourceAudio(packets: try AACSourceRoute.decoder(file, input))
+        case _ where OpusSourceRoute.applies(to: content, input: input):
+            do { try LibOpus.load() } catch { throw .source(.opusUndecodable(error.message)) }
+            var file: CAFFile?
+            if case .caf(let caf) = content { file = caf }
+            return SourceAudio(packets: try OpusSourceRoute.decoder(file, input))
         default: return nil
         }
     }
@@ -536,10 +545,10 @@ package final class SourceAudio {
             do { got = try reader.read(ints: &ints, doubles: &doubles, frames: wanted) } catch {
                 throw SourceError("libavcodec cannot decode it: \(error.message)")
             }
-        case .aac(let reader):
+        case .packets(let reader):
             var floats: [Float] = []
-            do { got = try reader.read(into: &floats, frames: wanted) } catch {
-                throw SourceError("cannot decode its AAC: \(error.message)")
+            do { got = try reader.readFloats(into: &floats, frames: wanted) } catch {
+                throw SourceError("cannot decode its \(reader.codecName): \(error.message)")
             }
             if doubles.count < got * channels { doubles = [Double](repeating: 0, count: got * channels) }
             for index in 0..<(got * channels) { doubles[index] = Double(floats[index]) }

@@ -48,12 +48,15 @@ package struct SourceStage {
         case ima4(IMA4Source)
         /// libavcodec's AAC decoder, and the linear PCM the job asks of it.
         case aac(AACSourceRoute.Source)
+        /// libopus's decoder of an Opus CAF or Ogg Opus stream.
+        case opus(OpusSourceRoute.Source)
 
         /// A fresh decoding of the source (each call is an independent decoding).
         package func audio() throws(ConversionError) -> SourceAudio {
             switch self {
             case .ima4(let source): return try source.audio()
             case .aac(let source): return try source.audio()
+            case .opus(let source): return try source.audio()
             }
         }
     }
@@ -101,11 +104,15 @@ package struct SourceStage {
     }
 
     /// Checks the frames the encoder got against what the source declares, for the sources
-    /// whose length is exact by construction (an AAC `pakt`): fewer or more is an error, not the
-    /// short-read warning other sources give.
+    /// whose length is exact by construction (an AAC or Opus `pakt`, an Ogg Opus granule
+    /// position): fewer or more is an error, not the short-read warning other sources give.
     package func checkDecoded(frames: Int64) throws(ConversionError) {
-        guard case .aac? = codec, let declared = headerFrames, frames != declared else { return }
-        throw .source(.aacFrames(decoded: frames, declared: declared))
+        switch codec {
+        case .aac?, .opus?: break
+        case .ima4?, nil: return
+        }
+        guard let declared = headerFrames, frames != declared else { return }
+        throw .source(.paktFrames(decoded: frames, declared: declared))
     }
 
     /// The loops, markers, regions and text the output carries (none with `--strip-metadata`),
@@ -136,7 +143,8 @@ package struct SourceStage {
     }
 
     /// Opens the source of a `convert` job, of any kind the route table (``DecodeRoute``) names:
-    /// IMA4 and AAC sources with their own decoders, after the refusals that depend on what
+    /// IMA4, AAC and Opus sources with their own decoders (Opus CAFs and Ogg Opus told by
+    /// ``OpusSourceRoute/applies(to:input:)``), after the refusals that depend on what
     /// `options` ask of them (``IMA4Source/admit(_:options:warnings:)``,
     /// ``AACSourceRoute/admit(_:options:)``); every other kind as ``open(_:warnings:)`` opens it.
     package static func open(
@@ -151,6 +159,8 @@ package struct SourceStage {
         switch Result(catching: { () throws(ConversionError) in try DecodeRoute.route(for: content) }) {
         case .success(.aac):
             return try AACSourceRoute.admit(path, input: input, content: content, output: job.output, options: options)
+        case _ where OpusSourceRoute.applies(to: content, input: input):
+            return try OpusSourceRoute.admit(path, input: input, content: content, output: job.output, warnings: &warnings)
         case .success(.ima4) where !toAAC:
             return try IMA4Source.admit(path, input: input, content: content, options: options, warnings: &warnings)
         default:
@@ -305,6 +315,7 @@ package struct SourceStage {
         switch codec {
         case .ima4?: return "ima4"
         case .aac(let aac)?: return aac.file.audioDescription.formatID.trimmed
+        case .opus?: return "opus"
         case nil: return content.formatCode(encoding, info)
         }
     }

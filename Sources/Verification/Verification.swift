@@ -622,8 +622,11 @@ package struct AgainstComparison {
     package func compare(with audio: any FrameSource, transformRule: String?) -> ([VerifyFailure], Proof?) {
         let (failures, stop) = header(against: audio, transformRule: transformRule)
         if stop { return (failures, nil) }
-        if AACFileDecoder.formatIDs.contains(desc.formatID) {
-            var (more, proof) = Verifier.compareAAC(file, byteSource: byteSource, with: audio, source: source)
+        switch Verifier.lossyDecoder(file, byteSource: byteSource) {
+        case nil: break
+        case .refused(let failure)?: return (failures + [failure], nil)
+        case .decoder(let decoder, let floor)?:
+            var (more, proof) = Verifier.compareLossy(file, decoder: decoder, snrFloor: floor, with: audio, source: source)
             if let transformRule, let rule = proof?.rule { proof?.rule = "\(transformRule); \(rule)" }
             return (failures + more, failures.isEmpty && more.isEmpty ? proof : nil)
         }
@@ -865,20 +868,43 @@ extension [String: String] {
     package func contains(_ pair: (key: String, value: String)) -> Bool { self[pair.key] == pair.value }
 }
 extension Verifier {
-    /// `--against` for an AAC CAF (cafconv's or Apple's): decoded as `convert`'s proof decodes it
-    /// (CAFKit's packets, libavcodec's decoder, the `pakt` priming dropped) and compared with the
-    /// source: the same frame count, the cross-correlation peak at lag 0, the SNR above
-    /// `AACStage.snrFloor` for its average bit rate.
-    package static func compareAAC(
-        _ file: CAFFile, byteSource: FileByteSource, with audio: any FrameSource, source: String
-    ) -> ([VerifyFailure], Proof?) {
-        let decoder: AACFileDecoder
-        do { decoder = try AACFileDecoder(file: file, source: byteSource) } catch {
-            return ([VerifyFailure(rule: .against, expected: "AAC that cafconv decodes", found: error.message)], nil)
+    /// A lossy CAF opened for `--against`.
+    package enum LossyOpening {
+        /// Its decoder, and the SNR floor (by bit rate and channels) its `convert` proof uses.
+        case decoder(any LossyFileDecoder, floor: (Int, Int) -> Double)
+        /// It cannot be decoded: why.
+        case refused(VerifyFailure)
+    }
+
+    /// The lossy formats `--against` decodes: AAC (libavcodec) and Opus (libopus); `nil` for the
+    /// others.
+    package static func lossyDecoder(_ file: CAFFile, byteSource: FileByteSource) -> LossyOpening? {
+        let formatID = file.audioDescription.formatID
+        if AACFileDecoder.formatIDs.contains(formatID) {
+            do { return .decoder(try AACFileDecoder(file: file, source: byteSource), floor: AACStage.snrFloor) } catch {
+                return .refused(VerifyFailure(rule: .against, expected: "AAC that cafconv decodes", found: error.message))
+            }
         }
+        if formatID == .opus {
+            do { return .decoder(try OpusFileDecoder(file: file, source: byteSource), floor: OpusStage.snrFloor) } catch {
+                return .refused(VerifyFailure(rule: .against, expected: "Opus that cafconv decodes", found: error.message))
+            }
+        }
+        return nil
+    }
+
+    /// `--against` for a lossy CAF (AAC or Opus, cafconv's or Apple's): decoded as `convert`'s
+    /// proof decodes it (CAFKit's packets, the codec's decoder, the `pakt` priming dropped) and
+    /// compared with the source: the same frame count, the cross-correlation peak at lag 0, the
+    /// SNR above the codec's floor (`AACStage.snrFloor`, `OpusStage.snrFloor`) for its average
+    /// bit rate.
+    package static func compareLossy(
+        _ file: CAFFile, decoder: any LossyFileDecoder, snrFloor: (Int, Int) -> Double, with audio: any FrameSource,
+        source: String
+    ) -> ([VerifyFailure], Proof?) {
         let measured: LossyComparison
         do {
-            switch try AACStage.compare(decoder, with: audio) {
+            switch try LossyProof.compare(decoder, with: audio) {
             case .compared(_, let result): measured = result
             case .frames(let found, let expected):
                 return (
@@ -899,10 +925,10 @@ extension Verifier {
         // The bit rate the file averages decides the floor, as it does for convert's proof.
         let seconds = Double(max(1, file.validFrames ?? 1)) / max(1, file.audioDescription.sampleRate)
         let bitRate = Int(min(Double(file.audioBytes) * 8 / seconds, 1e12))
-        let floor = AACStage.snrFloor(bitRate: bitRate, channels: decoder.channels)
+        let floor = snrFloor(bitRate, decoder.channels)
         let snr = measured.roundedSNR
         var failures: [VerifyFailure] = []
-        switch measured.finding(snrFloor: floor) {
+        switch measured.finding(snrFloor: floor, lagTolerance: decoder.lagTolerance) {
         case nil: break
         case .lag(let lag)?:
             failures.append(
@@ -922,9 +948,10 @@ extension Verifier {
                     found: "an error of \(level) dBFS RMS", chunk: "data"))
         }
         if !failures.isEmpty { return (failures, nil) }
+        let rule = decoder.codecName.lowercased()
         var proof = Proof(
-            comparison: "lossy", rule: measured.isNearSilent ? "aac-near-silent" : "aac", sourceDecoder: audio.decoderName,
-            outputDecoder: "libavcodec-\(LibAVCodec.version)", extent: "every-frame")
+            comparison: "lossy", rule: measured.isNearSilent ? "\(rule)-near-silent" : rule, sourceDecoder: audio.decoderName,
+            outputDecoder: decoder.decoderName, extent: "every-frame")
         proof.snr = snr
         proof.peakLag = measured.peakLag
         proof.primingFrames = Int(decoder.primingFrames)

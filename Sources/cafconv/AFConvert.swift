@@ -234,6 +234,8 @@ struct AFConvert {
             var options = ConversionOptions(jobs: 1)
             options.codecs = OutputCodecs.vocabulary
             _ = try Setting.applyCommandLine({ settings[$0] }, to: &options)
+            // `lpcm` is linear PCM (spelled `0` for the parser), never the source's codec kept.
+            if let text = invocation[Self.data], text.lowercased().hasPrefix("lpcm") { options.keepsSourceCodec = false }
             options.recordsState = false
             try options.validate()
             self.options = options

@@ -294,7 +294,7 @@ struct AACTests {
         let error = #expect(throws: ConversionError.self) {
             _ = try AACStage.prove(path, source: source, written: written, blockSamples: 4096, isCancelled: { false })
         }
-        #expect(error == .proof(.aacLag(1024)), "\(error?.message ?? "")")
+        #expect(error == .proof(.lossyLag(codec: "AAC", lag: 1024)), "\(error?.message ?? "")")
     }
 
     @Test(

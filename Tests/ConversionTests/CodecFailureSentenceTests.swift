@@ -60,34 +60,45 @@ struct CodecFailureSentenceTests {
                 "\(failed) its IMA4 audio has an SNR of undefined (silent source) against the source, below the floor of 20.0 dB (error RMS 1.0 LSB)"
             ),
             (
-                .aacPackets(packets: 3, framesPerPacket: 1024, frames: 5000, priming: 2048),
+                .lossyPackets(
+                    encoder: "libavcodec's AAC encoder", packets: 3, framesPerPacket: 1024, frames: 5000, priming: 2048),
                 "libavcodec's AAC encoder gave 3 packets of 1024 frames for 5000 frames after 2048 priming frames"
             ),
-            (.aacPriming(declared: 0, encoder: 1024), "the written CAF declares 0 priming frames, the encoder 1024"),
             (
-                .aacDecodedFrames(found: 21024, expected: 20000, decoder: "libsndfile"),
-                "\(failed) it decodes to 21024 frames or more, the source has 20000 (as libsndfile decodes it)"
-            ),
-            (.aacFrames(frames: 19000, given: 20000), "\(failed) it holds 19000 frames, the encoder was given 20000"),
-            (
-                .aacLag(1024),
-                "\(failed) its decoded audio is 1024 frames late against the source (cross-correlation peak at lag 1024, not 0)"
+                .lossyPriming(codec: "Opus", declared: 0, encoder: 312),
+                "the written Opus CAF declares 0 priming frames, the encoder 312"
             ),
             (
-                .aacLag(-3),
-                "\(failed) its decoded audio is -3 frames early against the source (cross-correlation peak at lag -3, not 0)"
+                .lossyDecodedFrames(codec: "AAC", found: 21024, expected: 20000, decoder: "libsndfile"),
+                "\(failed) its AAC audio decodes to 21024 frames or more, the source has 20000 (as libsndfile decodes it)"
             ),
             (
-                .aacSNR(snr: 4.5, floor: 10.0, bitRate: 32000),
-                "\(failed) its decoded audio is 4.5 dB from the source (SNR), below the floor of 10.0 dB at 32000 b/s (the encoder kept too little of this audio at this bit rate: raise -b)"
+                .lossyFrames(codec: "Opus", frames: 19000, given: 20000),
+                "\(failed) its Opus audio holds 19000 frames, the encoder was given 20000"
             ),
             (
-                .aacNearSilentError(level: -40.0, windowLevel: -60.0, limit: -50.0),
-                "\(failed) the source is near-silent (no 4096-frame window reaches -60.0 dBFS) but its decoded audio differs from it by -40.0 dBFS RMS, above -50.0 dBFS"
+                .lossyLag(codec: "AAC", lag: 1024),
+                "\(failed) its decoded AAC audio is 1024 frames late against the source (cross-correlation peak at lag 1024, not 0)"
             ),
-            (.aacChannels(file: 2, source: 1), "the AAC file has 2 channels, the source 1"),
+            (
+                .lossyLag(codec: "Opus", lag: -3),
+                "\(failed) its decoded Opus audio is -3 frames early against the source (cross-correlation peak at lag -3, not 0)"
+            ),
+            (
+                .lossySNR(codec: "AAC", snr: 4.5, floor: 10.0, bitRate: 32000),
+                "\(failed) its decoded AAC audio is 4.5 dB from the source (SNR), below the floor of 10.0 dB at 32000 b/s (the encoder kept too little of this audio at this bit rate: raise -b)"
+            ),
+            (
+                .lossyNearSilentError(codec: "Opus", level: -40.0, windowLevel: -60.0, limit: -50.0),
+                "\(failed) the source is near-silent (no 4096-frame window reaches -60.0 dBFS) but its decoded Opus audio differs from it by -40.0 dBFS RMS, above -50.0 dBFS"
+            ),
+            (.lossyChannels(codec: "AAC", file: 2, source: 1), "the AAC file has 2 channels, the source 1"),
             (.sourceUnreadable(reason: "gone"), "cannot read the source: gone"),
-            (.aacUndecodable(reason: "bad packet"), "the AAC file cannot be decoded: bad packet"),
+            (.lossyUndecodable(codec: "Opus", reason: "bad packet"), "the Opus file cannot be decoded: bad packet"),
+            (
+                .packetsNotMoved(codec: "Opus", reason: "packet 3 differs from the source's"),
+                "\(failed) its Opus packets are not the source's: packet 3 differs from the source's"
+            ),
         ]
         for (failure, sentence) in cases {
             #expect(ConversionError.proof(failure).message == sentence)

@@ -117,7 +117,7 @@ struct OggOpusRemuxTests {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: caf)))
         bytes[bytes.count - 3] ^= 0x10
         try Data(bytes).write(to: URL(fileURLWithPath: caf))
-        #expect(throws: ConversionError.proof(.opusUndecodable(reason: "packet \(remuxed.packets - 1) differs from the source's"))) {
+        #expect(throws: ConversionError.proof(.packetsNotMoved(codec: "Opus", reason: "packet \(remuxed.packets - 1) differs from the source's"))) {
             try OggOpusRemux.prove(caf, source: try FileByteSource(path: ogg), moved: remuxed) { false }
         }
     }

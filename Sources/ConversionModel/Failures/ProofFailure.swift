@@ -38,34 +38,35 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// The IMA4 output's SNR (rounded to 0.01 dB; `nil`: silent source) is below `floor`;
     /// `errorRMS` in LSB, rounded.
     case ima4SNR(snr: Double?, floor: Double, errorRMS: Double)
-    /// libavcodec's AAC encoder gave `packets` packets of `framesPerPacket` frames for `frames`
-    /// frames after `priming` priming frames.
-    case aacPackets(packets: Int64, framesPerPacket: Int, frames: Int64, priming: Int)
-    /// The written AAC CAF declares `declared` priming frames, the encoder `encoder`.
-    case aacPriming(declared: Int64, encoder: Int)
-    /// The AAC output decodes to at least `found` frames, the source has `expected` (as `decoder`
-    /// decodes it).
-    case aacDecodedFrames(found: Int64, expected: Int64, decoder: String)
-    /// The AAC output holds `frames` frames, the encoder was given `given`.
-    case aacFrames(frames: Int64, given: Int64)
-    /// The decoded AAC audio is `lag` frames late (positive) or early against the source.
-    case aacLag(Int)
-    /// The decoded AAC audio's SNR is below `floor` (dB) at `bitRate` b/s.
-    case aacSNR(snr: Double, floor: Double, bitRate: Int)
-    /// The source is near-silent (no window reaches `windowLevel` dBFS) but the decoded audio
-    /// differs from it by `level` dBFS RMS, above `limit`.
-    case aacNearSilentError(level: Double, windowLevel: Double, limit: Double)
-    /// The AAC file has `file` channels, the source `source`.
-    case aacChannels(file: Int, source: Int)
+    /// A lossy encoder (`encoder`, as sentences name it) gave `packets` packets of
+    /// `framesPerPacket` frames for `frames` frames after `priming` priming frames.
+    case lossyPackets(encoder: String, packets: Int64, framesPerPacket: Int, frames: Int64, priming: Int)
+    /// The written `codec` CAF declares `declared` priming frames, the encoder `encoder`.
+    case lossyPriming(codec: String, declared: Int64, encoder: Int)
+    /// The `codec` output decodes to at least `found` frames, the source has `expected` (as
+    /// `decoder` decodes it).
+    case lossyDecodedFrames(codec: String, found: Int64, expected: Int64, decoder: String)
+    /// The `codec` output holds `frames` frames, the encoder was given `given`.
+    case lossyFrames(codec: String, frames: Int64, given: Int64)
+    /// The decoded `codec` audio is `lag` frames late (positive) or early against the source.
+    case lossyLag(codec: String, lag: Int)
+    /// The decoded `codec` audio's SNR is below `floor` (dB) at `bitRate` b/s.
+    case lossySNR(codec: String, snr: Double, floor: Double, bitRate: Int)
+    /// The source is near-silent (no window reaches `windowLevel` dBFS) but the decoded `codec`
+    /// audio differs from it by `level` dBFS RMS, above `limit`.
+    case lossyNearSilentError(codec: String, level: Double, windowLevel: Double, limit: Double)
+    /// The `codec` file has `file` channels, the source `source`.
+    case lossyChannels(codec: String, file: Int, source: Int)
     /// The source cannot be read again for the comparison.
     case sourceUnreadable(reason: String)
-    /// The AAC file cannot be decoded for the comparison.
-    case aacUndecodable(reason: String)
+    /// The `codec` file cannot be decoded for the comparison (`reason`: CAFKit's or the
+    /// decoder's sentence).
+    case lossyUndecodable(codec: String, reason: String)
     /// `--loudness`: the output, measured from its own decoding, is not within 0.1 LU of the
     /// loudness its gain was to reach.
     case loudnessMissed(expected: Double, measured: Double?)
-    /// The Opus file cannot be decoded for the comparison (`reason`: CAFKit's or libopus's sentence).
-    case opusUndecodable(reason: String)
+    /// The packets a move wrote are not the source's (`reason`: which, or the accounting).
+    case packetsNotMoved(codec: String, reason: String)
 
     /// The kind of failure.
     public var code: ConversionError.Code { .proof }
@@ -99,30 +100,31 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
             let shown = snr.map { "\($0) dB" } ?? "undefined (silent source)"
             return
                 "\(failed) its IMA4 audio has an SNR of \(shown) against the source, below the floor of \(floor) dB (error RMS \(errorRMS) LSB)"
-        case .aacPackets(let packets, let framesPerPacket, let frames, let priming):
+        case .lossyPackets(let encoder, let packets, let framesPerPacket, let frames, let priming):
+            return "\(encoder) gave \(packets) packets of \(framesPerPacket) frames for \(frames) frames after \(priming) priming frames"
+        case .lossyPriming(let codec, let declared, let encoder):
+            return "the written \(codec) CAF declares \(declared) priming frames, the encoder \(encoder)"
+        case .lossyDecodedFrames(let codec, let found, let expected, let decoder):
             return
-                "libavcodec's AAC encoder gave \(packets) packets of \(framesPerPacket) frames for \(frames) frames after \(priming) priming frames"
-        case .aacPriming(let declared, let encoder):
-            return "the written CAF declares \(declared) priming frames, the encoder \(encoder)"
-        case .aacDecodedFrames(let found, let expected, let decoder):
-            return "\(failed) it decodes to \(found) frames or more, the source has \(expected) (as \(decoder) decodes it)"
-        case .aacFrames(let frames, let given): return "\(failed) it holds \(frames) frames, the encoder was given \(given)"
-        case .aacLag(let lag):
+                "\(failed) its \(codec) audio decodes to \(found) frames or more, the source has \(expected) (as \(decoder) decodes it)"
+        case .lossyFrames(let codec, let frames, let given):
+            return "\(failed) its \(codec) audio holds \(frames) frames, the encoder was given \(given)"
+        case .lossyLag(let codec, let lag):
             return
-                "\(failed) its decoded audio is \(lag) frames \(lag > 0 ? "late" : "early") against the source (cross-correlation peak at lag \(lag), not 0)"
-        case .aacSNR(let snr, let floor, let bitRate):
+                "\(failed) its decoded \(codec) audio is \(lag) frames \(lag > 0 ? "late" : "early") against the source (cross-correlation peak at lag \(lag), not 0)"
+        case .lossySNR(let codec, let snr, let floor, let bitRate):
             return
-                "\(failed) its decoded audio is \(snr) dB from the source (SNR), below the floor of \(floor) dB at \(bitRate) b/s (the encoder kept too little of this audio at this bit rate: raise -b)"
-        case .aacNearSilentError(let level, let windowLevel, let limit):
+                "\(failed) its decoded \(codec) audio is \(snr) dB from the source (SNR), below the floor of \(floor) dB at \(bitRate) b/s (the encoder kept too little of this audio at this bit rate: raise -b)"
+        case .lossyNearSilentError(let codec, let level, let windowLevel, let limit):
             return
-                "\(failed) the source is near-silent (no 4096-frame window reaches \(windowLevel) dBFS) but its decoded audio differs from it by \(level) dBFS RMS, above \(limit) dBFS"
-        case .aacChannels(let file, let source): return "the AAC file has \(file) channels, the source \(source)"
+                "\(failed) the source is near-silent (no 4096-frame window reaches \(windowLevel) dBFS) but its decoded \(codec) audio differs from it by \(level) dBFS RMS, above \(limit) dBFS"
+        case .lossyChannels(let codec, let file, let source): return "the \(codec) file has \(file) channels, the source \(source)"
         case .sourceUnreadable(let reason): return "cannot read the source: \(reason)"
-        case .aacUndecodable(let reason): return "the AAC file cannot be decoded: \(reason)"
+        case .lossyUndecodable(let codec, let reason): return "the \(codec) file cannot be decoded: \(reason)"
         case .loudnessMissed(let expected, let measured):
             return
                 "\(failed) it measures \(measured.map { "\(Decibels.tenth($0)) LUFS" } ?? "silent") from its own decoding, not the \(Decibels.tenth(expected)) LUFS its gain was to reach (±0.1 LU)"
-        case .opusUndecodable(let reason): return "the Opus file cannot be decoded: \(reason)"
+        case .packetsNotMoved(let codec, let reason): return "\(failed) its \(codec) packets are not the source's: \(reason)"
         }
     }
 

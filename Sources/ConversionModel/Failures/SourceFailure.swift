@@ -93,8 +93,10 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case aacUndecodable(String)
     /// An AAC CAF that cannot be opened for decoding (its reader's words).
     case aacUnreadable(String)
-    /// The AAC decodes to another frame count than its `pakt` declares.
-    case aacFrames(decoded: Int64, declared: Int64)
+    /// A lossy CAF source (AAC, Opus) decodes to another frame count than its `pakt` declares.
+    case paktFrames(decoded: Int64, declared: Int64)
+    /// The Opus source cannot be decoded (CAFKit's, the Ogg reader's or libopus's words).
+    case opusUndecodable(String)
 
     // Transforms (``TransformPlan/make(source:target:options:warnings:)``).
     /// A source with no channels or no rate.
@@ -121,7 +123,7 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .unopenable, .unreadable, .slotsUnreadable, .cannotReopen: .io
         case .unusable, .empty, .brokenContainer, .unreadableCAF, .cannotReadCAF, .notAudio, .libsndfileRefuses,
             .samplesUndecodable, .ima4Undecodable, .ima4Channels, .ima4AIFFRate, .aacUndecodable, .aacUnreadable,
-            .aacFrames:
+            .paktFrames, .opusUndecodable:
             .notAudio
         case .channelsDisagree, .encodingDisagrees, .framesDisagree, .libsndfileShort, .samplesDisagree:
             .readersDisagree
@@ -231,7 +233,8 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
             return
                 "rate and channel conversion of AAC sources is not supported yet; convert to LEI16 first, then convert that file"
         case .aacUndecodable(let reason): return "cannot decode its AAC: \(reason)"
-        case .aacFrames(let decoded, let declared): return "it decodes to \(decoded) frames, its 'pakt' declares \(declared)"
+        case .paktFrames(let decoded, let declared): return "it decodes to \(decoded) frames, its 'pakt' declares \(declared)"
+        case .opusUndecodable(let reason): return "cannot decode its Opus: \(reason)"
         case .notTransformable(let channels, let rate): return "cannot convert a source of \(channels) channels at \(rate) Hz"
         case .resampleRatio(let from, let to):
             return "cannot resample \(from) Hz to \(to) Hz: cafconv resamples by factors up to 256 either way"

@@ -53,6 +53,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
             "the header declares \(declared) frames but only \(read) could be read; converted \(read)"
         case .noChannelMask(let channels, let layout):
             "the source has no channel mask (it is not WAVE_FORMAT_EXTENSIBLE): its \(channels) channels were mixed as the WAVE default order \(layout)"
+        case .opusFrameCountUntrusted(let packets, let framesPerPacket, let validFrames):
+            "its 'pakt' declares no priming and \(validFrames) valid frames, exactly its \(packets) packets of \(framesPerPacket) frames (ffmpeg's layout, which drops the encoder's pre-skip): the frame count cannot be trusted, and the encoder's priming is decoded as audio at the start"
         case .loudnessCapped(let asked, let reached, let ceiling):
             "\(Decibels.tenth(asked)) LUFS asked, \(Decibels.tenth(reached)) reached: true peak limited to \(Decibels.tenth(ceiling)) dBTP"
         }
@@ -73,4 +75,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
     /// libavcodec decodes Opus at 48 kHz only: at another rate the second decoder checked the
     /// frame count (`secondFrames` at `secondRate`), not the samples of `first` (at `firstRate`).
     case samplesNotCompared(secondRate: Int, first: String, firstRate: Int, secondFrames: Int64)
+    /// An Opus CAF whose `pakt` declares no priming and `validFrames` = its `packets` packets of
+    /// `framesPerPacket` frames (ffmpeg's layout, which drops the encoder's pre-skip): its frame
+    /// count cannot be trusted, and the encoder's priming is decoded as audio.
+    case opusFrameCountUntrusted(packets: Int64, framesPerPacket: Int, validFrames: Int64)
 }

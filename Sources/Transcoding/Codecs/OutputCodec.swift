@@ -39,6 +39,10 @@ package protocol OutputCodec: Sendable {
     /// format (``TargetFormat/kept(_:)`` decided that they stay `encoding`).
     func keeps(_ encoding: Encoding) -> Bool
 
+    /// Whether `-d 0` (``ConversionOptions/keepsSourceCodec``) makes this codec write `source` in
+    /// its own codec, its packets moved rather than decoded (an Ogg Opus stream into Opus CAF).
+    func movesPackets(of source: SourceStage, options: ConversionOptions) -> Bool
+
     /// The encoding a target of the `-d` kind `asked` has for a source of `source`'s encoding:
     /// libsndfile's name for it, or a stand-in for codecs libsndfile does not write (the codec's
     /// plan and writer decide those files).
@@ -81,6 +85,8 @@ extension OutputCodec {
     package var opensOutputFirst: Bool { false }
 
     package func keeps(_ encoding: Encoding) -> Bool { false }
+
+    package func movesPackets(of source: SourceStage, options: ConversionOptions) -> Bool { false }
 
     package func encoding(for asked: DataFormat.Kind, source: Encoding) -> Encoding { .pcm16 }
 

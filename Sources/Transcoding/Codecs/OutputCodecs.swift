@@ -37,9 +37,15 @@ public enum OutputCodecs {
         all.first { $0.spelling.name == kind.codec } ?? all[0]
     }
 
-    /// The codec of a job: the one `-d` names, or the one that keeps the source's format.
+    /// The codec of a job: the one `-d` names, the one that moves the source's packets under `-d 0`,
+    /// or the one that keeps the source's format.
     package static func codec(for source: SourceStage, options: ConversionOptions) -> any OutputCodec {
-        codec(writing: OutputPlan.target(source, options: options), asked: options.dataFormat?.kind)
+        if options.keepsSourceCodec, options.dataFormat == nil,
+            let mover = all.first(where: { $0.movesPackets(of: source, options: options) })
+        {
+            return mover
+        }
+        return codec(writing: OutputPlan.target(source, options: options), asked: options.dataFormat?.kind)
     }
 
     /// The libsndfile-written codec of `target`, for proofs of outputs libsndfile's writer made.

@@ -86,7 +86,9 @@ package enum AACStage {
         }
         guard remainder >= 0, remainder < Int64(framesPerPacket) + Int64(priming) else {
             throw ConversionError.proof(
-                .aacPackets(packets: spooled.count, framesPerPacket: framesPerPacket, frames: frames, priming: priming))
+                .lossyPackets(
+                    encoder: "libavcodec's AAC encoder", packets: spooled.count, framesPerPacket: framesPerPacket,
+                    frames: frames, priming: priming))
         }
         let written = Written(
             frames: frames, packets: spooled.count, priming: priming, remainder: Int(remainder), bitRate: bitRate,
@@ -273,60 +275,22 @@ extension AACStage {
         return -.infinity
     }
 
-    /// The proof of an AAC output: CAFKit checks the layout, the file is decoded (CAFKit's packets,
-    /// libavcodec's decoder, the `pakt` priming frames dropped) and compared with the source's
-    /// independent decoding over every frame: exactly as many frames, the cross-correlation peak
-    /// at lag 0 (when measurable), and the SNR above `snrFloor`. `nil` when `isCancelled` said stop.
+    /// The proof of an AAC output (``LossyProof``): libavcodec's decoder of the file read back
+    /// (``AACFileDecoder``), the floor `snrFloor` for the bit rate. `nil` when `isCancelled` said stop.
     package static func prove(
         _ path: String, source: any FrameSource, written: Written, blockSamples: Int, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof? {
-        let (bytes, file) = try ContainerStage.readBackFile(path)
-        var expected = CAFExpectations(channels: UInt32(source.channels), sampleRate: Double(source.sampleRate))
-        expected.formatID = .aac
-        expected.validFrames = UInt64(written.frames)
-        if let first = CAFValidator.validate(file, expecting: expected).first {
-            throw ConversionError.proof(.invalid(finding: "\(first)"))
-        }
-        let decoder: AACFileDecoder
-        do { decoder = try AACFileDecoder(file: file, source: bytes) } catch {
-            throw ConversionError.proof(.undecodable(reason: error.message))
-        }
-        guard decoder.primingFrames == Int64(written.priming) else {
-            throw ConversionError.proof(.aacPriming(declared: decoder.primingFrames, encoder: written.priming))
-        }
-        let measured: LossyComparison
-        switch try compare(decoder, with: source, blockSamples: blockSamples, isCancelled: isCancelled) {
-        case .cancelled: return nil
-        case .frames(let found, let expected):
-            throw ConversionError.proof(.aacDecodedFrames(found: found, expected: expected, decoder: source.decoderName))
-        case .failed(let failure): throw ConversionError.proof(failure)
-        case .compared(let frames, let result):
-            guard frames == written.frames else {
-                throw ConversionError.proof(.aacFrames(frames: frames, given: written.frames))
+        let expected = LossyProof.Expectation(
+            formatID: .aac, frames: written.frames, priming: written.priming, bitRate: written.bitRate,
+            snrFloor: snrFloor(bitRate: written.bitRate, channels: source.channels), rule: "aac-lc",
+            nearSilentRule: "aac-lc-near-silent")
+        return try LossyProof.prove(
+            path, source: source, expecting: expected, blockSamples: blockSamples, isCancelled: isCancelled
+        ) { file, bytes throws(ProofFailure) in
+            do throws(AACFormatError) { return try AACFileDecoder(file: file, source: bytes) } catch {
+                throw .lossyUndecodable(codec: "AAC", reason: error.message)
             }
-            measured = result
         }
-        let floor = snrFloor(bitRate: written.bitRate, channels: source.channels)
-        switch measured.finding(snrFloor: floor) {
-        case nil: break
-        case .lag(let lag)?:
-            throw ConversionError.proof(.aacLag(lag))
-        case .snr(let snr, let floor)?:
-            throw ConversionError.proof(.aacSNR(snr: snr, floor: floor, bitRate: written.bitRate))
-        case .loudError(let level)?:
-            throw ConversionError.proof(
-                .aacNearSilentError(
-                    level: level, windowLevel: LossyComparison.loudWindowLevel, limit: LossyComparison.nearSilentErrorLevel))
-        }
-        let snr = measured.roundedSNR
-        var proof = Proof(
-            comparison: "lossy", rule: measured.isNearSilent ? "aac-lc-near-silent" : "aac-lc", sourceDecoder: source.decoderName,
-            outputDecoder: "libavcodec-\(LibAVCodec.version)", extent: "every-frame")
-        proof.snr = snr
-        proof.peakLag = measured.peakLag
-        proof.primingFrames = written.priming
-        proof.bitRate = written.bitRate
-        return proof
     }
 
     /// libavcodec codes 6, 7 and 8 channels as 5.1, 6.1 and 7.1, whose 4th channel (in WAVE's
@@ -340,59 +304,5 @@ extension AACStage {
         guard !assumed, layout.speakers.count > 3, layout.speakers[3] != .lowFrequency else { return }
         throw ConversionError.encoding(
             .aacLFE(channels: channels, fourth: layout.speakers[3].map(\.description) ?? "unpositioned", layout: "\(layout)"))
-    }
-}
-
-extension AACStage {
-    /// How comparing a decoded AAC file with a source ended.
-    package enum Comparison {
-        /// Every frame compared: how many, and what was measured.
-        case compared(frames: Int64, LossyComparison)
-        /// The two ran out at different frames (at least `found` decoded, `expected` in the source).
-        case frames(found: Int64, expected: Int64)
-        /// A side could not be read or decoded.
-        case failed(ProofFailure)
-        /// `isCancelled` said stop.
-        case cancelled
-    }
-
-    /// Reads `decoder` and `source` side by side in blocks and measures SNR and alignment; the
-    /// one comparison `convert`'s proof and `verify --against` share.
-    package static func compare(
-        _ decoder: AACFileDecoder, with source: any FrameSource, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
-    ) throws(ConversionError) -> Comparison {
-        let channels = source.channels
-        guard decoder.channels == channels else {
-            return .failed(.aacChannels(file: decoder.channels, source: channels))
-        }
-        let blockFrames = max(1, blockSamples / channels)
-        var ints = [Int32](repeating: 0, count: blockFrames * channels)
-        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
-        var sourceFloats = [Float](repeating: 0, count: blockFrames * channels)
-        var outputFloats = [Float](repeating: 0, count: blockFrames * channels)
-        var accumulator = LossyComparison.Accumulator(channels: channels)
-        var compared: Int64 = 0
-        while true {
-            if isCancelled() { return .cancelled }
-            let got: Int
-            do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                return .failed(.sourceUnreadable(reason: error.message))
-            }
-            let decoded: Int
-            do { decoded = try decoder.read(into: &outputFloats, frames: blockFrames) } catch {
-                return .failed(.aacUndecodable(reason: error.message))
-            }
-            guard decoded == got else { return .frames(found: compared + Int64(decoded), expected: compared + Int64(got)) }
-            if got == 0 { break }
-            let count = got * channels
-            if source.isFloat {
-                for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
-            } else {
-                for index in 0..<count { sourceFloats[index] = Float(SampleScaling.float(ints[index])) }
-            }
-            accumulator.add(source: sourceFloats, output: outputFloats, frames: got)
-            compared += Int64(got)
-        }
-        return .compared(frames: compared, accumulator.result())
     }
 }

@@ -53,32 +53,15 @@ package enum OggOpusRemux {
         }
         try spooled.packets.flush()
         try spooled.table.flush()
-        let preSkip = Int64(reader.head.preSkip)
-        var valid: Int64 = 0
-        var remainder: Int64 = 0
-        if spooled.count > 0 {
-            // The first audio page's granule counts its packets' frames, unless it is also the
-            // last page, whose granule may trim the end (RFC 7845 section 4).
-            guard let first = reader.firstPage,
-                first.frames == first.granule || (first.frames == reader.framesRead && first.granule == reader.lastGranule)
-            else {
-                let page = reader.firstPage.map { "its first audio page's granule position is \($0.granule), its packets hold \($0.frames) frames" }
-                throw refuse(
-                    "it does not start at granule position 0 (\(page ?? "no audio page has a granule position")): a stream cut from the middle of another is not moved")
-            }
-            let end = reader.lastGranule
-            guard end >= preSkip, end <= reader.framesRead, reader.framesRead - end < Int64(framesPerPacket) + preSkip else {
-                throw ConversionError.source(
-                    .brokenContainer(
-                        reason:
-                            "its last granule position (\(end)) is not between its pre-skip (\(preSkip)) and the \(reader.framesRead) frames its packets hold"))
-            }
-            valid = end - preSkip
-            remainder = reader.framesRead - end
+        let accounting: OggOpusReader.Accounting
+        do { accounting = try reader.accounting(maximumTrim: Int64(framesPerPacket)) } catch {
+            throw ConversionError.source(.brokenContainer(reason: error.message))
         }
+        let valid = accounting.validFrames
+        let remainder = accounting.remainder
         let remuxed = Remuxed(
             channels: reader.head.channels, framesPerPacket: max(framesPerPacket, 960), packets: spooled.count,
-            priming: spooled.count == 0 ? 0 : Int(preSkip), remainder: Int(remainder), validFrames: valid,
+            priming: Int(accounting.priming), remainder: Int(remainder), validFrames: valid,
             audioBytes: spooled.packets.length, outputGain: reader.head.outputGain)
         // The application is not recorded in Ogg Opus: the cookie says audio, the bit rate automatic.
         let cookie = OpusCookie(
@@ -120,12 +103,12 @@ extension OggOpusRemux {
             Int(header.primingFrames) == moved.priming, Int(header.remainderFrames) == moved.remainder
         else {
             throw ConversionError.proof(
-                .opusUndecodable(reason: "its 'pakt' does not hold the source's \(moved.packets) packets, \(moved.priming) priming and \(moved.remainder) remainder frames"))
+                .packetsNotMoved(codec: "Opus", reason: "its 'pakt' does not hold the source's \(moved.packets) packets, \(moved.priming) priming and \(moved.remainder) remainder frames"))
         }
         var packets: CAFPacketReader
         var ogg: OggOpusReader
         do { packets = try CAFPacketReader(file: file, source: bytes) } catch {
-            throw ConversionError.proof(.opusUndecodable(reason: error.message))
+            throw ConversionError.proof(.lossyUndecodable(codec: "Opus", reason: error.message))
         }
         do { ogg = try OggOpusReader(source: source) } catch { throw ConversionError.proof(.sourceUnreadable(reason: error.message)) }
         var index: Int64 = 0
@@ -134,7 +117,7 @@ extension OggOpusRemux {
             let original: OggOpusReader.Packet?
             do { original = try ogg.next() } catch { throw ConversionError.proof(.sourceUnreadable(reason: error.message)) }
             let copied: (offset: UInt64, size: Int)?
-            do { copied = try packets.next() } catch { throw ConversionError.proof(.opusUndecodable(reason: error.message)) }
+            do { copied = try packets.next() } catch { throw ConversionError.proof(.lossyUndecodable(codec: "Opus", reason: error.message)) }
             switch (original, copied) {
             case (nil, nil):
                 var proof = Proof(
@@ -148,11 +131,11 @@ extension OggOpusRemux {
                     throw ConversionError.proof(.unreadable(reason: "\(error)"))
                 }
                 guard held == original.bytes else {
-                    throw ConversionError.proof(.opusUndecodable(reason: "packet \(index) differs from the source's"))
+                    throw ConversionError.proof(.packetsNotMoved(codec: "Opus", reason: "packet \(index) differs from the source's"))
                 }
             default:
                 throw ConversionError.proof(
-                    .opusUndecodable(reason: "it holds \(copied == nil ? "fewer" : "more") packets than the source (\(index) in common)"))
+                    .packetsNotMoved(codec: "Opus", reason: "it holds \(copied == nil ? "fewer" : "more") packets than the source (\(index) in common)"))
             }
             index += 1
         }

@@ -1,11 +1,15 @@
 import BinaryIO
 import CAFKit
+import OggOpus
 import Opus
+import SystemLayer
 
-/// An Opus CAF decoded by libopus's reference decoder: CAFKit reads the `pakt` sizes and hands out
-/// the packets, libopus decodes them at the `desc` rate, the `pakt` priming frames are dropped and
-/// the output stops after the valid frames. Every count the file states is checked against the
-/// file before it is used.
+/// An Opus CAF or Ogg Opus stream decoded by libopus's reference decoder: CAFKit reads the `pakt`
+/// sizes and hands out the packets (or the Ogg reader its pages' packets), libopus decodes them at
+/// the `desc` rate (Ogg: 48 kHz, the granule rate), the priming frames (`pakt` priming, Ogg's
+/// pre-skip) are dropped and the output stops after the valid frames (the `pakt`'s, Ogg's last
+/// granule position less the pre-skip). Every count the file states is checked against the file
+/// before it is used.
 package final class OpusFileDecoder {
     package let channels: Int
     package let sampleRate: Int
@@ -17,8 +21,17 @@ package final class OpusFileDecoder {
     package let framesPerPacket: Int
     /// The `kuki`, when the file has Apple's.
     package let cookie: OpusCookie?
-    private let source: any ByteSource
-    private var packets: CAFPacketReader
+    /// Where the packets come from.
+    private enum Packets {
+        case caf(CAFPacketReader, any ByteSource)
+        case ogg(OggOpusReader)
+    }
+    /// `nil` only while a reader is out being advanced (so that it is advanced in place, not copied).
+    private var packets: Packets?
+    /// Every packet holds `framesPerPacket` frames (CAF); Ogg's packets may vary.
+    private let fixedDuration: Bool
+    /// The `OpusHead` output gain as a factor (1 for CAF).
+    private let gain: Float
     private let decoder: OpusDecoder
     private var buffer: [Float] = []
     private var pending: [Float] = []
@@ -27,6 +40,8 @@ package final class OpusFileDecoder {
     package private(set) var framesOut: Int64 = 0
     /// Every frame libopus decoded, priming included.
     package private(set) var decodedFrames: Int64 = 0
+    /// Hybrid packets decoded so far (TOC configurations 12-15: SILK below 8 kHz, CELT above).
+    package private(set) var hybridPackets: Int64 = 0
 
     /// Opens the Opus CAF `file` read from `source`; throws a sentence saying why it cannot be
     /// decoded (not Opus, a rate or channel count Opus has not, a `kuki` or `pakt` that
@@ -35,7 +50,8 @@ package final class OpusFileDecoder {
         let desc = file.audioDescription
         guard desc.formatID == .opus else { throw OpusFormatError("its audio is '\(desc.formatID)', not Opus") }
         guard desc.sampleRate.isFinite, let rate = Int(exactly: desc.sampleRate), LibOpus.sampleRates.contains(rate) else {
-            throw OpusFormatError("its 'desc' declares \(desc.sampleRate) Hz, not a rate Opus codes at (8000, 12000, 16000, 24000, 48000)")
+            throw OpusFormatError(
+                "its 'desc' declares \(desc.sampleRate) Hz, not a rate Opus codes at (8000, 12000, 16000, 24000, 48000)")
         }
         guard desc.channelsPerFrame == 1 || desc.channelsPerFrame == 2 else {
             throw OpusFormatError("its 'desc' declares \(desc.channelsPerFrame) channels; cafconv decodes Opus CAFs of 1 or 2")
@@ -48,7 +64,9 @@ package final class OpusFileDecoder {
         var cookie: OpusCookie?
         if let kuki = file.chunks.first(where: { $0.type == .kuki }) {
             guard kuki.size == UInt64(OpusCookie.size), kuki.bodyOffset + kuki.size <= source.length else {
-                throw OpusFormatError("its 'kuki' chunk is \(kuki.size) bytes or runs past the end of the file, not Apple's \(OpusCookie.size)-byte Opus cookie")
+                throw OpusFormatError(
+                    "its 'kuki' chunk is \(kuki.size) bytes or runs past the end of the file, not Apple's \(OpusCookie.size)-byte Opus cookie"
+                )
             }
             let bytes: [UInt8]
             do { bytes = try source.readExactly(at: kuki.bodyOffset, count: OpusCookie.size) } catch {
@@ -59,23 +77,28 @@ package final class OpusFileDecoder {
                 Int(parsed.framesPerPacket) == framesPerPacket
             else {
                 throw OpusFormatError(
-                    "its 'kuki' says \(parsed.sampleRate) Hz, \(parsed.channels) channels, \(parsed.framesPerPacket) frames per packet; its 'desc' \(rate) Hz, \(desc.channelsPerFrame), \(framesPerPacket)")
+                    "its 'kuki' says \(parsed.sampleRate) Hz, \(parsed.channels) channels, \(parsed.framesPerPacket) frames per packet; its 'desc' \(rate) Hz, \(desc.channelsPerFrame), \(framesPerPacket)"
+                )
             }
             cookie = parsed
         }
-        do { packets = try CAFPacketReader(file: file, source: source) } catch { throw OpusFormatError(error.message) }
+        do { packets = .caf(try CAFPacketReader(file: file, source: source), source) } catch {
+            throw OpusFormatError(error.message)
+        }
         guard let header = file.packetTableHeader, header.numberValidFrames >= 0, header.primingFrames >= 0,
             header.remainderFrames >= 0
         else { throw OpusFormatError("its 'pakt' header has negative frame counts") }
         guard UInt64(header.numberPackets) <= file.audioBytes else {
             throw OpusFormatError(
-                "its 'pakt' announces \(header.numberPackets) packets, more than the \(file.audioBytes) bytes of its 'data' chunk can hold")
+                "its 'pakt' announces \(header.numberPackets) packets, more than the \(file.audioBytes) bytes of its 'data' chunk can hold"
+            )
         }
         let (capacity, overflow) = header.numberPackets.multipliedReportingOverflow(by: Int64(framesPerPacket))
         let (declared, tooMany) = header.numberValidFrames.addingReportingOverflow(Int64(header.primingFrames))
         guard !overflow, !tooMany, declared <= capacity else {
             throw OpusFormatError(
-                "its 'pakt' declares \(header.primingFrames) priming + \(header.numberValidFrames) valid frames, more than its \(header.numberPackets) packets of \(framesPerPacket) frames hold")
+                "its 'pakt' declares \(header.primingFrames) priming + \(header.numberValidFrames) valid frames, more than its \(header.numberPackets) packets of \(framesPerPacket) frames hold"
+            )
         }
         do { decoder = try OpusDecoder(sampleRate: rate, channels: Int(desc.channelsPerFrame)) } catch {
             throw OpusFormatError(error.message)
@@ -87,7 +110,35 @@ package final class OpusFileDecoder {
         self.framesPerPacket = framesPerPacket
         self.cookie = cookie
         toDrop = primingFrames
-        self.source = source
+        fixedDuration = true
+        gain = 1
+    }
+
+    /// Opens the Ogg Opus stream in `source` (one logical stream, mapping family 0: chained,
+    /// multiplexed and multistream files are refused by the reader): a first pass reads every
+    /// page (CRC-checked, no decoding) for the accounting, the second decodes. The `OpusHead`
+    /// output gain is applied, as RFC 7845 section 5.1 asks of players.
+    package init(ogg source: any ByteSource) throws(OpusFormatError) {
+        var scan: OggOpusReader
+        let accounting: OggOpusReader.Accounting
+        do {
+            scan = try OggOpusReader(source: source)
+            while try scan.next() != nil {}
+            accounting = try scan.accounting(maximumTrim: 5760)
+            packets = .ogg(try OggOpusReader(source: source))
+        } catch {
+            throw OpusFormatError(error.message)
+        }
+        channels = scan.head.channels
+        do { decoder = try OpusDecoder(sampleRate: 48_000, channels: channels) } catch { throw OpusFormatError(error.message) }
+        sampleRate = 48_000
+        validFrames = accounting.validFrames
+        primingFrames = accounting.priming
+        framesPerPacket = 960
+        cookie = nil
+        toDrop = primingFrames
+        fixedDuration = false
+        gain = Float(pow(10, Double(scan.head.outputGain) / 256 / 20))
     }
 
     /// Reads up to `frames` frames (interleaved floats) into `output` (resized as needed); 0 at
@@ -108,31 +159,58 @@ package final class OpusFileDecoder {
         }
         if got < wanted {
             throw OpusFormatError(
-                "its \(packets.packetCount) packets decode to \(decodedFrames) frames, but its 'pakt' declares \(primingFrames) priming + \(validFrames) valid frames")
+                "its \(packetCount) packets decode to \(decodedFrames) frames, but its 'pakt' declares \(primingFrames) priming + \(validFrames) valid frames"
+            )
         }
         return got
     }
 
+    /// The next packet's bytes and index, or `nil` after the last.
+    private func nextPacket() throws(OpusFormatError) -> (bytes: [UInt8], index: Int64)? {
+        guard let current = packets else { return nil }
+        packets = nil
+        switch consume current {
+        case .caf(var reader, let source):
+            let next: (offset: UInt64, size: Int)?
+            do { next = try reader.next() } catch { throw OpusFormatError(error.message) }
+            packets = .caf(reader, source)
+            guard let packet = next else { return nil }
+            do { return (try source.readExactly(at: packet.offset, count: packet.size), reader.packetsRead - 1) } catch {
+                throw OpusFormatError("cannot read packet \(reader.packetsRead - 1): \(error)")
+            }
+        case .ogg(var reader):
+            let next: OggOpusReader.Packet?
+            do { next = try reader.next() } catch { throw OpusFormatError(error.message) }
+            packets = .ogg(reader)
+            return next.map { ($0.bytes, reader.packetsRead - 1) }
+        }
+    }
+
+    /// The packets read so far.
+    private var packetCount: Int64 {
+        switch packets {
+        case .caf(let reader, _)?: return reader.packetCount
+        case .ogg(let reader)?: return reader.packetsRead
+        case nil: return 0
+        }
+    }
+
     /// Decodes the next packet into `pending`; `false` after the last.
     private func decodeNext() throws(OpusFormatError) -> Bool {
-        let next: (offset: UInt64, size: Int)?
-        do { next = try packets.next() } catch { throw OpusFormatError(error.message) }
-        guard let packet = next else { return false }
-        let index = packets.packetsRead - 1
-        let bytes: [UInt8]
-        do { bytes = try source.readExactly(at: packet.offset, count: packet.size) } catch {
-            throw OpusFormatError("cannot read packet \(index): \(error)")
-        }
+        guard let (bytes, index) = try nextPacket() else { return false }
+        if let toc = bytes.first, (12...15).contains(toc >> 3) { hybridPackets += 1 }
         var decoded: Result<Int, OpusError> = .success(0)
         bytes.withUnsafeBytes { raw in
-            do throws(OpusError) { decoded = .success(try decoder.decode(raw, into: &buffer)) } catch { decoded = .failure(error) }
+            do throws(OpusError) { decoded = .success(try decoder.decode(raw, into: &buffer)) } catch {
+                decoded = .failure(error)
+            }
         }
         var frames: Int
         switch decoded {
         case .success(let count): frames = count
         case .failure(let error): throw OpusFormatError("packet \(index): \(error.message)")
         }
-        guard frames == framesPerPacket else {
+        guard frames == framesPerPacket || !fixedDuration else {
             throw OpusFormatError(
                 "packet \(index) holds \(frames) frames, the file's 'desc' declares \(framesPerPacket) frames per packet")
         }
@@ -144,7 +222,32 @@ package final class OpusFileDecoder {
             start = dropped * channels
             frames -= dropped
         }
-        if frames > 0 { pending.append(contentsOf: buffer[start..<(start + frames * channels)]) }
+        if frames > 0 {
+            if gain == 1 {
+                pending.append(contentsOf: buffer[start..<(start + frames * channels)])
+            } else {
+                for index in start..<(start + frames * channels) { pending.append(buffer[index] * gain) }
+            }
+        }
         return true
+    }
+}
+
+extension OpusFileDecoder: LossyFileDecoder {
+    package var codecName: String { "Opus" }
+    package var decoderName: String { String(LibOpus.version.map { $0 == " " ? "-" : $0 }) }
+
+    /// libopus aligns CELT and SILK-only packets exactly with its input once the look-ahead is
+    /// dropped (peak at lag 0), but in hybrid packets the SILK layer's resamplers are not linear
+    /// phase: the band below 8 kHz comes out about 30-40 µs early (1.5 frames at 48 kHz, 1 at
+    /// 24 kHz, measured on libopus 1.3.1 with tone bursts, docs/opus.md), so a source whose energy
+    /// sits there peaks at lag -1 or -2. Once a hybrid packet was decoded the peak may fall within
+    /// 2 frames at 48 kHz (1 at 24 kHz); otherwise it must be at 0. The priming itself is checked
+    /// exactly (the `pakt` against the encoder's look-ahead), so this widens only the waveform
+    /// check, by less than one Opus packet's 2.5 ms shortest frame.
+    package var lagTolerance: Int { hybridPackets > 0 ? sampleRate / 24_000 : 0 }
+
+    package func readFloats(into output: inout [Float], frames: Int) throws(SourceError) -> Int {
+        do { return try read(into: &output, frames: frames) } catch { throw SourceError(error.message) }
     }
 }

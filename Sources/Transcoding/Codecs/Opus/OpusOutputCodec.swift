@@ -25,11 +25,17 @@ package struct OpusOutputCodec: OutputCodec {
     }
 
     /// Whether the job moves an Ogg Opus source's packets rather than encoding: the source is
-    /// Ogg Opus and nothing asks for a change the packets cannot carry.
+    /// Ogg Opus, nothing asks for a change the packets cannot carry, and `--reencode` is not given.
     package static func moves(_ source: SourceStage, options: ConversionOptions) -> Bool {
         source.encoding == .opus && source.info.major == .ogg && (options.sampleRate == nil || options.sampleRate == 48_000)
             && (options.channels == nil || options.channels == source.info.channels) && options.bitRate == nil
-            && options.bitRateStrategy == nil && (1...2).contains(source.info.channels)
+            && options.bitRateStrategy == nil && (1...2).contains(source.info.channels) && !options.reencode
+            && options.loudnessTarget == nil
+    }
+
+    /// `-d 0` on an Ogg Opus source moves its packets (as `-d opus` does).
+    package func movesPackets(of source: SourceStage, options: ConversionOptions) -> Bool {
+        Self.moves(source, options: options)
     }
 
     package func plan(_ source: SourceStage, options: ConversionOptions, result: inout FileResult) throws -> OutputPlan {

@@ -90,7 +90,9 @@ package enum OpusStage {
         let remainder = spooled.count * Int64(framesPerPacket) - Int64(priming) - frames
         guard remainder >= 0, remainder < Int64(framesPerPacket) else {
             throw ConversionError.proof(
-                .aacPackets(packets: spooled.count, framesPerPacket: framesPerPacket, frames: frames, priming: priming))
+                .lossyPackets(
+                    encoder: "libopus's encoder", packets: spooled.count, framesPerPacket: framesPerPacket, frames: frames,
+                    priming: priming))
         }
         let written = Written(
             settings: settings, frames: frames, packets: spooled.count, priming: priming, remainder: Int(remainder),
@@ -176,95 +178,22 @@ extension OpusStage {
         return -.infinity
     }
 
-    /// The proof of an Opus output: CAFKit checks the layout (Opus rules included), the file is
-    /// decoded (CAFKit's packets, libopus's reference decoder, the `pakt` priming frames dropped)
-    /// and compared with the source's independent decoding over every frame: exactly as many
-    /// frames, the cross-correlation peak at lag 0, the SNR above `snrFloor`. `nil` when cancelled.
+    /// The proof of an Opus output (``LossyProof``): libopus's reference decoder of the file read
+    /// back (``OpusFileDecoder``), the floor `snrFloor` for the bit rate. `nil` when cancelled.
     package static func prove(
         _ path: String, source: any FrameSource, written: Written, blockSamples: Int, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof? {
-        let (bytes, file) = try ContainerStage.readBackFile(path)
-        var expected = CAFExpectations(channels: UInt32(source.channels), sampleRate: Double(source.sampleRate))
-        expected.formatID = .opus
-        expected.validFrames = UInt64(written.frames)
-        if let first = CAFValidator.validate(file, expecting: expected).first {
-            throw ConversionError.proof(.invalid(finding: "\(first)"))
-        }
-        let decoder: OpusFileDecoder
-        do { decoder = try OpusFileDecoder(file: file, source: bytes) } catch {
-            throw ConversionError.proof(.opusUndecodable(reason: error.message))
-        }
-        guard decoder.primingFrames == Int64(written.priming) else {
-            throw ConversionError.proof(.aacPriming(declared: decoder.primingFrames, encoder: written.priming))
-        }
-        let measured: LossyComparison
-        switch try compare(decoder, with: source, blockSamples: blockSamples, isCancelled: isCancelled) {
-        case .cancelled: return nil
-        case .frames(let found, let expected):
-            throw ConversionError.proof(.aacDecodedFrames(found: found, expected: expected, decoder: source.decoderName))
-        case .failed(let failure): throw ConversionError.proof(failure)
-        case .compared(let frames, let result):
-            guard frames == written.frames else { throw ConversionError.proof(.aacFrames(frames: frames, given: written.frames)) }
-            measured = result
-        }
         let bitRate = written.settings.bitRate
-        switch measured.finding(snrFloor: snrFloor(bitRate: bitRate, channels: source.channels)) {
-        case nil: break
-        case .lag(let lag)?: throw ConversionError.proof(.aacLag(lag))
-        case .snr(let snr, let floor)?: throw ConversionError.proof(.aacSNR(snr: snr, floor: floor, bitRate: bitRate))
-        case .loudError(let level)?:
-            throw ConversionError.proof(
-                .aacNearSilentError(
-                    level: level, windowLevel: LossyComparison.loudWindowLevel, limit: LossyComparison.nearSilentErrorLevel))
-        }
-        var proof = Proof(
-            comparison: "lossy", rule: measured.isNearSilent ? "opus-near-silent" : "opus-\(written.settings.application.name)",
-            sourceDecoder: source.decoderName, outputDecoder: String(LibOpus.version.map { $0 == " " ? "-" : $0 }),
-            extent: "every-frame")
-        proof.snr = measured.roundedSNR
-        proof.peakLag = measured.peakLag
-        proof.primingFrames = written.priming
-        proof.bitRate = bitRate
-        return proof
-    }
-
-    /// Reads `decoder` and `source` side by side in blocks and measures SNR and alignment.
-    package static func compare(
-        _ decoder: OpusFileDecoder, with source: any FrameSource, blockSamples: Int = 1 << 16,
-        isCancelled: () -> Bool = { false }
-    ) throws(ConversionError) -> AACStage.Comparison {
-        let channels = source.channels
-        guard decoder.channels == channels else {
-            return .failed(.opusUndecodable(reason: "it has \(decoder.channels) channels, the source \(channels)"))
-        }
-        let blockFrames = max(1, blockSamples / channels)
-        var ints = [Int32](repeating: 0, count: source.isFloat ? 0 : blockFrames * channels)
-        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
-        var sourceFloats = [Float](repeating: 0, count: blockFrames * channels)
-        var outputFloats = [Float](repeating: 0, count: blockFrames * channels)
-        var accumulator = LossyComparison.Accumulator(channels: channels)
-        var compared: Int64 = 0
-        while true {
-            if isCancelled() { return .cancelled }
-            let got: Int
-            do { got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                return .failed(.sourceUnreadable(reason: error.message))
+        let expected = LossyProof.Expectation(
+            formatID: .opus, frames: written.frames, priming: written.priming, bitRate: bitRate,
+            snrFloor: snrFloor(bitRate: bitRate, channels: source.channels),
+            rule: "opus-\(written.settings.application.name)", nearSilentRule: "opus-near-silent")
+        return try LossyProof.prove(
+            path, source: source, expecting: expected, blockSamples: blockSamples, isCancelled: isCancelled
+        ) { file, bytes throws(ProofFailure) in
+            do throws(OpusFormatError) { return try OpusFileDecoder(file: file, source: bytes) } catch {
+                throw .lossyUndecodable(codec: "Opus", reason: error.message)
             }
-            let decoded: Int
-            do { decoded = try decoder.read(into: &outputFloats, frames: blockFrames) } catch {
-                return .failed(.opusUndecodable(reason: error.message))
-            }
-            guard decoded == got else { return .frames(found: compared + Int64(decoded), expected: compared + Int64(got)) }
-            if got == 0 { break }
-            let count = got * channels
-            if source.isFloat {
-                for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
-            } else {
-                for index in 0..<count { sourceFloats[index] = Float(SampleScaling.float(ints[index])) }
-            }
-            accumulator.add(source: sourceFloats, output: outputFloats, frames: got)
-            compared += Int64(got)
         }
-        return .compared(frames: compared, accumulator.result())
     }
 }

@@ -1,0 +1,200 @@
+import BinaryIO
+import CAFKit
+import Conversion
+import ConversionModel
+import Foundation
+import Opus
+import TestSupport
+import Testing
+import Verification
+
+@testable import Transcoding
+
+private let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
+private let appleOpus = "../shared/corpus/apple-opus/jt274_ogg_caf_converter__test.caf"
+
+/// Opus sources decoded by libopus to other formats: Apple's Opus CAF, cafconv's, ffmpeg's (its
+/// frame count flagged), Ogg Opus (pre-skip, end trimming); `-d 0`, `--reencode`; `verify
+/// --against` on Opus outputs.
+@Suite("Opus sources", .enabled(if: (try? LibOpus.load()) != nil, "libopus is absent"))
+struct OpusSourceTests {
+    static func options(_ format: String?, bitRate: Int? = nil) throws -> ConversionOptions {
+        var options = ConversionOptions(dataFormat: try format.map { try DataFormat(parsing: $0) }, jobs: 1)
+        options.bitRate = bitRate
+        return options
+    }
+
+    /// Converts the file at `input` into `name` in `folder`; the record and the output as CAFKit reads it.
+    static func convert(_ input: String, to name: String, in folder: TempDirectory, options: ConversionOptions) throws
+        -> (FileResult, CAFFile?)
+    {
+        let output = folder.file(name)
+        let result = try #require(Engine.convert(inputs: [input], output: output, options: options).files.first)
+        guard result.status == .converted else { return (result, nil) }
+        return (result, try CAFFile(reading: try FileByteSource(path: output)))
+    }
+
+    /// An Ogg Opus file ffmpeg's libopus made of `frames` frames of a tone at `rate`.
+    static func oggOpus(frames: Int, channels: Int, rate: Int, in folder: TempDirectory, name: String = "s.opus") throws -> String
+    {
+        let wav = folder.write(
+            name + ".wav", toneFixture(frames: frames, channels: channels, sampleRate: rate).bytes(order: .little))
+        let ogg = folder.file(name)
+        let made = try runMerged(
+            try #require(ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-c:a", "libopus", "-b:a", "64k", ogg])
+        try #require(made.status == 0, "\(made.text)")
+        return ogg
+    }
+
+    @Test(
+        "Apple's Opus CAF converts to exactly its pakt's 72000 frames, to LPCM, ALAC, AAC and IMA4",
+        .enabled(if: FileManager.default.fileExists(atPath: appleOpus), "the Apple Opus corpus is absent"),
+        arguments: [nil, "alac", "aac", "ima4", "LEF32"] as [String?])
+    func apple(format: String?) throws {
+        let folder = TempDirectory()
+        let (result, file) = try Self.convert(appleOpus, to: "apple.caf", in: folder, options: try Self.options(format))
+        #expect(result.status == .converted, "\(result.reason ?? "")")
+        #expect(result.formatIn == "opus" && result.frames == 72_000 && result.sampleRate == 24_000)
+        #expect(file?.validFrames == 72_000 || file?.packetTableHeader?.numberValidFrames == 72_000)
+        if format == nil || format == "LEF32" {
+            #expect(
+                result.samples == .opusDecoded && result.proof?.comparison.hasPrefix("exact") == true,
+                "\(String(describing: result.proof))")
+        }
+        #expect(!result.warnings.contains { if case .source(.opusFrameCountUntrusted) = $0 { true } else { false } })
+    }
+
+    @Test(
+        "a cafconv Opus CAF decodes back to the source's exact frame count, aligned, and LEI16 matches a second libopus decoding")
+    func cafconvRoundTrip() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("n.wav", toneFixture(frames: 24_000 + 77, channels: 2, sampleRate: 24_000).bytes(order: .little))
+        let (encoded, _) = try Self.convert(wav, to: "n.caf", in: folder, options: try Self.options("opus"))
+        try #require(encoded.status == .converted, "\(encoded.reason ?? "")")
+        let (decoded, file) = try Self.convert(folder.file("n.caf"), to: "back.caf", in: folder, options: try Self.options(nil))
+        #expect(decoded.status == .converted, "\(decoded.reason ?? "")")
+        #expect(decoded.frames == 24_077 && file?.audioDescription.bitsPerChannel == 16)
+        #expect(decoded.proof?.comparison.hasPrefix("exact") == true && decoded.proof?.sourceDecoder.hasPrefix("libopus") == true)
+        // Opus to Opus: encoded again (a CAF's packets are not moved), proven against the decoding.
+        let (again, _) = try Self.convert(folder.file("n.caf"), to: "again.caf", in: folder, options: try Self.options("opus"))
+        #expect(again.samples == .opusEncoded && again.frames == 24_077 && again.proof?.peakLag == 0, "\(again.reason ?? "")")
+    }
+
+    @Test(
+        "ffmpeg's Opus CAF (priming 0, valid = packets x 960) is read, with a typed warning that its frame count cannot be trusted",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    func ffmpegLayout() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("f.wav", toneFixture(frames: 48_000, channels: 1, sampleRate: 48_000).bytes(order: .little))
+        let caf = folder.file("f.caf")
+        let made = try runMerged(
+            try #require(ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-c:a", "libopus", "-b:a", "64k", caf])
+        try #require(made.status == 0, "\(made.text)")
+        let (result, _) = try Self.convert(caf, to: "out.caf", in: folder, options: try Self.options(nil))
+        #expect(result.status == .converted, "\(result.reason ?? "")")
+        let header = try #require(try CAFFile(reading: try FileByteSource(path: caf)).packetTableHeader)
+        #expect(result.frames == header.numberPackets * 960)
+        #expect(
+            result.warnings.contains(
+                .source(
+                    .opusFrameCountUntrusted(packets: header.numberPackets, framesPerPacket: 960, validFrames: result.frames ?? 0)
+                )),
+            "\(result.warnings)")
+    }
+
+    @Test(
+        "Ogg Opus decodes to any format: pre-skip dropped and the end trimmed by granule position (exactly the source's frames)",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"),
+        arguments: [nil, "alac", "aac", "LEI24"] as [String?])
+    func oggDecoded(format: String?) throws {
+        let folder = TempDirectory()
+        let ogg = try Self.oggOpus(frames: 48_000 + 100, channels: 2, rate: 48_000, in: folder)
+        let (result, file) = try Self.convert(ogg, to: "d.caf", in: folder, options: try Self.options(format))
+        #expect(result.status == .converted, "\(result.reason ?? "")")
+        #expect(result.frames == 48_100 && result.sampleRate == 48_000 && result.formatIn == "opus")
+        #expect(file != nil)
+        if format == nil { #expect(result.samples == .opusDecoded && result.proof?.comparison.hasPrefix("exact") == true) }
+    }
+
+    @Test(
+        "Ogg Opus at 16 kHz input is decoded at 48 kHz (the granule rate), exact length there",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    func oggInputRate() throws {
+        let folder = TempDirectory()
+        let ogg = try Self.oggOpus(frames: 16_000, channels: 1, rate: 16_000, in: folder)
+        let (result, _) = try Self.convert(ogg, to: "d.caf", in: folder, options: try Self.options(nil))
+        #expect(result.status == .converted && result.frames == 48_000 && result.sampleRate == 48_000, "\(result.reason ?? "")")
+    }
+
+    @Test("chained and multistream Ogg Opus are refused with a sentence", .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    func oggRefusals() throws {
+        let folder = TempDirectory()
+        let one = try Self.oggOpus(frames: 9600, channels: 1, rate: 48_000, in: folder, name: "a.opus")
+        let two = try Self.oggOpus(frames: 9600, channels: 1, rate: 48_000, in: folder, name: "b.opus")
+        let chained = folder.write("chained.opus", try #require(readFile(one)) + (try #require(readFile(two))))
+        let (result, _) = try Self.convert(chained, to: "c.caf", in: folder, options: try Self.options(nil))
+        #expect(result.status == .failed && result.reason?.contains("Opus") == true, "\(result.reason ?? "")")
+        let wav = folder.write("six.wav", toneFixture(frames: 9600, channels: 6, sampleRate: 48_000).bytes(order: .little))
+        let six = folder.file("six.opus")
+        let made = try runMerged(
+            try #require(ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-c:a", "libopus", "-b:a", "256k", six])
+        try #require(made.status == 0, "\(made.text)")
+        let (multi, _) = try Self.convert(six, to: "m.caf", in: folder, options: try Self.options(nil))
+        #expect(multi.status == .failed && multi.reason?.contains("mapping family 1") == true, "\(multi.reason ?? "")")
+    }
+
+    @Test(
+        "-d 0 moves an Ogg Opus source's packets, --reencode encodes them again; on a WAV -d 0 is no -d",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    func keepCodec() throws {
+        let folder = TempDirectory()
+        let ogg = try Self.oggOpus(frames: 48_000 + 100, channels: 2, rate: 48_000, in: folder)
+        var keep = try Self.options(nil)
+        try FormatRequest(parsing: "0").apply(to: &keep)
+        #expect(keep.keepsSourceCodec && keep.dataFormat == nil)
+        let (moved, file) = try Self.convert(ogg, to: "moved.caf", in: folder, options: keep)
+        #expect(
+            moved.samples == .opusMoved && moved.frames == 48_100 && file?.audioDescription.formatID == .opus,
+            "\(moved.reason ?? "")")
+        var forced = try Self.options("opus")
+        forced.reencode = true
+        let (encoded, _) = try Self.convert(ogg, to: "encoded.caf", in: folder, options: forced)
+        #expect(encoded.samples == .opusEncoded && encoded.frames == 48_100, "\(encoded.reason ?? "")")
+        let (plain, _) = try Self.convert(ogg, to: "plain.caf", in: folder, options: try Self.options(nil))
+        #expect(plain.samples == .opusDecoded)
+        let wav = folder.write("w.wav", toneFixture(frames: 4800, channels: 1, sampleRate: 44_100).bytes(order: .little))
+        let (kept, keptFile) = try Self.convert(wav, to: "w.caf", in: folder, options: keep)
+        #expect(
+            kept.status == .converted && keptFile?.audioDescription.formatID == .lpcm
+                && keptFile?.audioDescription.bitsPerChannel == 16)
+    }
+
+    @Test("verify --against compares an Opus output with its source (length, lag, SNR), and finds a shifted priming")
+    func verifyAgainst() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("v.wav", toneFixture(frames: 48_000, channels: 1, sampleRate: 48_000).bytes(order: .little))
+        let (encoded, _) = try Self.convert(wav, to: "v.caf", in: folder, options: try Self.options("opus"))
+        try #require(encoded.status == .converted, "\(encoded.reason ?? "")")
+        let path = folder.file("v.caf")
+        let (failures, proof) = Verifier.compare(
+            try CAFFile(reading: try FileByteSource(path: path)), byteSource: try FileByteSource(path: path), path: path,
+            with: wav)
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(
+            proof?.rule == "opus" && proof?.peakLag == 0 && proof?.outputDecoder?.hasPrefix("libopus") == true,
+            "\(String(describing: proof))")
+        // The priming declared 0 (ffmpeg's mistake): the decoded audio is late against the source.
+        var bytes = try #require(readFile(path))
+        let file = try CAFFile(reading: MemoryByteSource(bytes))
+        let pakt = try #require(file.chunks.first { $0.type == .pakt })
+        let at = Int(pakt.bodyOffset) + 16
+        bytes.replaceSubrange(at..<at + 4, with: [0, 0, 0, 0])
+        let remainderAt = at + 4
+        bytes.replaceSubrange(remainderAt..<remainderAt + 4, with: [0, 0, 0, 0])
+        let shifted = folder.write("shifted.caf", bytes)
+        let (late, _) = Verifier.compare(
+            try CAFFile(reading: try FileByteSource(path: shifted)), byteSource: try FileByteSource(path: shifted), path: shifted,
+            with: wav)
+        #expect(!late.isEmpty)
+    }
+}
