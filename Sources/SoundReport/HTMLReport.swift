@@ -133,6 +133,22 @@ public enum HTMLReport {
         html += "</section>\n"
     }
 
+    /// The loudness cell: LUFS, "silent" below the gate, or "not measured" with the reason.
+    static func loudnessCell(_ sound: ReportSound, into html: inout String) {
+        if let loudness = sound.loudness, loudness.isFinite {
+            let text = HTMLText.fixed(loudness, 1)
+            cell("loudness", "Loudness (LUFS)", value: text, text: text, into: &html)
+        } else if sound.loudnessUnmeasured == nil {
+            // Measured, and below the -70 LUFS absolute gate: sorts below every loudness.
+            cell("loudness", "Loudness (LUFS)", value: "-1000", text: "<span class=\"muted\">silent</span>", into: &html)
+        } else {
+            let why = HTMLText.escape(sound.loudnessUnmeasured ?? "")
+            cell(
+                "loudness", "Loudness (LUFS)", value: "",
+                text: "<span class=\"muted\" title=\"\(why)\">not measured</span>", into: &html)
+        }
+    }
+
     /// The level outliers are picked by: the integrated loudness when every file's was measured
     /// (silence, below the gate, is the lowest), else the true peak (in dB; silence is the lowest).
     static func level(_ entry: ReportEntry, byLoudness: Bool) -> Double? {
@@ -232,18 +248,7 @@ public enum HTMLReport {
             text: peak.text + ((sound.samplePeak ?? 0) >= 1 ? " <span class=\"badge\">clipped</span>" : ""), into: &html)
         let truePeak = decibels(sound.truePeak)
         cell("truepeak", "True peak (dBTP)", value: truePeak.value, text: truePeak.text, into: &html)
-        if let loudness = sound.loudness, loudness.isFinite {
-            let text = HTMLText.fixed(loudness, 1)
-            cell("loudness", "Loudness (LUFS)", value: text, text: text, into: &html)
-        } else if sound.loudnessUnmeasured == nil {
-            // Measured, and below the -70 LUFS absolute gate: sorts below every loudness.
-            cell("loudness", "Loudness (LUFS)", value: "-1000", text: "<span class=\"muted\">silent</span>", into: &html)
-        } else {
-            let why = HTMLText.escape(sound.loudnessUnmeasured ?? "")
-            cell(
-                "loudness", "Loudness (LUFS)", value: "",
-                text: "<span class=\"muted\" title=\"\(why)\">not measured</span>", into: &html)
-        }
+        loudnessCell(sound, into: &html)
         let snr = number(entry.snr, 2)
         cell("snr", "SNR (dB)", value: snr.value, text: snr.text, into: &html)
         // Status: failure, warnings, proof.

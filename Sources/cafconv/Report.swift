@@ -37,8 +37,8 @@ struct Report {
             that needs nothing else (no network, no external script, style, font or image): a \
             summary (counts by format, total sizes, the loudest and quietest files, failures \
             first), then one row per file with its format line (as info --brief), duration, size, \
-            bit rate, channels, rate, sample peak, true peak (4x oversampled), loudness (not \
-            measured yet), warnings or failure, and a waveform per channel (the min/max envelope, \
+            bit rate, channels, rate, sample peak, true peak (4x oversampled), integrated \
+            loudness (BS.1770, libebur128; the true peak is libebur128's too), warnings or failure, and a waveform per channel (the min/max envelope, \
             400 columns at most) with its loops, markers and regions drawn at their frames. The \
             table sorts by any column and filters by name; the same files give the same page.
 
