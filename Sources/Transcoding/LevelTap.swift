@@ -31,12 +31,13 @@ package final class LevelTap {
     /// known, spreads the envelope's columns over the file at once).
     package func start(channels: Int, rate: Int, exactRate: Double, expectedFrames: Int64?, decoder: String) {
         isAttached = true
-        meter = SoundMeter(channels: channels, expectedFrames: expectedFrames)
         sampleRate = exactRate
         decoderName = decoder
         do { loudness = try LoudnessMeter(channels: channels, sampleRate: rate) } catch {
             unmeasured = "cannot measure its loudness: \(error.message)"
         }
+        // libebur128 measures the true peak: the meter's own interpolator only without it.
+        meter = SoundMeter(channels: channels, expectedFrames: expectedFrames, measuresTruePeak: loudness == nil)
     }
 
     /// Adds `frames` interleaved frames: `doubles` (full scale ±1.0) when `isFloat`, else `ints`
