@@ -121,7 +121,7 @@ struct Report {
     /// and its source's were measured while the run decoded them (`FileResult.outputLevels`,
     /// `sourceLevels`): here they are only described (`info` reads their headers). What the run
     /// did not decode to its end is decoded once here: up-to-date files, a failed file's source,
-    /// and outputs whose codec's proof has no meter (IMA4, AAC, Opus).
+    /// and outputs whose codec's proof has no meter (IMA4, Opus).
     static func entries(of report: ConversionReport, jobs: Int) -> [ReportEntry] {
         let files = report.files.filter { [.converted, .upToDate, .failed].contains($0.status) }
         func how(_ file: FileResult, _ levels: SoundLevels?) -> SoundMeasurement.How {

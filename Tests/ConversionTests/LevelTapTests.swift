@@ -40,7 +40,19 @@ import Transcoding
 
     @Test(arguments: roads.map(\.0))
     func levelsMeasuredInTheRunAreTheFilesOwn(_ road: String) throws {
-        let options = try #require(Self.roads.first { $0.0 == road }?.1)
+        try expectLevels(of: try #require(Self.roads.first { $0.0 == road }?.1))
+    }
+
+    /// An AAC output: the proof's libavcodec decoding feeds the meters.
+    @Test(.enabled(if: libavcodecPresent, Comment(rawValue: libavcodecAbsent)))
+    func aacOutputMeasuredByItsProof() throws {
+        var options = ConversionOptions(dataFormat: try DataFormat(parsing: "aac"), jobs: 1)
+        options.codecs = OutputCodecs.vocabulary
+        options.measuresLevels = true
+        try expectLevels(of: options)
+    }
+
+    func expectLevels(of options: ConversionOptions) throws {
         let converted = try convert(Self.fixture.bytes, options: options)
         let source = try #require(converted.result.sourceLevels, "the run measured no source levels")
         let output = try #require(converted.result.outputLevels, "the run measured no output levels")

@@ -278,7 +278,8 @@ extension AACStage {
     /// independent decoding over every frame: exactly as many frames, the cross-correlation peak
     /// at lag 0 (when measurable), and the SNR above `snrFloor`. `nil` when `isCancelled` said stop.
     package static func prove(
-        _ path: String, source: any FrameSource, written: Written, blockSamples: Int, isCancelled: () -> Bool
+        _ path: String, source: any FrameSource, written: Written, blockSamples: Int, levelTap: LevelTap? = nil,
+        isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof? {
         let (bytes, file) = try ContainerStage.readBackFile(path)
         var expected = CAFExpectations(channels: UInt32(source.channels), sampleRate: Double(source.sampleRate))
@@ -295,7 +296,11 @@ extension AACStage {
             throw ConversionError.proof(.aacPriming(declared: decoder.primingFrames, encoder: written.priming))
         }
         let measured: LossyComparison
-        switch try compare(decoder, with: source, blockSamples: blockSamples, isCancelled: isCancelled) {
+        // `convert --report`: the decoding measured as `SourceAudio` decodes an AAC CAF.
+        levelTap?.start(
+            channels: decoder.channels, rate: decoder.sampleRate, exactRate: Double(decoder.sampleRate),
+            expectedFrames: decoder.validFrames, decoder: "libavcodec-\(LibAVCodec.version)")
+        switch try compare(decoder, with: source, blockSamples: blockSamples, levelTap: levelTap, isCancelled: isCancelled) {
         case .cancelled: return nil
         case .frames(let found, let expected):
             throw ConversionError.proof(.aacDecodedFrames(found: found, expected: expected, decoder: source.decoderName))
@@ -359,7 +364,8 @@ extension AACStage {
     /// Reads `decoder` and `source` side by side in blocks and measures SNR and alignment; the
     /// one comparison `convert`'s proof and `verify --against` share.
     package static func compare(
-        _ decoder: AACFileDecoder, with source: any FrameSource, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
+        _ decoder: AACFileDecoder, with source: any FrameSource, blockSamples: Int = 1 << 16, levelTap: LevelTap? = nil,
+        isCancelled: () -> Bool = { false }
     ) throws(ConversionError) -> Comparison {
         let channels = source.channels
         guard decoder.channels == channels else {
@@ -372,6 +378,7 @@ extension AACStage {
         var outputFloats = [Float](repeating: 0, count: blockFrames * channels)
         var accumulator = LossyComparison.Accumulator(channels: channels)
         var compared: Int64 = 0
+        var widened: [Double] = []
         while true {
             if isCancelled() { return .cancelled }
             let got: Int
@@ -383,8 +390,16 @@ extension AACStage {
                 return .failed(.aacUndecodable(reason: error.message))
             }
             guard decoded == got else { return .frames(found: compared + Int64(decoded), expected: compared + Int64(got)) }
-            if got == 0 { break }
+            if got == 0 {
+                levelTap?.finish()
+                break
+            }
             let count = got * channels
+            if let levelTap {
+                if widened.count < count { widened = [Double](repeating: 0, count: count) }
+                for index in 0..<count { widened[index] = Double(outputFloats[index]) }
+                levelTap.add(ints: [], doubles: widened, frames: got, isFloat: true)
+            }
             if source.isFloat {
                 for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
             } else {
