@@ -92,7 +92,8 @@ let package = Package(
         // The engine's vocabulary: data formats (`-d`), the settings table and options, jobs, the
         // report, typed errors and warnings, the proof's summary. Above the libraries only.
         .target(
-            name: "ConversionModel", dependencies: ["AACCodec", "BinaryIO", "CAFKit", "SndFile", "SystemLayer", "WAVEKit"],
+            name: "ConversionModel",
+            dependencies: ["AACCodec", "BinaryIO", "CAFKit", "SndFile", "SoundReport", "SystemLayer", "WAVEKit"],
             swiftSettings: strict),
         // Writing inside an output tree someone else may write too: roots opened once, no symlink
         // followed below them, temporary files committed by an atomic rename that replaces only
@@ -111,7 +112,7 @@ let package = Package(
             name: "Transcoding",
             dependencies: [
                 "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "Loudness", "MPG123", "OggOpus", "Opus",
-                "SndFile", "Soxr", "SystemLayer", "WAVEKit",
+                "SndFile", "SoundReport", "Soxr", "SystemLayer", "WAVEKit",
             ],
             swiftSettings: strict),
         // `verify`: expectations, profiles and `--against`.
@@ -175,7 +176,7 @@ let package = Package(
             name: "ConversionTests",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec", "Opus", "ContentHash",
+                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec", "Opus", "ContentHash", "SoundReport",
             ],
             swiftSettings: strict
         ),

@@ -78,6 +78,10 @@ public struct ConversionOptions: Sendable, Equatable {
     /// The gain in dB the converter chose for this job from its source's measurement (set per
     /// job, never by the user; the transforms apply it). `nil`: none.
     public var loudnessGain: Double? = nil
+    /// `convert --report`: each job measures its source and its output (envelope, peaks,
+    /// loudness) while it decodes them anyway, into `FileResult.sourceLevels`/`outputLevels`.
+    /// Not part of the fingerprint: it decides what is measured, not what is written.
+    public var measuresLevels = false
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(

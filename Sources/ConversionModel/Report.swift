@@ -1,3 +1,5 @@
+import SoundReport
+
 /// What happened to one input.
 public struct FileResult: Equatable, Sendable, Codable {
     /// How a file ended.
@@ -93,6 +95,12 @@ public struct FileResult: Equatable, Sendable, Codable {
     public var error: ConversionError?
     /// `--loudness`: the source's measured loudness and the gain that took the output to it.
     public var loudness: Loudness?
+    /// `convert --report` (``ConversionOptions/measuresLevels``): the source's envelope, peaks and
+    /// loudness, measured while the conversion decoded it. Not in the JSON report.
+    public var sourceLevels: SoundLevels?
+    /// The same of the output, measured while the proof decoded it (a direct payload's and a
+    /// G.711 copy's are the source's, whose sample values they keep). Not in the JSON report.
+    public var outputLevels: SoundLevels?
 
     /// `--loudness`: what was measured and applied (LUFS, dB, dBTP).
     public struct Loudness: Equatable, Sendable, Codable {

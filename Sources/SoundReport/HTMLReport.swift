@@ -114,16 +114,17 @@ public enum HTMLReport {
         }
         html += "</p></div>\n"
         // Loudest and quietest, by loudness when measured, else by true peak.
-        let measured = entries.filter { $0.failure == nil && level($0) != nil }
+        let candidates = entries.filter { $0.failure == nil && $0.sound.envelope != nil }
+        let byLoudness = !candidates.isEmpty && candidates.allSatisfy { $0.sound.loudnessUnmeasured == nil }
+        let measured = candidates.filter { level($0, byLoudness: byLoudness) != nil }
         if !measured.isEmpty {
-            let byLoudness = measured.allSatisfy { $0.sound.loudness != nil }
-            let sorted = measured.sorted { (level($0) ?? 0) > (level($1) ?? 0) }
+            let sorted = measured.sorted { (level($0, byLoudness: byLoudness) ?? 0) > (level($1, byLoudness: byLoudness) ?? 0) }
             let unit = byLoudness ? "LUFS" : "dBTP"
             html += "<div><h2>Outliers (by \(byLoudness ? "loudness" : "true peak; loudness not measured"))</h2>"
             for (label, list) in [("Loudest", Array(sorted.prefix(3))), ("Quietest", Array(sorted.reversed().prefix(3)))] {
                 html += "<p class=\"outliers\" data-summary=\"\(label.lowercased())\">\(label): "
                 html += list.map { entry in
-                    "<a href=\"#\(anchor(entry))\">\(HTMLText.escape(entry.name))</a> (\(decibelText(level(entry), unit: unit)))"
+                    "<a href=\"#\(anchor(entry))\">\(HTMLText.escape(entry.name))</a> (\(decibelText(level(entry, byLoudness: byLoudness), unit: unit)))"
                 }.joined(separator: ", ")
                 html += "</p>"
             }
@@ -132,10 +133,26 @@ public enum HTMLReport {
         html += "</section>\n"
     }
 
-    /// The level outliers are picked by: loudness when measured, else the true peak (in dB;
-    /// silence is the lowest).
-    static func level(_ entry: ReportEntry) -> Double? {
-        if let loudness = entry.sound.loudness { return loudness }
+    /// The loudness cell: LUFS, "silent" below the gate, or "not measured" with the reason.
+    static func loudnessCell(_ sound: ReportSound, into html: inout String) {
+        if let loudness = sound.loudness, loudness.isFinite {
+            let text = HTMLText.fixed(loudness, 1)
+            cell("loudness", "Loudness (LUFS)", value: text, text: text, into: &html)
+        } else if sound.loudnessUnmeasured == nil {
+            // Measured, and below the -70 LUFS absolute gate: sorts below every loudness.
+            cell("loudness", "Loudness (LUFS)", value: "-1000", text: "<span class=\"muted\">silent</span>", into: &html)
+        } else {
+            let why = HTMLText.escape(sound.loudnessUnmeasured ?? "")
+            cell(
+                "loudness", "Loudness (LUFS)", value: "",
+                text: "<span class=\"muted\" title=\"\(why)\">not measured</span>", into: &html)
+        }
+    }
+
+    /// The level outliers are picked by: the integrated loudness when every file's was measured
+    /// (silence, below the gate, is the lowest), else the true peak (in dB; silence is the lowest).
+    static func level(_ entry: ReportEntry, byLoudness: Bool) -> Double? {
+        if byLoudness { return entry.sound.loudness ?? -1000 }
         guard let peak = entry.sound.truePeak else { return nil }
         return HTMLText.decibels(peak) ?? -1000
     }
@@ -231,12 +248,7 @@ public enum HTMLReport {
             text: peak.text + ((sound.samplePeak ?? 0) >= 1 ? " <span class=\"badge\">clipped</span>" : ""), into: &html)
         let truePeak = decibels(sound.truePeak)
         cell("truepeak", "True peak (dBTP)", value: truePeak.value, text: truePeak.text, into: &html)
-        if let loudness = sound.loudness, loudness.isFinite {
-            let text = HTMLText.fixed(loudness, 1)
-            cell("loudness", "Loudness (LUFS)", value: text, text: text, into: &html)
-        } else {
-            cell("loudness", "Loudness (LUFS)", value: "", text: "<span class=\"muted\">not measured</span>", into: &html)
-        }
+        loudnessCell(sound, into: &html)
         let snr = number(entry.snr, 2)
         cell("snr", "SNR (dB)", value: snr.value, text: snr.text, into: &html)
         // Status: failure, warnings, proof.

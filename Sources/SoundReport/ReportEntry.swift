@@ -42,6 +42,8 @@ public struct ReportSound: Equatable, Sendable {
     public var truePeak: Double?
     /// Integrated loudness in LUFS, when measured.
     public var loudness: Double?
+    /// Why the loudness was not measured, when it was not; `nil` with no loudness: silent.
+    public var loudnessUnmeasured: String? = "not measured"
     public var envelope: Envelope?
     /// Loops, markers and regions from the metadata, in frames of this file.
     public var marks: [ReportMark]

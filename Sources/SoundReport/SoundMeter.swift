@@ -57,8 +57,9 @@ public struct SoundMeter: Sendable {
     private var truePeak: [TruePeakFilter]
 
     /// A meter for `channels` channels; `expectedFrames` (when known) spreads the columns over
-    /// the file at once, else they start one frame wide and double as needed.
-    public init(channels: Int, expectedFrames: Int64?, columns: Int = defaultColumns) {
+    /// the file at once, else they start one frame wide and double as needed. Without
+    /// `measuresTruePeak` (someone else measures it) ``truePeakValue`` is the sample peak.
+    public init(channels: Int, expectedFrames: Int64?, columns: Int = defaultColumns, measuresTruePeak: Bool = true) {
         channelCount = max(1, channels)
         capacity = max(2, columns) / 2 * 2
         if let expectedFrames, expectedFrames > 0 {
@@ -70,7 +71,7 @@ public struct SoundMeter: Sendable {
         minimum = Array(repeating: Array(repeating: 0, count: capacity), count: channelCount)
         maximum = minimum
         samplePeaks = Array(repeating: 0, count: channelCount)
-        truePeak = Array(repeating: TruePeakFilter(), count: channelCount)
+        truePeak = measuresTruePeak ? Array(repeating: TruePeakFilter(), count: channelCount) : []
     }
 
     /// Adds `count` interleaved frames of left-justified 32-bit integers (an N-bit sample `s` is
@@ -137,7 +138,7 @@ public struct SoundMeter: Sendable {
         if value > maximum[channel][column] { maximum[channel][column] = value }
         let magnitude = abs(sample)
         if magnitude > samplePeaks[channel] { samplePeaks[channel] = magnitude }
-        truePeak[channel].add(sample)
+        if !truePeak.isEmpty { truePeak[channel].add(sample) }
     }
 
     /// The highest absolute sample of any channel (full scale 1.0).

@@ -61,7 +61,8 @@ package enum Converter {
     ) -> FileResult {
         return run(job) { result, temporaryFile in
             // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
-            let source = try SourceStage.open(job, options: options, warnings: &result.warnings)
+            var source = try SourceStage.open(job, options: options, warnings: &result.warnings)
+            if options.measuresLevels { source.levelTap = LevelTap() }
             result.formatIn = source.formatCode
             try source.admits(options, result: &result)
             let codec = OutputCodecs.codec(for: source, options: options)
@@ -82,7 +83,9 @@ package enum Converter {
             let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
             let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
             temporaryFile = temporary
-            return OutputTarget(temporary: temporary, options: options, isCancelled: isCancelled)
+            return OutputTarget(
+                temporary: temporary, options: options, isCancelled: isCancelled,
+                levelTap: options.measuresLevels ? LevelTap() : nil)
         }
         var output = try codec.opensOutputFirst ? openOutput() : nil
         // `--loudness`: the source measured from its own decoding, one static gain planned.
@@ -97,6 +100,8 @@ package enum Converter {
         else { throw ConversionError.interrupted }
         if let loudness { try LoudnessScan.check(output.temporary.path, reaches: loudness) }
         try codec.record(written, proof: proof, plan: plan, source: source, into: &result, output: output)
+        result.sourceLevels = source.levelTap?.levels
+        result.outputLevels = output.levelTap?.levels
     }
 
     /// The frame every road of a job shares: the result is `failed` until `body` returns, then

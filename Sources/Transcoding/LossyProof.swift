@@ -85,7 +85,7 @@ package enum LossyProof {
     /// why it cannot. `nil` when `isCancelled` said stop.
     package static func prove(
         _ path: String, source: any FrameSource, expecting expected: Expectation, blockSamples: Int,
-        isCancelled: () -> Bool, open: (CAFFile, any ByteSource) throws(ProofFailure) -> any LossyFileDecoder
+        levelTap: LevelTap? = nil, isCancelled: () -> Bool, open: (CAFFile, any ByteSource) throws(ProofFailure) -> any LossyFileDecoder
     ) throws(ConversionError) -> Proof? {
         let (bytes, file) = try ContainerStage.readBackFile(path)
         var layout = CAFExpectations(channels: UInt32(source.channels), sampleRate: Double(source.sampleRate))
@@ -101,7 +101,11 @@ package enum LossyProof {
             throw ConversionError.proof(.lossyPriming(codec: codec, declared: decoder.primingFrames, encoder: expected.priming))
         }
         let measured: LossyComparison
-        switch try compare(decoder, with: source, blockSamples: blockSamples, isCancelled: isCancelled) {
+        // `convert --report`: the decoding measured as `SourceAudio` decodes a lossy CAF.
+        levelTap?.start(
+            channels: decoder.channels, rate: decoder.sampleRate, exactRate: Double(decoder.sampleRate),
+            expectedFrames: decoder.validFrames, decoder: decoder.decoderName)
+        switch try compare(decoder, with: source, blockSamples: blockSamples, levelTap: levelTap, isCancelled: isCancelled) {
         case .cancelled: return nil
         case .frames(let found, let frames):
             throw ConversionError.proof(
@@ -140,7 +144,7 @@ package enum LossyProof {
     /// one comparison `convert`'s proof and `verify --against` share.
     package static func compare(
         _ decoder: any LossyFileDecoder, with source: any FrameSource, blockSamples: Int = 1 << 16,
-        isCancelled: () -> Bool = { false }
+        levelTap: LevelTap? = nil, isCancelled: () -> Bool = { false }
     ) throws(ConversionError) -> Comparison {
         let channels = source.channels
         let codec = decoder.codecName
@@ -154,6 +158,7 @@ package enum LossyProof {
         var outputFloats = [Float](repeating: 0, count: blockFrames * channels)
         var accumulator = LossyComparison.Accumulator(channels: channels)
         var compared: Int64 = 0
+        var widened: [Double] = []
         while true {
             if isCancelled() { return .cancelled }
             let got: Int
@@ -165,8 +170,16 @@ package enum LossyProof {
                 return .failed(.lossyUndecodable(codec: codec, reason: error.message))
             }
             guard decoded == got else { return .frames(found: compared + Int64(decoded), expected: compared + Int64(got)) }
-            if got == 0 { break }
+            if got == 0 {
+                levelTap?.finish()
+                break
+            }
             let count = got * channels
+            if let levelTap {
+                if widened.count < count { widened = [Double](repeating: 0, count: count) }
+                for index in 0..<count { widened[index] = Double(outputFloats[index]) }
+                levelTap.add(ints: [], doubles: widened, frames: got, isFloat: true)
+            }
             if source.isFloat {
                 for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
             } else {

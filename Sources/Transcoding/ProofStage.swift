@@ -13,10 +13,13 @@ package enum ProofStage {
     /// the source's audio as `encoder` put it there.
     package static func run(
         _ temporary: String, document: CAFDocument, encoder: EncoderStage, source: SourceStage, target: TargetFormat,
-        blockSamples: Int, isCancelled: () -> Bool
+        blockSamples: Int, levelTap: LevelTap? = nil, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof {
         if case .directPayload(_, let probe) = encoder {
             try checkOutput(temporary, document: document, against: probe)
+            // `convert --report`: nothing decoded the samples the payload moved; the source's
+            // one decoding measures both (their sample values are the same).
+            if let levelTap { try measureOnce(source, output: levelTap, blockSamples: blockSamples) }
             return Proof(comparison: "exact", sourceDecoder: "cafconv", outputDecoder: "cafkit", extent: "ends")
         }
         if case .transformed(let plan, _) = encoder {
@@ -28,13 +31,26 @@ package enum ProofStage {
             }
             return try prove(
                 temporary, document: document, target: target, source: audio, transformRule: plan.rule,
-                blockSamples: blockSamples, isCancelled: isCancelled)
+                blockSamples: blockSamples, levelTap: levelTap, isCancelled: isCancelled)
         }
         var codesCopied = false
         if case .g711Copy = encoder { codesCopied = true }
         return try prove(
             temporary, document: document, target: target, source: try source.proofAudio(), codesCopied: codesCopied,
-            blockSamples: blockSamples, isCancelled: isCancelled)
+            blockSamples: blockSamples, levelTap: levelTap, isCancelled: isCancelled)
+    }
+
+    /// Reads the source's independent decoding to its end into its meters, and lets `output`
+    /// give the same levels.
+    private static func measureOnce(_ source: SourceStage, output: LevelTap, blockSamples: Int) throws(ConversionError) {
+        let audio = try source.proofAudio()
+        let blockFrames = max(1, blockSamples / max(1, audio.channels))
+        var ints = [Int32](repeating: 0, count: audio.isFloat ? 0 : blockFrames * audio.channels)
+        var doubles = [Double](repeating: 0, count: audio.isFloat ? blockFrames * audio.channels : 0)
+        do { while try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) > 0 {} } catch {
+            throw ConversionError.proof(.decoding(reason: error.message))
+        }
+        if let tap = source.levelTap { output.mirror(tap) }
     }
 
     /// Decodes the written output as its codec says (CAFKit for linear PCM, µ-law and A-law,
@@ -43,7 +59,7 @@ package enum ProofStage {
     /// byte with the source's codes.
     package static func prove(
         _ path: String, document: CAFDocument, target: TargetFormat, source: any FrameSource, codesCopied: Bool = false,
-        transformRule: String? = nil, blockSamples: Int, isCancelled: () -> Bool
+        transformRule: String? = nil, blockSamples: Int, levelTap: LevelTap? = nil, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof {
         let codec = OutputCodecs.libsndfileCodec(writing: target)
         let decoding = try codec.proofDecoding(
@@ -51,9 +67,17 @@ package enum ProofStage {
         let decoder = decoding.decoder
         let rule = transformRule.map { codec.rule(decoding.rule, after: $0) } ?? decoding.rule
         let mismatch: OutputProof.Mismatch?
+        let layout = WAVESamples(caf: document.file)
+        if let levelTap {
+            let rate = document.file.audioDescription.sampleRate
+            levelTap.start(
+                channels: source.channels, rate: Int(exactly: rate.rounded()) ?? 0, exactRate: rate,
+                expectedFrames: layout?.frames ?? document.file.validFrames.map { Int64(clamping: $0) }, decoder: decoding.name)
+        }
         do {
             mismatch = try OutputProof.firstMismatch(
-                source: source, output: decoder, blockSamples: blockSamples, isCancelled: isCancelled)
+                source: source, output: decoder, blockSamples: blockSamples, levelTap: levelTap.map { ($0, layout) },
+                isCancelled: isCancelled)
         } catch {
             throw ConversionError.proof(.decoding(reason: error.message))
         }

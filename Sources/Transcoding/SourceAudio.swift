@@ -334,6 +334,8 @@ package final class SourceAudio {
     /// decodes from compressed formats), 32 or 64 for floats.
     package let bits: Int
     package private(set) var position: Int64 = 0
+    /// The report's meters, fed every block read (``attach(_:)``); `nil` measures nothing.
+    package internal(set) var tap: LevelTap?
 
     /// The law of the source's codes, when cafconv decodes µ-law or A-law codes itself.
     package var law: G711Law? {
@@ -533,7 +535,10 @@ package final class SourceAudio {
     package func read(ints: inout [Int32], doubles: inout [Double], frames: Int) throws(SourceError) -> Int {
         var wanted = frames
         if let limit { wanted = Int(min(Int64(wanted), max(0, limit - position))) }
-        guard wanted > 0 else { return 0 }
+        guard wanted > 0 else {
+            tap?.finish()
+            return 0
+        }
         let got: Int
         switch decoder {
         case .cafconv(let samples, let source):
@@ -564,6 +569,7 @@ package final class SourceAudio {
             }
         }
         position += Int64(got)
+        if got == 0 { tap?.finish() } else { tap?.add(ints: ints, doubles: doubles, frames: got, isFloat: isFloat) }
         return got
     }
 }
@@ -622,9 +628,13 @@ package enum OutputProof {
     /// Reads `source` and `output` side by side to the end and returns the first mismatch, or
     /// `nil` when every frame matches and both hold as many frames. `isCancelled` is asked
     /// between blocks (a cancelled run returns `nil` early; the caller checks cancellation).
+    /// `levelTap` (a started `LevelTap`, and the layout `SourceAudio` decodes the output's bytes
+    /// by) is fed every output frame as it is compared, and finished when every frame matched.
     package static func firstMismatch(
-        source: any FrameSource, output: OutputDecoder, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
+        source: any FrameSource, output: OutputDecoder, blockSamples: Int = 1 << 16,
+        levelTap: (tap: LevelTap, layout: WAVESamples?)? = nil, isCancelled: () -> Bool = { false }
     ) throws(SourceError) -> Mismatch? {
+        var meter = levelTap.map { OutputMeter(tap: $0.tap, layout: $0.layout) }
         let channels = source.channels
         let blockFrames = max(1, blockSamples / channels)
         // Both buffers are full size: the comparison maps float sources into integers in place.
@@ -658,6 +668,7 @@ package enum OutputProof {
                             expected: difference.expected, found: difference.found,
                             offset: start + UInt64(difference.index * sampleBytes))
                     }
+                    try meter?.add(bytes: slice, frames: available)
                 }
                 if available < got || got == 0 {
                     let sourceFrames = frame + Int64(got) + (got == 0 ? 0 : try remaining(source, blockFrames))
@@ -666,6 +677,7 @@ package enum OutputProof {
                             frame: frame + Int64(available), channel: 1, expected: "", found: "",
                             frames: FrameCounts(expected: sourceFrames, found: total))
                     }
+                    meter?.tap.finish()
                     return nil
                 }
             case .libsndfile(let reader, let bits):
@@ -680,7 +692,11 @@ package enum OutputProof {
                         frame: frame, channel: 1, expected: "", found: "",
                         frames: FrameCounts(expected: sourceFrames, found: outputFrames))
                 }
-                if got == 0 { return nil }
+                if got == 0 {
+                    meter?.tap.finish()
+                    return nil
+                }
+                meter?.tap.add(ints: found, doubles: [], frames: got, isFloat: false)
                 let count = got * channels
                 if source.isFloat {
                     SampleScaling.floatsToIntegers(doubles, into: &mapped, count: count, bits: bits)

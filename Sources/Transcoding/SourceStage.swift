@@ -41,6 +41,8 @@ package struct SourceStage {
     /// The decoder of a source whose kind has one of its own (``DecodeRoute/ima4``,
     /// ``DecodeRoute/aac``); `nil` for the others.
     package var codec: CodecSource? = nil
+    /// `convert --report`: the meters the first ``proofAudio()`` decoding feeds; `nil` otherwise.
+    package var levelTap: LevelTap? = nil
 
     /// The sources a decoder of their own reads, with what it needs.
     package enum CodecSource {
@@ -346,6 +348,14 @@ package struct SourceStage {
     /// The proof's independent decoding of the source: cafconv's WAV reader where it applies,
     /// else a second reading by the first decoder (libmpg123 for MPEG audio, else libsndfile).
     package func proofAudio() throws(ConversionError) -> SourceAudio {
+        let audio = try independentAudio()
+        // `convert --report`: the first full decoding of the source (the loudness plan's or the
+        // proof's) feeds the report's meters.
+        if let levelTap { audio.attach(levelTap) }
+        return audio
+    }
+
+    private func independentAudio() throws(ConversionError) -> SourceAudio {
         if let codec { return try codec.audio() }
         if let samples {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)

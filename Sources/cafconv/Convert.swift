@@ -223,6 +223,8 @@ struct Convert {
             commandLineKeys = try Setting.applyCommandLine(SettingOptions.given(in: invocation), to: &options)
             // --check plans as --dry-run does; it only reports differently.
             if check { options.dryRun = true }
+            // --report: each job measures what it decodes anyway, for the page.
+            options.measuresLevels = htmlReport != nil
             try options.validate()
             self.options = options
         } catch {
@@ -273,8 +275,14 @@ struct Convert {
         }
         if let htmlReport, !report.interrupted, !options.dryRun {
             let start = FileSystem.now()
+            let decodes = SoundMeasurement.decodes.load(ordering: .relaxed)
             let entries = Report.entries(of: report, jobs: options.jobs)
-            guard Report.write(entries, title: "cafconv convert", to: htmlReport, readIn: FileSystem.now() &- start, quiet: quiet) else {
+            let again = SoundMeasurement.decodes.load(ordering: .relaxed) - decodes
+            guard
+                Report.write(
+                    entries, title: "cafconv convert", to: htmlReport, readIn: FileSystem.now() &- start, quiet: quiet,
+                    decodedAgain: again)
+            else {
                 return ExitStatus.failure
             }
         }

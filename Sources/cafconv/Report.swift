@@ -37,8 +37,8 @@ struct Report {
             that needs nothing else (no network, no external script, style, font or image): a \
             summary (counts by format, total sizes, the loudest and quietest files, failures \
             first), then one row per file with its format line (as info --brief), duration, size, \
-            bit rate, channels, rate, sample peak, true peak (4x oversampled), loudness (not \
-            measured yet), warnings or failure, and a waveform per channel (the min/max envelope, \
+            bit rate, channels, rate, sample peak, true peak (4x oversampled), integrated \
+            loudness (BS.1770, libebur128; the true peak is libebur128's too), warnings or failure, and a waveform per channel (the min/max envelope, \
             400 columns at most) with its loops, markers and regions drawn at their frames. The \
             table sorts by any column and filters by name; the same files give the same page.
 
@@ -86,7 +86,11 @@ struct Report {
     /// Renders `entries` and writes the page to `output` through a temporary file and a rename
     /// (as a depfile is written), then says on stderr what it holds and how long it took;
     /// `false` (the error said) when it cannot be written.
-    static func write(_ entries: [ReportEntry], title: String, to output: String, readIn: UInt64, quiet: Bool = false) -> Bool {
+    /// `decodedAgain`: for `convert --report`, the files decoded for the page after the run.
+    static func write(
+        _ entries: [ReportEntry], title: String, to output: String, readIn: UInt64, quiet: Bool = false,
+        decodedAgain: Int? = nil
+    ) -> Bool {
         let renderStart = FileSystem.now()
         let html = HTMLReport.render(entries, title: title)
         let rendered = FileSystem.now() &- renderStart
@@ -104,21 +108,29 @@ struct Report {
         func milliseconds(_ nanoseconds: UInt64) -> String { HTMLText.fixed(Double(nanoseconds) / 1e6, 1) + " ms" }
         if quiet { return true }
         let failed = entries.filter { $0.failure != nil }.count
+        let again = decodedAgain.map { ", \($0) decoded again after the run" } ?? ""
         Console.error(
             PathBytes.display(
-                "\(output): \(entries.count) \(entries.count == 1 ? "file" : "files"), \(failed) failed (read in \(milliseconds(readIn)), page of \(html.utf8.count) bytes made in \(milliseconds(rendered)))"
+                "\(output): \(entries.count) \(entries.count == 1 ? "file" : "files"), \(failed) failed (read in \(milliseconds(readIn))\(again), page of \(html.utf8.count) bytes made in \(milliseconds(rendered)))"
             ))
         return true
     }
 
     /// The entries of a conversion's report: each output beside its source, with the proof and
-    /// the warnings the conversion gave, failures with their reason. Outputs and sources are
-    /// read again here (the converter does not hand its blocks to a meter yet).
+    /// the warnings the conversion gave, failures with their reason. A converted file's levels
+    /// and its source's were measured while the run decoded them (`FileResult.outputLevels`,
+    /// `sourceLevels`): here they are only described (`info` reads their headers). What the run
+    /// did not decode to its end is decoded once here: up-to-date files, a failed file's source,
+    /// and outputs whose codec's proof has no meter (IMA4, Opus).
     static func entries(of report: ConversionReport, jobs: Int) -> [ReportEntry] {
         let files = report.files.filter { [.converted, .upToDate, .failed].contains($0.status) }
-        let sources = SoundMeasurement.entries(files.map { ($0.input, $0.input) }, jobs: jobs)
+        func how(_ file: FileResult, _ levels: SoundLevels?) -> SoundMeasurement.How {
+            levels.map { .levels($0) } ?? .decode
+        }
+        let sources = SoundMeasurement.entries(files.map { ($0.input, $0.input, how($0, $0.sourceLevels)) }, jobs: jobs)
         let written = files.filter { $0.status != .failed }
-        let outputs = SoundMeasurement.entries(written.map { ($0.input, $0.output ?? $0.input) }, jobs: jobs)
+        let outputs = SoundMeasurement.entries(
+            written.map { ($0.input, $0.output ?? $0.input, how($0, $0.outputLevels)) }, jobs: jobs)
         var nextOutput = outputs.makeIterator()
         return zip(files, sources).map { file, source in
             let name = PathBytes.display(file.input)
@@ -172,7 +184,7 @@ struct Report {
                 entries.append(nil)
             }
         }
-        let measured = SoundMeasurement.entries(work.map { ($0.name, $0.path) }, jobs: jobs)
+        let measured = SoundMeasurement.entries(work.map { ($0.name, $0.path, .decode) }, jobs: jobs)
         for (item, entry) in zip(work, measured) { entries[item.slot] = entry }
         return entries.compactMap { $0 }
     }
@@ -180,8 +192,8 @@ struct Report {
     /// Every CAF file given or found, paired with its source by `verify --against`.
     func paired(with source: String) -> [ReportEntry] {
         let report = Verifier.verify(paths: paths, options: VerifyOptions(against: source))
-        let outputs = SoundMeasurement.entries(report.files.map { (name(of: $0.path), $0.path) }, jobs: jobs)
-        let sources = SoundMeasurement.entries(report.files.compactMap { $0.against.map { ($0, $0) } }, jobs: jobs)
+        let outputs = SoundMeasurement.entries(report.files.map { (name(of: $0.path), $0.path, .decode) }, jobs: jobs)
+        let sources = SoundMeasurement.entries(report.files.compactMap { $0.against.map { ($0, $0, .decode) } }, jobs: jobs)
         var nextSource = sources.makeIterator()
         return zip(report.files, outputs).map { verdict, measured in
             var entry = measured
@@ -214,11 +226,19 @@ enum SoundMeasurement {
     /// Frames read per block.
     static let blockFrames = 4096
 
-    /// Each of `files` (name, path) measured, in order, by up to `jobs` threads.
-    static func entries(_ files: [(name: String, path: String)], jobs: Int) -> [ReportEntry] {
+    /// What is done to a file for its row.
+    enum How: Sendable {
+        /// Decoded once, into its levels.
+        case decode
+        /// Described, with the levels a conversion measured while it decoded it.
+        case levels(SoundLevels)
+    }
+
+    /// Each of `files` (name, path, how) measured, in order, by up to `jobs` threads.
+    static func entries(_ files: [(name: String, path: String, how: How)], jobs: Int) -> [ReportEntry] {
         let results = Mutex([ReportEntry?](repeating: nil, count: files.count))
         let next = Mutex(0)
-        let work = files.map { SendableFile(name: $0.name, path: $0.path) }
+        let work = files.map { SendableFile(name: $0.name, path: $0.path, how: $0.how) }
         @Sendable func worker(_: Int) {
             while true {
                 let slot = next.withLock { value -> Int in
@@ -226,7 +246,15 @@ enum SoundMeasurement {
                     return value
                 }
                 guard slot < work.count else { return }
-                let entry = entry(name: work[slot].name, path: work[slot].path)
+                let file = work[slot]
+                let entry: ReportEntry
+                switch file.how {
+                case .decode: entry = Self.entry(name: file.name, path: file.path)
+                case .levels(let levels):
+                    var described = described(name: file.name, path: file.path).entry
+                    described.sound.apply(levels)
+                    entry = described
+                }
                 results.withLock { $0[slot] = entry }
             }
         }
@@ -240,12 +268,34 @@ enum SoundMeasurement {
     struct SendableFile: Sendable {
         var name: String
         var path: String
+        var how: How
     }
 
+    /// Files decoded for a page (``entry(name:path:)``), counted: `convert --report` says how
+    /// many it read again after the run.
+    static let decodes = Atomic<Int>(0)
+
+    /// `path` described and decoded once, block by block, into its levels.
     static func entry(name: String, path: String) -> ReportEntry {
+        var (entry, decodable) = described(name: name, path: path)
+        // A file `info` finds invalid is still drawn when it decodes (convert reads many such).
+        guard decodable else { return entry }
+        decodes.add(1, ordering: .relaxed)
+        do {
+            entry.sound.apply(try LevelTap.measure(try SourceAudio.open(path)))
+        } catch {
+            // The decoder's message names the file first: the row names it already.
+            let message = error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message
+            if entry.failure == nil { entry.failure = PathBytes.display(message) }
+        }
+        return entry
+    }
+
+    /// `path` as `info` describes it (format line, size, loops, markers, regions), not decoded;
+    /// and whether it is worth decoding.
+    static func described(name: String, path: String) -> (entry: ReportEntry, decodable: Bool) {
         let info = Inspector.inspect(path: path)
         var sound = ReportSound(path: PathBytes.display(path))
-        var warnings = info.warnings.map(\.message)
         var failure: String?
         var status = FileStatus()
         if FileSystem.status(path, &status) == 0, status.st_size >= 0 { sound.bytes = UInt64(status.st_size) }
@@ -268,38 +318,10 @@ enum SoundMeasurement {
             let ext = dot.map { String(FileSystem.baseName(path)[$0...].dropFirst()) } ?? ""
             sound.container = ext.isEmpty ? nil : ext.uppercased()
         }
-        // A file `info` finds invalid is still drawn when it decodes (convert reads many such).
-        if failure == nil || info.format != nil {
-            do {
-                let audio = try SourceAudio.open(path)
-                var meter = SoundMeter(channels: audio.channels, expectedFrames: audio.limit)
-                var ints: [Int32] = []
-                var doubles: [Double] = []
-                let samples = blockFrames * max(1, audio.channels)
-                if audio.isFloat { doubles = [Double](repeating: 0, count: samples) } else {
-                    ints = [Int32](repeating: 0, count: samples)
-                }
-                while true {
-                    let got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames)
-                    if got == 0 { break }
-                    if audio.isFloat { meter.add(doubles: doubles, frames: got) } else { meter.add(ints: ints, frames: got) }
-                }
-                sound.envelope = meter.envelope
-                sound.samplePeak = meter.samplePeak
-                sound.truePeak = meter.truePeakValue
-                sound.frames = meter.frames
-                if sound.channels == nil { sound.channels = audio.channels }
-                if sound.sampleRate == nil { sound.sampleRate = audio.exactSampleRate }
-                if sound.format == nil { sound.format = "decoded by \(audio.decoderName)" }
-            } catch {
-                // The decoder's message names the file first: the row names it already.
-                let message = error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message
-                if failure == nil { failure = message }
-            }
-        }
-        warnings = warnings.map(PathBytes.display)
-        return ReportEntry(
-            name: PathBytes.display(name), sound: sound, warnings: warnings, failure: failure.map(PathBytes.display))
+        let entry = ReportEntry(
+            name: PathBytes.display(name), sound: sound, warnings: info.warnings.map { PathBytes.display($0.message) },
+            failure: failure.map(PathBytes.display))
+        return (entry, failure == nil || info.format != nil)
     }
 
     /// The loops, markers and regions `info` found, in the file's frames.

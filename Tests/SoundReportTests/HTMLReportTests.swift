@@ -67,7 +67,7 @@ func impulseSound(path: String, frames: Int, impulse: Int, level: Double, marks:
         #expect(html.contains("data-key=\"size\" data-label=\"Size\" data-v=\"100096\">100.1 kB"))
         #expect(html.contains("data-key=\"bitrate\" data-label=\"Bit rate (kb/s)\" data-v=\"800.8\""))
         #expect(html.contains("data-key=\"peak\" data-label=\"Peak (dBFS)\" data-v=\"-6.02\">-6.02<"))
-        #expect(html.contains("data-key=\"loudness\" data-label=\"Loudness (LUFS)\" data-v=\"\"><span class=\"muted\">not measured"))
+        #expect(html.contains("data-key=\"loudness\" data-label=\"Loudness (LUFS)\" data-v=\"\"><span class=\"muted\" title=\"not measured\">not measured"))
         #expect(html.contains("<span class=\"line proof\">exact; source decoded by cafconv</span>"))
     }
 

@@ -131,7 +131,9 @@ struct ReportBrowserTests {
         #expect(byName["sine-1k.wav"]?["duration"] as? String == "1.000")
         #expect(byName["sine-1k.wav"]?["peak"] as? String == "-6.02")
         #expect(byName["sine-1k.wav"]?["rate"] as? String == "48000")
-        #expect(byName["sine-1k.wav"]?["loudness"] as? String == "not measured")
+        // A mono 1 kHz sine at -6.02 dBFS: -9.0 LUFS (BS.1770, libebur128); silence is below the gate.
+        #expect(byName["sine-1k.wav"]?["loudness"] as? String == "-9.0")
+        #expect(byName["silence.wav"]?["loudness"] as? String == "silent")
         #expect(byName["noise-stereo.wav"]?["channels"] as? String == "2")
         #expect(byName["silence.wav"]?["peak"] as? String == "−∞")
         #expect(byName["clipped.wav"]?["peak"] as? String == "0.00 clipped")
@@ -256,5 +258,69 @@ struct ReportBrowserTests {
         #expect(rows.map { $0["name"] as? String } == [name])
         let waves = try #require(found["waves"] as? [String: [String: Any]])
         #expect((waves[name]?["labels"] as? [[String: Any]])?.map { $0["text"] as? String } == [label])
+    }
+
+    /// A CAF with a real `regn` chunk (Apple's CAF specification: a region of `rbeg`/`rend`
+    /// markers, named in `strg`), built byte by byte: the region is drawn from its start frame to
+    /// its end frame and labelled with its name.
+    @Test("A CAF region from its regn chunk is drawn at its frames and labelled")
+    func regionFromRegn() throws {
+        let folder = TempDirectory("cafconv-report-regn")
+        _ = folder.write("sounds/whoosh.caf", RegionCAF.bytes())
+        let page = folder.file("regions.html")
+        let made = try run(RepositoryPaths.executable, ["report", folder.file("sounds"), "-o", page])
+        #expect(made.status == 0, "\(made.stderr)")
+        let (result, console) = try inspect(page, width: 1280)
+        #expect(console.isEmpty, "\(console)")
+        #expect((result["errors"] as? [String]) == [], "\(result["errors"] ?? "")")
+        let waves = try #require(result["waves"] as? [String: [String: Any]])
+        let wave = try #require(waves["whoosh.caf"])
+        let width = try #require(wave["width"] as? Double)
+        let edges = try #require(wave["edges"] as? [[String: Any]])
+        let expected: [(String, Int)] = [("edge region start", RegionCAF.start), ("edge region end", RegionCAF.end)]
+        #expect(edges.count == expected.count)
+        for (edge, (kind, frame)) in zip(edges, expected) {
+            #expect(edge["cls"] as? String == kind)
+            #expect(edge["frame"] as? Int == frame)
+            #expect(abs((edge["x"] as? Double ?? 0) - Double(frame) / Double(RegionCAF.frames) * 1000) < 0.001)
+            #expect(abs((edge["pixel"] as? Double ?? 0) - width * Double(frame) / Double(RegionCAF.frames)) < 1)
+        }
+        let labels = try #require(wave["labels"] as? [[String: Any]])
+        #expect(labels.map { $0["text"] as? String } == [RegionCAF.name])
+        #expect(abs((labels.first?["pixel"] as? Double ?? 0) - width * Double(RegionCAF.start) / Double(RegionCAF.frames)) < 1.5)
+    }
+}
+
+/// A mono 16-bit CAF at 48 kHz whose `regn` chunk holds one region (ID 7, no loop flag) from
+/// frame ``start`` to ``end``, named ``name`` in `strg`; every field as Apple's CAF specification
+/// lays it out (big-endian, 64-bit chunk sizes, 28-byte markers).
+enum RegionCAF {
+    static let frames = 48_000
+    static let start = 9_600
+    static let end = 38_400
+    static let name = "whoosh tail"
+
+    static func be<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        (0..<MemoryLayout<T>.size).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+    static func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] { Array(type.utf8) + be(Int64(body.count)) + body }
+    /// A marker: type, frame position (Float64), ID, SMPTE time (8 bytes, none), channel 0.
+    static func marker(_ type: String, frame: Int, id: Int32) -> [UInt8] {
+        Array(type.utf8) + be(Double(frame).bitPattern) + be(id) + [UInt8](repeating: 0, count: 8) + be(UInt32(0))
+    }
+
+    static func bytes() -> [UInt8] {
+        // lpcm, little-endian signed integers (kCAFLinearPCMFormatFlagIsLittleEndian = 2).
+        let desc = chunk("desc", be(Double(48_000).bitPattern) + Array("lpcm".utf8) + be(UInt32(2)) + be(UInt32(2)) + be(UInt32(1)) + be(UInt32(1)) + be(UInt32(16)))
+        // smpte time type 0, one region: ID 7, flags 0, two markers.
+        let regn = chunk(
+            "regn",
+            be(UInt32(0)) + be(UInt32(1)) + be(UInt32(7)) + be(UInt32(0)) + be(UInt32(2))
+                + marker("rbeg", frame: start, id: 1) + marker("rend", frame: end, id: 2))
+        // One string, ID 7 (the region's), at offset 0 of the string data.
+        let strg = chunk("strg", be(UInt32(1)) + be(UInt32(7)) + be(Int64(0)) + Array(name.utf8) + [0])
+        let samples = ReportFolder.sine(frames: frames, amplitude: 0.5, frequency: 220)
+        let data = chunk("data", be(UInt32(0)) + samples.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
+        return Array("caff".utf8) + be(UInt16(1)) + be(UInt16(0)) + desc + regn + strg + data
     }
 }

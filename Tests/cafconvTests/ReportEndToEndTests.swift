@@ -163,4 +163,81 @@ struct ReportEndToEndTests {
         #expect(html.contains("<polygon class=\"env\" data-channel=\"0\""))
         #expect(html.contains("data-key=\"peak\" data-label=\"Peak (dBFS)\" data-v=\"-6.02\""))
     }
+
+    /// The rows of a page by name: the part of the page from each name to the end of its row.
+    static func rows(_ html: String) -> [(name: String, row: String)] {
+        html.components(separatedBy: "<span class=\"name\">").dropFirst().map { part in
+            (part.components(separatedBy: "<")[0], part.components(separatedBy: "</tr>")[0])
+        }
+    }
+
+    /// The output's envelope polygons of a row (`env`), not its source's (`src`).
+    static func envelopes(_ row: String) -> [String] {
+        row.components(separatedBy: "<polygon class=\"env\"").dropFirst().map { $0.components(separatedBy: "/>")[0] }
+    }
+
+    /// `convert --report` on PCM outputs decodes nothing after the run: every level comes from
+    /// the run's own decodings (the stderr line counts the files decoded again), and each
+    /// output's waveform is the one `cafconv report` draws of the same file.
+    @Test func convertReportDecodesNothingAgain() throws {
+        let folder = ReportFolder.make()
+        _ = TempDirectory.removeTree(folder.file("sounds/broken.wav"))
+        for (format, label) in [([String](), "payload"), (["-d", "LEF32"], "pump"), (["-c", "1"], "mono")] {
+            let page = folder.file("run-\(label).html")
+            let built = folder.file("built-\(label)")
+            let result = try run(RepositoryPaths.executable, ["convert"] + format + [folder.file("sounds"), "-o", built, "--report", page])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("6 files, 0 failed (read in "), "\(result.stderr)")
+            #expect(result.stderr.contains(", 0 decoded again after the run,"), "\(label): \(result.stderr)")
+            let alone = folder.file("alone-\(label).html")
+            _ = try run(RepositoryPaths.executable, ["report", built, "-o", alone])
+            let ran = try #require(readFile(page).map { String(decoding: $0, as: UTF8.self) })
+            let read = try #require(readFile(alone).map { String(decoding: $0, as: UTF8.self) })
+            for (name, row) in Self.rows(read) {
+                let stem = name.components(separatedBy: ".")[0]
+                let same = Self.rows(ran).first { $0.name.hasSuffix("/" + stem + ".wav") }?.row ?? ""
+                #expect(!Self.envelopes(row).isEmpty && Self.envelopes(same) == Self.envelopes(row), "\(label) \(name)")
+                let loudness = row.components(separatedBy: "data-key=\"loudness\"").dropFirst().first?.components(separatedBy: "</td>")[0]
+                let ranLoudness = same.components(separatedBy: "data-key=\"loudness\"").dropFirst().first?.components(separatedBy: "</td>")[0]
+                #expect(loudness != nil && loudness == ranLoudness, "\(label) \(name)")
+            }
+        }
+    }
+
+    /// The loudness column: EBU Tech 3341 case 1 (a stereo 1 kHz sine at -23 dBFS per channel)
+    /// reads -23.0 LUFS and a true peak of -23.0 dBTP, measured by `cafconv report` and by
+    /// `convert --report` in its run; silence reads as silent, and the outliers go by loudness.
+    @Test func loudnessOfAKnownSignal() throws {
+        let folder = TempDirectory("cafconv-report-loudness")
+        let amplitude = pow(10, -23.0 / 20)
+        let mono = ReportFolder.sine(frames: 48000 * 5, amplitude: amplitude)
+        _ = folder.write("sounds/ebu-3341-case-1.wav", ReportFolder.wave(mono.flatMap { [$0, $0] }, channels: 2))
+        _ = folder.write("sounds/quiet.wav", ReportFolder.wave(ReportFolder.sine(frames: 48000, amplitude: amplitude / 10)))
+        _ = folder.write("sounds/silence.wav", ReportFolder.wave([Int16](repeating: 0, count: 48000)))
+        let report = folder.file("report.html")
+        let result = try run(RepositoryPaths.executable, ["report", folder.file("sounds"), "-o", report])
+        #expect(result.status == 0, "\(result.stderr)")
+        let page = folder.file("run.html")
+        let converted = try run(
+            RepositoryPaths.executable, ["convert", folder.file("sounds"), "-o", folder.file("built"), "--report", page])
+        #expect(converted.stderr.contains(", 0 decoded again after the run,"), "\(converted.stderr)")
+        for path in [report, page] {
+            let html = try #require(readFile(path).map { String(decoding: $0, as: UTF8.self) })
+            func value(_ key: String, of name: String) -> Double? {
+                let row = Self.rows(html).first { $0.name.hasSuffix(name) }?.row ?? ""
+                let text = row.components(separatedBy: "data-key=\"\(key)\"").dropFirst().first?
+                    .components(separatedBy: "data-v=\"").dropFirst().first?.components(separatedBy: "\"")[0]
+                return text.flatMap(Double.init)
+            }
+            let loudness = try #require(value("loudness", of: "ebu-3341-case-1.wav"), "\(path)")
+            #expect(abs(loudness - -23.0) <= 0.1, "\(path): \(loudness)")
+            let truePeak = try #require(value("truepeak", of: "ebu-3341-case-1.wav"))
+            #expect(abs(truePeak - -23.0) <= 0.1, "\(path): \(truePeak)")
+            #expect(abs((value("loudness", of: "quiet.wav") ?? 0) - -46.0) <= 0.2)
+            #expect(html.contains("<span class=\"muted\">silent</span>"))
+            #expect(html.contains("Outliers (by loudness)"))
+            let loudest = html.components(separatedBy: "data-summary=\"loudest\">").dropFirst().first ?? ""
+            #expect(loudest.hasPrefix("Loudest: <a href=\"#") && loudest.components(separatedBy: "</p>")[0].contains("ebu-3341-case-1.wav</a> (-23.0 LUFS), "))
+        }
+    }
 }

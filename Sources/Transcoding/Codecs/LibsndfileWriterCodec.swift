@@ -88,7 +88,8 @@ extension LibsndfileWriterCodec {
     package func prove(_ written: LibsndfileWritten, plan: OutputPlan, source: SourceStage, output: OutputTarget) throws -> Proof? {
         try ProofStage.run(
             output.temporary.path, document: written.document, encoder: written.encoder, source: source,
-            target: plan.target, blockSamples: output.options.blockSamples, isCancelled: output.isCancelled)
+            target: plan.target, blockSamples: output.options.blockSamples, levelTap: output.levelTap,
+            isCancelled: output.isCancelled)
     }
 
     package func record(

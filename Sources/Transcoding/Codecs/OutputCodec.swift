@@ -165,6 +165,8 @@ package struct OutputTarget {
     package let options: ConversionOptions
     /// Asked between blocks: whether to stop.
     package let isCancelled: () -> Bool
+    /// `convert --report`: the meters the proof's decoding of the output feeds; `nil` otherwise.
+    package var levelTap: LevelTap? = nil
 }
 
 extension FileResult {

@@ -84,7 +84,7 @@ package struct AACOutputCodec: OutputCodec {
         guard
             var proof = try AACStage.prove(
                 output.temporary.path, source: reference, written: written.written,
-                blockSamples: output.options.blockSamples, isCancelled: output.isCancelled)
+                blockSamples: output.options.blockSamples, levelTap: output.levelTap, isCancelled: output.isCancelled)
         else { return nil }
         if let transform = plan.transform { proof.rule = [transform.rule, proof.rule].compactMap { $0 }.joined(separator: "; ") }
         return proof

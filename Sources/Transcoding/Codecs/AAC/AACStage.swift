@@ -278,14 +278,16 @@ extension AACStage {
     /// The proof of an AAC output (``LossyProof``): libavcodec's decoder of the file read back
     /// (``AACFileDecoder``), the floor `snrFloor` for the bit rate. `nil` when `isCancelled` said stop.
     package static func prove(
-        _ path: String, source: any FrameSource, written: Written, blockSamples: Int, isCancelled: () -> Bool
+        _ path: String, source: any FrameSource, written: Written, blockSamples: Int, levelTap: LevelTap? = nil,
+        isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof? {
         let expected = LossyProof.Expectation(
             formatID: .aac, frames: written.frames, priming: written.priming, bitRate: written.bitRate,
             snrFloor: snrFloor(bitRate: written.bitRate, channels: source.channels), rule: "aac-lc",
             nearSilentRule: "aac-lc-near-silent")
         return try LossyProof.prove(
-            path, source: source, expecting: expected, blockSamples: blockSamples, isCancelled: isCancelled
+            path, source: source, expecting: expected, blockSamples: blockSamples, levelTap: levelTap,
+            isCancelled: isCancelled
         ) { file, bytes throws(ProofFailure) in
             do throws(AACFormatError) { return try AACFileDecoder(file: file, source: bytes) } catch {
                 throw .lossyUndecodable(codec: "AAC", reason: error.message)

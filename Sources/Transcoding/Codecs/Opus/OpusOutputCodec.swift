@@ -113,7 +113,7 @@ package struct OpusOutputCodec: OutputCodec {
             guard
                 var proof = try OpusStage.prove(
                     output.temporary.path, source: reference, written: encoded, blockSamples: output.options.blockSamples,
-                    isCancelled: output.isCancelled)
+                    levelTap: output.levelTap, isCancelled: output.isCancelled)
             else { return nil }
             if let transform = plan.transform { proof.rule = [transform.rule, proof.rule].compactMap { $0 }.joined(separator: "; ") }
             return proof

@@ -181,7 +181,8 @@ extension OpusStage {
     /// The proof of an Opus output (``LossyProof``): libopus's reference decoder of the file read
     /// back (``OpusFileDecoder``), the floor `snrFloor` for the bit rate. `nil` when cancelled.
     package static func prove(
-        _ path: String, source: any FrameSource, written: Written, blockSamples: Int, isCancelled: () -> Bool
+        _ path: String, source: any FrameSource, written: Written, blockSamples: Int, levelTap: LevelTap? = nil,
+        isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof? {
         let bitRate = written.settings.bitRate
         let expected = LossyProof.Expectation(
@@ -189,7 +190,8 @@ extension OpusStage {
             snrFloor: snrFloor(bitRate: bitRate, channels: source.channels),
             rule: "opus-\(written.settings.application.name)", nearSilentRule: "opus-near-silent")
         return try LossyProof.prove(
-            path, source: source, expecting: expected, blockSamples: blockSamples, isCancelled: isCancelled
+            path, source: source, expecting: expected, blockSamples: blockSamples, levelTap: levelTap,
+            isCancelled: isCancelled
         ) { file, bytes throws(ProofFailure) in
             do throws(OpusFormatError) { return try OpusFileDecoder(file: file, source: bytes) } catch {
                 throw .lossyUndecodable(codec: "Opus", reason: error.message)
