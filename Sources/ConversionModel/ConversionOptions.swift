@@ -72,6 +72,13 @@ public struct ConversionOptions: Sendable, Equatable {
     /// The gain in dB the converter chose for this job from its source's measurement (set per
     /// job, never by the user; the transforms apply it). `nil`: none.
     public var loudnessGain: Double? = nil
+    /// `--loudness-group`: files of one group get one gain, so their relative levels stay (as
+    /// album gain). `"folder"`: the files of each source folder; any other name: every file of
+    /// the run given that name. `nil`: each file its own gain.
+    public var loudnessGroup: String? = nil
+    /// The gain the engine planned for this job's whole group before converting any member (set
+    /// per job, never by the user). `nil`: the converter measures the file alone.
+    public var loudnessGroupPlan: LoudnessGroupPlan? = nil
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(

@@ -82,7 +82,9 @@ package enum Converter {
             let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
             let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
             temporaryFile = temporary
-            return OutputTarget(temporary: temporary, options: options, isCancelled: isCancelled)
+            return OutputTarget(
+                temporary: temporary, options: options, isCancelled: isCancelled,
+                loudnessTap: options.loudnessTarget == nil ? nil : OutputLoudnessTap())
         }
         var output = try codec.opensOutputFirst ? openOutput() : nil
         // `--loudness`: the source measured from its own decoding, one static gain planned.
@@ -95,7 +97,7 @@ package enum Converter {
         guard let written = try codec.write(plan, from: source, into: output, result: &result),
             let proof = try codec.prove(written, plan: plan, source: source, output: output)
         else { throw ConversionError.interrupted }
-        if let loudness { try LoudnessScan.check(output.temporary.path, reaches: loudness) }
+        if let loudness { try LoudnessScan.check(output.temporary.path, reaches: loudness, tap: output.loudnessTap) }
         try codec.record(written, proof: proof, plan: plan, source: source, into: &result, output: output)
     }
 

@@ -13,7 +13,7 @@ package enum ProofStage {
     /// the source's audio as `encoder` put it there.
     package static func run(
         _ temporary: String, document: CAFDocument, encoder: EncoderStage, source: SourceStage, target: TargetFormat,
-        blockSamples: Int, isCancelled: () -> Bool
+        blockSamples: Int, isCancelled: () -> Bool, loudnessTap: OutputLoudnessTap? = nil
     ) throws(ConversionError) -> Proof {
         if case .directPayload(_, let probe) = encoder {
             try checkOutput(temporary, document: document, against: probe)
@@ -28,13 +28,13 @@ package enum ProofStage {
             }
             return try prove(
                 temporary, document: document, target: target, source: audio, transformRule: plan.rule,
-                blockSamples: blockSamples, isCancelled: isCancelled)
+                blockSamples: blockSamples, isCancelled: isCancelled, loudnessTap: loudnessTap)
         }
         var codesCopied = false
         if case .g711Copy = encoder { codesCopied = true }
         return try prove(
             temporary, document: document, target: target, source: try source.proofAudio(), codesCopied: codesCopied,
-            blockSamples: blockSamples, isCancelled: isCancelled)
+            blockSamples: blockSamples, isCancelled: isCancelled, loudnessTap: loudnessTap)
     }
 
     /// Decodes the written output as its codec says (CAFKit for linear PCM, µ-law and A-law,
@@ -43,7 +43,7 @@ package enum ProofStage {
     /// byte with the source's codes.
     package static func prove(
         _ path: String, document: CAFDocument, target: TargetFormat, source: any FrameSource, codesCopied: Bool = false,
-        transformRule: String? = nil, blockSamples: Int, isCancelled: () -> Bool
+        transformRule: String? = nil, blockSamples: Int, isCancelled: () -> Bool, loudnessTap: OutputLoudnessTap? = nil
     ) throws(ConversionError) -> Proof {
         let codec = OutputCodecs.libsndfileCodec(writing: target)
         let decoding = try codec.proofDecoding(
@@ -53,7 +53,8 @@ package enum ProofStage {
         let mismatch: OutputProof.Mismatch?
         do {
             mismatch = try OutputProof.firstMismatch(
-                source: source, output: decoder, blockSamples: blockSamples, isCancelled: isCancelled)
+                source: source, output: decoder, blockSamples: blockSamples, isCancelled: isCancelled,
+                loudnessTap: loudnessTap)
         } catch {
             throw ConversionError.proof(.decoding(reason: error.message))
         }

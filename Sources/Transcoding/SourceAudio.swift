@@ -614,9 +614,14 @@ package enum OutputProof {
     /// `nil` when every frame matches and both hold as many frames. `isCancelled` is asked
     /// between blocks (a cancelled run returns `nil` early; the caller checks cancellation).
     package static func firstMismatch(
-        source: any FrameSource, output: OutputDecoder, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
+        source: any FrameSource, output: OutputDecoder, blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false },
+        loudnessTap: OutputLoudnessTap? = nil
     ) throws(SourceError) -> Mismatch? {
         let channels = source.channels
+        // `--loudness`: the output's own decoding, block by block, to the tap's meter (not G.711's).
+        var tap = loudnessTap
+        if case .g711 = output { tap = nil }
+        tap?.begin(channels: channels, sampleRate: source.sampleRate)
         let blockFrames = max(1, blockSamples / channels)
         // Both buffers are full size: the comparison maps float sources into integers in place.
         var ints = [Int32](repeating: 0, count: blockFrames * channels)
@@ -648,6 +653,9 @@ package enum OutputProof {
                             frame: frame + Int64(difference.index / channels), channel: difference.index % channels + 1,
                             expected: difference.expected, found: difference.found,
                             offset: start + UInt64(difference.index * sampleBytes))
+                    }
+                    if case .cafkit(let layout, _, _, _) = output {
+                        tap?.add(layout, bytes: slice[...], samples: available * channels)
                     }
                 }
                 if available < got || got == 0 {
@@ -684,6 +692,7 @@ package enum OutputProof {
                         frame: frame + Int64(index / channels), channel: index % channels + 1,
                         expected: "\(mapped[index] >> drop)", found: "\(found[index] >> drop)")
                 }
+                tap?.add(leftJustified: found, count: count)
             }
             frame += Int64(got)
         }

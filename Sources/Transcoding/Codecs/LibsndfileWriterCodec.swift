@@ -88,7 +88,8 @@ extension LibsndfileWriterCodec {
     package func prove(_ written: LibsndfileWritten, plan: OutputPlan, source: SourceStage, output: OutputTarget) throws -> Proof? {
         try ProofStage.run(
             output.temporary.path, document: written.document, encoder: written.encoder, source: source,
-            target: plan.target, blockSamples: output.options.blockSamples, isCancelled: output.isCancelled)
+            target: plan.target, blockSamples: output.options.blockSamples, isCancelled: output.isCancelled,
+            loudnessTap: output.loudnessTap)
     }
 
     package func record(

@@ -159,6 +159,8 @@ package struct OutputTarget {
     package let options: ConversionOptions
     /// Asked between blocks: whether to stop.
     package let isCancelled: () -> Bool
+    /// `--loudness`: the meter the proof feeds the output's decoding to.
+    package var loudnessTap: OutputLoudnessTap? = nil
 }
 
 extension FileResult {
