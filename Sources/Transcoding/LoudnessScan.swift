@@ -1,5 +1,6 @@
 import ConversionModel
 import Loudness
+import Synchronization
 
 /// A file's loudness (BS.1770 / EBU R 128, libebur128's meter), measured from its decoding as
 /// `convert` decodes it (``SourceAudio/open(_:)``, the source table): every format convert reads.
@@ -8,6 +9,10 @@ import Loudness
 package enum LoudnessScan {
     /// Frames decoded and measured at a time.
     package static let blockFrames = 16_384
+
+    /// How many outputs were decoded a second time to re-measure them (their proof's decoder has
+    /// no ``OutputLoudnessTap``): the work the tap saves, counted for the tests.
+    package static let outputsDecodedAgain = Atomic<Int>(0)
 
     /// The loudness of the file at `path`; throws a sentence naming the file when it cannot be
     /// decoded or measured.
@@ -122,6 +127,7 @@ package enum LoudnessScan {
         if let tapped = tap?.measurement() {
             measured = tapped
         } else {
+            outputsDecodedAgain.add(1, ordering: .relaxed)
             do {
                 let audio = try SourceAudio.open(output)
                 measured = try metered(audio, extent: .integrated).finish()
