@@ -38,6 +38,16 @@ struct LoudnessGroupEndToEndTests {
         return found
     }
 
+    /// `convert --json -d LEF32 --loudness TARGET --loudness-group folder` of `in` into `out`: the
+    /// report's files, by name (the run must succeed).
+    static func convertGrouped(_ folder: TempDirectory, target: Int) throws -> [String: [String: Any]] {
+        let result = try run(
+            RepositoryPaths.executable,
+            ["convert", "--json", "-d", "LEF32", "--loudness", "\(target)", "--loudness-group", "folder", folder.file("in"), "-o", folder.file("out")])
+        #expect(result.status == 0, "\(result.stderr)")
+        return try files(result)
+    }
+
     static func integrated(_ path: String) throws -> Double {
         try #require(try Normalise.measure(path)["integratedLUFS"] as? Double, "\(path)")
     }
@@ -52,11 +62,7 @@ struct LoudnessGroupEndToEndTests {
         // The two as one programme: the first then the second.
         let joined = folder.write("joined.wav", Self.tone(-30, seconds: 5, then: -20))
         let out = folder.file("out")
-        let result = try run(
-            RepositoryPaths.executable,
-            ["convert", "--json", "-d", "LEF32", "--loudness", "-18", "--loudness-group", "folder", folder.file("in"), "-o", out])
-        #expect(result.status == 0, "\(result.stderr)")
-        let files = try Self.files(result)
+        let files = try Self.convertGrouped(folder, target: -18)
         let a = try #require(files["a.wav"]?["loudness"] as? [String: Any], "\(files)")
         let b = try #require(files["b.wav"]?["loudness"] as? [String: Any], "\(files)")
         let gain = try #require(a["gain"] as? Double)
@@ -81,11 +87,7 @@ struct LoudnessGroupEndToEndTests {
         _ = folder.write("in/cues/b.wav", Self.tone(-30, seconds: 3))
         let peak = try #require(try Normalise.measure(clicked)["truePeakDBTP"] as? Double)
         let out = folder.file("out")
-        let result = try run(
-            RepositoryPaths.executable,
-            ["convert", "--json", "-d", "LEF32", "--loudness", "-16", "--loudness-group", "folder", folder.file("in"), "-o", out])
-        #expect(result.status == 0, "\(result.stderr)")
-        let files = try Self.files(result)
+        let files = try Self.convertGrouped(folder, target: -16)
         for name in ["a.wav", "b.wav"] {
             let loudness = try #require(files[name]?["loudness"] as? [String: Any], "\(files)")
             let gain = try #require(loudness["gain"] as? Double)
