@@ -64,7 +64,8 @@ enum LoudnessGroups {
             }
             let digest = ContentHash.digest(Array(text.utf8)).map { "\($0)" } ?? text
             for index in group.members {
-                decision.jobs[index].fingerprint = (decision.jobs[index].fingerprint ?? options.fingerprint)
+                decision.jobs[index].fingerprint =
+                    (decision.jobs[index].fingerprint ?? options.fingerprint)
                     + ";group=\(group.members.count):\(digest)"
             }
         }
@@ -117,7 +118,8 @@ enum LoudnessGroups {
             reached: group.target, ceiling: group.ceiling, memberLoudness: own?.integrated,
             memberShortClip: own?.isShortClip ?? false)
         if let bad = measured.first(where: { $0.error != nil }), let error = bad.error {
-            plan.failure = .loudnessUnmeasurable(reason: "a file of its --loudness-group \(group.name) cannot be measured: \(error)")
+            plan.failure = .loudnessUnmeasurable(
+                reason: "a file of its --loudness-group \(group.name) cannot be measured: \(error)")
             return plan
         }
         guard let loudness = LoudnessMeter.integrated(ofBlocks: measured.map(\.blocks)) else {

@@ -19,7 +19,9 @@ struct LoudnessTapTests {
         return WAVFixture(encoding: .int16, channels: 2, sampleRate: 48_000, integers: samples).bytes(order: .little)
     }()
 
-    @Test("a linear PCM output is re-measured from its proof's decoding (no second decoding); µ-law, whose proof has no tap, is decoded again")
+    @Test(
+        "a linear PCM output is re-measured from its proof's decoding (no second decoding); µ-law, whose proof has no tap, is decoded again"
+    )
     func measuredFromTheProof() throws {
         let folder = TempDirectory()
         let input = folder.write("in.wav", Self.tone)

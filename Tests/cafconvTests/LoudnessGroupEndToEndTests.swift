@@ -43,7 +43,10 @@ struct LoudnessGroupEndToEndTests {
     static func convertGrouped(_ folder: TempDirectory, target: Int) throws -> [String: [String: Any]] {
         let result = try run(
             RepositoryPaths.executable,
-            ["convert", "--json", "-d", "LEF32", "--loudness", "\(target)", "--loudness-group", "folder", folder.file("in"), "-o", folder.file("out")])
+            [
+                "convert", "--json", "-d", "LEF32", "--loudness", "\(target)", "--loudness-group", "folder", folder.file("in"),
+                "-o", folder.file("out"),
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         return try files(result)
     }
@@ -107,7 +110,9 @@ struct LoudnessGroupEndToEndTests {
         _ = folder.write("in/sfx/c.wav", Self.tone(-24, seconds: 2))
         _ = folder.write(
             "in/cafconv.toml",
-            Array("[defaults]\nformat = \"LEF32\"\nloudness = -18\n\n[[rule]]\nmatch = \"music/**\"\nloudness-group = \"folder\"\n".utf8))
+            Array(
+                "[defaults]\nformat = \"LEF32\"\nloudness = -18\n\n[[rule]]\nmatch = \"music/**\"\nloudness-group = \"folder\"\n"
+                    .utf8))
         let out = folder.file("out")
         let first = try run(RepositoryPaths.executable, ["convert", "--json", folder.file("in"), "-o", out])
         #expect(first.status == 0, "\(first.stderr)")
@@ -129,7 +134,9 @@ struct LoudnessGroupEndToEndTests {
         #expect(added.stderr.contains("1 up to date"), "\(added.stderr)")
     }
 
-    @Test("a name groups files across folders (rules key or command line); a silent member keeps the gain; an unmeasurable one fails the group")
+    @Test(
+        "a name groups files across folders (rules key or command line); a silent member keeps the gain; an unmeasurable one fails the group"
+    )
     func namedGroups() throws {
         let folder = TempDirectory()
         _ = folder.write("in/x/a.wav", Self.tone(-30, seconds: 2))
@@ -150,12 +157,15 @@ struct LoudnessGroupEndToEndTests {
         #expect((files["a.wav"]?["loudness"] as? [String: Any])?["group"] as? String == "cues")
         // A file that is not audio in a group: every member fails, naming it.
         _ = folder.write("in/x/broken.wav", Array("RIFF....WAVEjunk".utf8))
-        let broken = try run(RepositoryPaths.executable, ["convert", "--json", "--force", folder.file("in"), "-o", folder.file("out2")])
+        let broken = try run(
+            RepositoryPaths.executable, ["convert", "--json", "--force", folder.file("in"), "-o", folder.file("out2")])
         #expect(broken.status == 1)
         let reason = try #require(try Self.files(broken)["a.wav"]?["reason"] as? String)
         #expect(reason.contains("--loudness-group cues") && reason.contains("broken.wav"), "\(reason)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out2/x/a.caf")))
-        let refused = try run(RepositoryPaths.executable, ["convert", "--loudness", "-18", "--loudness-group", "", folder.file("in/x/a.wav"), "-o", folder.file("z.caf")])
+        let refused = try run(
+            RepositoryPaths.executable,
+            ["convert", "--loudness", "-18", "--loudness-group", "", folder.file("in/x/a.wav"), "-o", folder.file("z.caf")])
         #expect(refused.status != 0 && refused.stderr.contains("--loudness-group"), "\(refused.stderr)")
     }
 }
