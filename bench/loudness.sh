@@ -72,20 +72,25 @@ PY
     tail -1 "$L/agreement-$(basename "$corpus").txt" >&2
 done
 # Normalising during conversion: the sfx corpus converted plainly (the direct payload copy, and
-# through the transform stage with -d LEF32) and with --loudness -18.
+# through the transform stage with -d LEF32) and with --loudness -18 (each file, and one gain per
+# folder). CPU time beside the wall time: on a shared machine the wall time is mostly waiting.
+# (hyperfine takes a name that starts with a dash for an option: none does.)
 hyperfine --runs "$RUNS" --warmup 1 --export-json "$L/normalise.json" \
     -n plain "$BIN convert $W/corpus/sfx -o $L/out/plain --force -q -j 2" \
-    -n "-d LEF32" "$BIN convert $W/corpus/sfx -o $L/out/f32 --force -q -j 2 -d LEF32" \
-    -n "--loudness -18" "$BIN convert $W/corpus/sfx -o $L/out/loud --force -q -j 2 --loudness -18" \
-    -n "-d LEF32 --loudness -18" "$BIN convert $W/corpus/sfx -o $L/out/f32loud --force -q -j 2 -d LEF32 --loudness -18" >&2
+    -n "LEF32" "$BIN convert $W/corpus/sfx -o $L/out/f32 --force -q -j 2 -d LEF32" \
+    -n "loudness -18" "$BIN convert $W/corpus/sfx -o $L/out/loud --force -q -j 2 --loudness -18" \
+    -n "LEF32 loudness -18" "$BIN convert $W/corpus/sfx -o $L/out/f32loud --force -q -j 2 -d LEF32 --loudness -18" \
+    -n "loudness -18 group folder" "$BIN convert $W/corpus/sfx -o $L/out/group --force -q -j 2 --loudness -18 --loudness-group folder" >&2
 python3 - "$L/normalise.json" >>"$L/speed.md" <<'PY'
 import json, sys
-runs = {r["command"]: r["mean"] for r in json.load(open(sys.argv[1]))["results"]}
+results = json.load(open(sys.argv[1]))["results"]
+runs = {r["command"]: (r["mean"], r["user"] + r["system"]) for r in results}
 print()
-print("| convert sfx (-j 2) | mean | vs plain |")
-print("| --- | --- | --- |")
-for name, mean in runs.items():
-    print(f"| {name} | {mean:.3f} s | {mean / runs['plain']:.1f}x |")
+print("| convert sfx (-j 2) | mean | vs plain | vs LEF32 | CPU (user + system) | CPU vs plain | CPU vs LEF32 |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+plain, f32 = runs["plain"], runs["LEF32"]
+for name, (mean, cpu) in runs.items():
+    print(f"| {name} | {mean:.3f} s | {mean / plain[0]:.1f}x | {mean / f32[0]:.1f}x | {cpu:.3f} s | {cpu / plain[1]:.1f}x | {cpu / f32[1]:.1f}x |")
 PY
 cat "$L/speed.md"
 for f in "$L"/agreement-*.txt; do echo "$(basename "$f"): $(tail -1 "$f")"; done

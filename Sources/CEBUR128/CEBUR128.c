@@ -40,9 +40,11 @@ static cafconv_lazy_library library = CAFCONV_LAZY_LIBRARY_INIT(names, symbols, 
 
 const char *cafconv_ebur128_load(void) { return cafconv_lazy_load(&library) == 0 ? NULL : library.error; }
 
-cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds) {
+cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds, int extent) {
     if (cafconv_ebur128_load()) return NULL;
-    int mode = EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_S | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK;
+    int mode = extent == 2   ? EBUR128_MODE_I
+               : extent == 1 ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK
+                             : EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_S | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK;
     ebur128_state *state = lib.init(channels, rate, mode);
     if (!state) return NULL;
     if (kinds) {

@@ -101,6 +101,8 @@ public enum Engine {
         // that output as it is when the new bytes are the same.
         if !plan.hermetic { removeStaleTemporaries(in: jobs) }
         let kept = plan.hermetic ? jobs.first.map { FileSystem.joined(FileSystem.directoryName($0.output), FileSystem.baseName($0.output)) } : nil
+        // `--loudness-group`: every group with a job to convert measured first, its gain planned.
+        LoudnessGroups.plan(&decision, jobs: jobs, options: options)
         if let kept { _ = FileSystem.keptWhenIdentical.withLock { $0.insert(kept) } }
         defer { if let kept { _ = FileSystem.keptWhenIdentical.withLock { $0.remove(kept) } } }
         let saveFailures = convertJobs(
@@ -152,58 +154,44 @@ public enum Engine {
         let state = Mutex(
             RunState(manifests: decision.manifests, dirty: decision.dirty, lastSave: FileSystem.now()))
         let results = Mutex([FileResult?](repeating: nil, count: work.count))
-        let next = Mutex(0)
-        let workers = min(options.jobs, work.count)
         let decided = decision.jobs
-        @Sendable func worker(_: Int) {
-            while true {
-                let slot = next.withLock { value -> Int in
-                    defer { value += 1 }
-                    return value
-                }
-                guard slot < work.count else { return }
-                let index = work[slot]
-                let job = jobs[index]
-                let result = convertOne(job, index: index, decided: decided[index], options: options, cancellation: cancellation)
-                let recorded = result.status == .converted && decided[index].recorded && options.recordsState
-                let output = recorded ? FileSystem.stampAndChange(of: job.output) : nil
-                // The bytes written, and the source's as the decision saw them (hashed after the
-                // conversion: a source changed meanwhile has a newer stamp than the one recorded,
-                // so the next run looks at its bytes again).
-                let outputDigest = output == nil ? nil : ContentHash.digest(ofFile: job.output)
-                let sourceDigest =
-                    output == nil ? nil : decided[index].sourceDigest ?? ContentHash.digest(ofFile: job.input)
-                let counts = state.withLock { state -> (Int, UInt64) in
-                    if let output, let source = decided[index].source, let sourceStamp = decided[index].sourceStamp {
-                        state.record(
-                            job: job,
-                            entry: Manifest.Entry(
-                                source: source, sourceStamp: sourceStamp,
-                                fingerprint: decided[index].fingerprint ?? options.fingerprint,
-                                outputStamp: output.stamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
-                                frames: result.frames ?? 0,
-                                sourceContent: decided[index].sourceChanged.map {
-                                    Manifest.Content(changed: $0, digest: sourceDigest)
-                                },
-                                outputContent: Manifest.Content(changed: output.changed, digest: outputDigest)))
-                        state.saveIfDue()
-                    }
-                    state.done += 1
-                    state.bytesDone += decided[index].sourceStamp?.size ?? 0
-                    return (state.done, state.bytesDone)
-                }
-                results.withLock { $0[slot] = result }
-                progress?(
-                    Progress(
-                        result: result, filesDone: counts.0, filesTotal: work.count, bytesDone: counts.1,
-                        bytesTotal: bytesTotal))
-            }
-        }
         // One worker runs on this thread: a one-file run starts no thread at all.
-        if workers == 1 {
-            worker(0)
-        } else if workers > 1 {
-            DispatchQueue.concurrentPerform(iterations: workers, execute: worker)
+        Slots.forEach(work.count, workers: options.jobs) { slot in
+            let index = work[slot]
+            let job = jobs[index]
+            let result = convertOne(job, index: index, decided: decided[index], options: options, cancellation: cancellation)
+            let recorded = result.status == .converted && decided[index].recorded && options.recordsState
+            let output = recorded ? FileSystem.stampAndChange(of: job.output) : nil
+            // The bytes written, and the source's as the decision saw them (hashed after the
+            // conversion: a source changed meanwhile has a newer stamp than the one recorded,
+            // so the next run looks at its bytes again).
+            let outputDigest = output == nil ? nil : ContentHash.digest(ofFile: job.output)
+            let sourceDigest =
+                output == nil ? nil : decided[index].sourceDigest ?? ContentHash.digest(ofFile: job.input)
+            let counts = state.withLock { state -> (Int, UInt64) in
+                if let output, let source = decided[index].source, let sourceStamp = decided[index].sourceStamp {
+                    state.record(
+                        job: job,
+                        entry: Manifest.Entry(
+                            source: source, sourceStamp: sourceStamp,
+                            fingerprint: decided[index].fingerprint ?? options.fingerprint,
+                            outputStamp: output.stamp, formatIn: result.formatIn ?? "", formatOut: result.formatOut ?? "",
+                            frames: result.frames ?? 0,
+                            sourceContent: decided[index].sourceChanged.map {
+                                Manifest.Content(changed: $0, digest: sourceDigest)
+                            },
+                            outputContent: Manifest.Content(changed: output.changed, digest: outputDigest)))
+                    state.saveIfDue()
+                }
+                state.done += 1
+                state.bytesDone += decided[index].sourceStamp?.size ?? 0
+                return (state.done, state.bytesDone)
+            }
+            results.withLock { $0[slot] = result }
+            progress?(
+                Progress(
+                    result: result, filesDone: counts.0, filesTotal: work.count, bytesDone: counts.1,
+                    bytesTotal: bytesTotal))
         }
         let finished = results.withLock { $0 }
         for (slot, index) in work.enumerated() { decision.jobs[index].record = finished[slot] }
@@ -305,6 +293,7 @@ public enum Engine {
         let matchers = rules.matchers()
         var checks: [ContentCheck] = []
         var coverage = PatternCoverage(rules.booksToCheck(plan.jobs), matchers: matchers)
+        var decided: [Int] = []
         for (index, job) in plan.jobs.enumerated() {
             var fingerprint = runFingerprint
             if let (book, relative) = rules.rules(for: job) {
@@ -329,6 +318,12 @@ public enum Engine {
             let stamped = FileSystem.stampAndChange(of: job.input)
             decision.jobs[index].sourceStamp = stamped?.stamp
             decision.jobs[index].sourceChanged = stamped?.changed
+            decided.append(index)
+        }
+        // `--loudness-group`: a group's members in every member's fingerprint.
+        LoudnessGroups.fingerprint(&decision, jobs: plan.jobs, options: options)
+        for index in decided {
+            let job = plan.jobs[index]
             if let check = compare(
                 job, index: index, with: decision.manifests[job.stateFolder], options: options, in: &decision)
             {
@@ -490,23 +485,13 @@ public enum Engine {
     static func settle(_ checks: [ContentCheck], jobs: [Job], options: ConversionOptions, in decision: inout Decision) {
         guard !checks.isEmpty else { return }
         let digests = Mutex([(source: ContentDigest?, output: ContentDigest?)](repeating: (nil, nil), count: checks.count))
-        let next = Mutex(0)
-        @Sendable func worker(_: Int) {
-            while true {
-                let slot = next.withLock { value -> Int in
-                    defer { value += 1 }
-                    return value
-                }
-                guard slot < checks.count else { return }
-                let check = checks[slot]
-                let job = jobs[check.index]
-                let source = check.source ? ContentHash.digest(ofFile: job.input) : nil
-                let output = check.outputBytes ? ContentHash.digest(ofFile: job.output) : nil
-                digests.withLock { $0[slot] = (source, output) }
-            }
+        Slots.forEach(checks.count, workers: options.jobs) { slot in
+            let check = checks[slot]
+            let job = jobs[check.index]
+            let source = check.source ? ContentHash.digest(ofFile: job.input) : nil
+            let output = check.outputBytes ? ContentHash.digest(ofFile: job.output) : nil
+            digests.withLock { $0[slot] = (source, output) }
         }
-        let workers = max(1, min(options.jobs, checks.count))
-        if workers == 1 { worker(0) } else { DispatchQueue.concurrentPerform(iterations: workers, execute: worker) }
         let found = digests.withLock { $0 }
         for (slot, check) in checks.enumerated() {
             let job = jobs[check.index]

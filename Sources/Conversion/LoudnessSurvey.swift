@@ -1,5 +1,4 @@
 import ConversionModel
-import Dispatch
 import Loudness
 import OutputFiles
 import Synchronization
@@ -47,28 +46,14 @@ public enum LoudnessSurvey {
     ) -> [Entry] {
         let work = entries.indices.filter { entries[$0].error == nil }
         let results = Mutex(entries)
-        let next = Mutex(0)
-        @Sendable func worker(_: Int) {
-            while true {
-                let slot = next.withLock { value -> Int in
-                    defer { value += 1 }
-                    return value
-                }
-                guard slot < work.count else { return }
-                let index = work[slot]
-                var entry = entries[index]
-                do { entry.loudness = try LoudnessScan.measure(path: entry.path) } catch {
-                    entry.error = error.message
-                }
-                results.withLock { $0[index] = entry }
-                done?(index, entry)
+        Slots.forEach(work.count, workers: jobs) { slot in
+            let index = work[slot]
+            var entry = entries[index]
+            do throws(SourceError) { entry.loudness = try LoudnessScan.measure(path: entry.path) } catch {
+                entry.error = error.message
             }
-        }
-        let workers = min(max(1, jobs), work.count)
-        if workers == 1 {
-            worker(0)
-        } else if workers > 1 {
-            DispatchQueue.concurrentPerform(iterations: workers, execute: worker)
+            results.withLock { $0[index] = entry }
+            done?(index, entry)
         }
         return results.withLock { $0 }
     }

@@ -82,6 +82,13 @@ public struct ConversionOptions: Sendable, Equatable {
     /// loudness) while it decodes them anyway, into `FileResult.sourceLevels`/`outputLevels`.
     /// Not part of the fingerprint: it decides what is measured, not what is written.
     public var measuresLevels = false
+    /// `--loudness-group`: files of one group get one gain, so their relative levels stay (as
+    /// album gain). `"folder"`: the files of each source folder; any other name: every file of
+    /// the run given that name. `nil`: each file its own gain.
+    public var loudnessGroup: String? = nil
+    /// The gain the engine planned for this job's whole group before converting any member (set
+    /// per job, never by the user). `nil`: the converter measures the file alone.
+    public var loudnessGroupPlan: LoudnessGroupPlan? = nil
 
     /// Creates options; `jobs` defaults to the number of processors.
     public init(

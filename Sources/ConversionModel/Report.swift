@@ -115,14 +115,25 @@ public struct FileResult: Equatable, Sendable, Codable {
         public var ceiling: Double
         /// Whether the source is shorter than one 400 ms gating block (the short-clip rule).
         public var shortClip: Bool
+        /// `--loudness-group`: the group whose one gain this is, its file count and its
+        /// loudness (all members gated together); `reached` is then the group's.
+        public var group: String?
+        public var groupFiles: Int?
+        public var groupLoudness: Double?
 
-        public init(source: Double?, gain: Double, target: Double, reached: Double, ceiling: Double, shortClip: Bool) {
+        public init(
+            source: Double?, gain: Double, target: Double, reached: Double, ceiling: Double, shortClip: Bool,
+            group: String? = nil, groupFiles: Int? = nil, groupLoudness: Double? = nil
+        ) {
             self.source = source
             self.gain = gain
             self.target = target
             self.reached = reached
             self.ceiling = ceiling
             self.shortClip = shortClip
+            self.group = group
+            self.groupFiles = groupFiles
+            self.groupLoudness = groupLoudness
         }
     }
 

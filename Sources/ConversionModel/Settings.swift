@@ -255,6 +255,34 @@ public enum Settings {
                 options.truePeakCeiling = ceiling
                 return true
             }),
+        // One gain for a group of files (album gain). Its part of the fingerprint is the group's
+        // name; the engine adds a digest of the members, so that a change to one redoes them all.
+        Setting(
+            key: "loudness-group", takes: "a string (\"folder\" or a group name) or a boolean",
+            options: [
+                SettingOption(
+                    "loudness-group", valueName: "folder|NAME", .text,
+                    help:
+                        "With --loudness: one gain for a group of files, measured together, so their relative levels stay (album gain): \"folder\" groups each source folder's files, any other name every file given it.")
+            ],
+            fromCommandLine: { given, options throws(DataFormatError) in
+                guard let text = given("loudness-group") else { return [] }
+                guard !text.isEmpty else { throw DataFormatError("--loudness-group: give \"folder\" or a group name") }
+                options.loudnessGroup = text
+                return ["loudness-group"]
+            },
+            fromRules: { value, options throws(RuleError) in
+                switch value {
+                case .boolean(let on): options.loudnessGroup = on ? "folder" : nil
+                case .string(let text) where !text.isEmpty: options.loudnessGroup = text
+                case .string: throw RuleError("loudness-group = \"\": give \"folder\", a group name, or true/false")
+                case .integer: return false
+                }
+                return true
+            },
+            fingerprint: { options in
+                options.loudnessTarget == nil ? "" : options.loudnessGroup.map { ";loudness-group=\($0)" } ?? ""
+            }),
         // Its part of the fingerprint is the rate's.
         Setting(
             options: [

@@ -37,9 +37,15 @@ public struct LoudnessGain: Sendable, Equatable, Codable {
     /// none) stays at or below `ceiling`.
     public static func plan(loudness: Double, truePeak: Double?, target: Double, ceiling: Double) -> LoudnessGain {
         var gain = target - loudness
-        if let truePeak, truePeak + gain > ceiling { gain = ceiling - truePeak }
+        // Exactly the target when not capped (`loudness + gain` may round a hair below it, which
+        // would read as a shortfall).
+        var reached = target
+        if let truePeak, truePeak + gain > ceiling {
+            gain = ceiling - truePeak
+            reached = loudness + gain
+        }
         return LoudnessGain(
-            decibels: gain, target: target, reached: loudness + gain, ceiling: ceiling,
+            decibels: gain, target: target, reached: reached, ceiling: ceiling,
             truePeak: (truePeak ?? -Double.infinity) + gain)
     }
 

@@ -106,7 +106,21 @@ public final class LoudnessMeter {
         }
     }
 
+    /// What a meter measures: less is cheaper (the true peak's oversampling is most of
+    /// libebur128's work).
+    public enum Extent: Int32, Sendable {
+        /// Everything ``LoudnessMeasurement`` holds.
+        case full = 0
+        /// The integrated loudness and the sample and true peaks (what a gain needs); no loudness
+        /// range, no maximum momentary or short-term loudness, no gating blocks.
+        case gain = 1
+        /// The integrated loudness alone (what a re-measurement needs).
+        case integrated = 2
+    }
+
     private let state: OpaquePointer
+    /// What this meter measures.
+    public let extent: Extent
     /// Channels per frame.
     public let channels: Int
     /// Frames per second.
@@ -150,7 +164,7 @@ public final class LoudnessMeter {
 
     /// A meter for `channels` channels at `sampleRate` Hz; `kinds` (one per channel) default to
     /// ``ChannelKind/standard(channels:)``.
-    public init(channels: Int, sampleRate: Int, kinds: [ChannelKind]? = nil) throws(LoudnessError) {
+    public init(channels: Int, sampleRate: Int, kinds: [ChannelKind]? = nil, extent: Extent = .full) throws(LoudnessError) {
         if let reason = Self.unavailableReason { throw LoudnessError(reason) }
         guard (1...64).contains(channels) else { throw LoudnessError("cannot measure \(channels) channels (1 to 64)") }
         guard (8...2_822_400).contains(sampleRate) else {
@@ -159,8 +173,9 @@ public final class LoudnessMeter {
         let kinds = (kinds ?? ChannelKind.standard(channels: channels)).map(\.rawValue)
         guard kinds.count == channels else { throw LoudnessError("\(kinds.count) channel kinds for \(channels) channels") }
         let opened = kinds.withUnsafeBufferPointer { buffer in
-            cafconv_ebur128_open(UInt32(channels), UInt(sampleRate), buffer.baseAddress)
+            cafconv_ebur128_open(UInt32(channels), UInt(sampleRate), buffer.baseAddress, extent.rawValue)
         }
+        self.extent = extent
         guard let opened else { throw LoudnessError("libebur128 cannot measure \(channels) channels at \(sampleRate) Hz") }
         state = opened
         self.channels = channels
@@ -186,6 +201,14 @@ public final class LoudnessMeter {
         guard frameCount > 0, let base = samples.baseAddress else { return }
         guard samples.count >= frameCount * channels else {
             throw LoudnessError("\(samples.count) samples cannot hold \(frameCount) frames of \(channels) channels")
+        }
+        if extent != .full {
+            // No windows to read, no blocks to keep: the frames go in at once.
+            guard cafconv_ebur128_add(state, base, frameCount) == 0 else {
+                throw LoudnessError("libebur128 cannot take the frames (out of memory?)")
+            }
+            frames += Int64(frameCount)
+            return
         }
         var done = 0
         while done < frameCount {
@@ -296,6 +319,12 @@ public final class LoudnessMeter {
 
     /// The measurement of every frame added.
     public func finish() -> LoudnessMeasurement {
+        if extent != .full {
+            return LoudnessMeasurement(
+                integrated: integratedLoudness(), isShortClip: isShortClip, range: 0, truePeak: peak(true),
+                samplePeak: peak(false), maxMomentary: nil, maxShortTerm: nil, frames: frames, sampleRate: sampleRate,
+                channels: channels)
+        }
         if frames % momentaryHop != 0 {
             // The last, partial hop: the windows read from libebur128 directly, once.
             var value = -Double.infinity
@@ -304,17 +333,26 @@ public final class LoudnessMeter {
         }
         var range = 0.0
         if cafconv_ebur128_range(state, &range) != 0 || !range.isFinite { range = 0 }
-        var truePeak = 0.0
-        var samplePeak = 0.0
+        return LoudnessMeasurement(
+            integrated: integratedLoudness(), isShortClip: isShortClip, range: range, truePeak: peak(true),
+            samplePeak: peak(false), maxMomentary: Self.level(maxMomentary),
+            maxShortTerm: Self.level(maxShortTerm), frames: frames, sampleRate: sampleRate, channels: channels)
+    }
+
+    /// The largest true (or sample) peak over all channels, dBTP (dBFS); `nil` for silence or
+    /// when this meter's extent does not measure it.
+    private func peak(_ isTrue: Bool) -> Double? {
+        guard extent != .integrated else { return nil }
+        var peak = 0.0
         for channel in 0..<channels {
             var value = 0.0
-            if cafconv_ebur128_true_peak(state, UInt32(channel), &value) == 0, value > truePeak { truePeak = value }
-            if cafconv_ebur128_sample_peak(state, UInt32(channel), &value) == 0, value > samplePeak { samplePeak = value }
+            let status =
+                isTrue
+                ? cafconv_ebur128_true_peak(state, UInt32(channel), &value)
+                : cafconv_ebur128_sample_peak(state, UInt32(channel), &value)
+            if status == 0, value > peak { peak = value }
         }
-        return LoudnessMeasurement(
-            integrated: integratedLoudness(), isShortClip: isShortClip, range: range, truePeak: Self.decibels(truePeak),
-            samplePeak: Self.decibels(samplePeak), maxMomentary: Self.level(maxMomentary),
-            maxShortTerm: Self.level(maxShortTerm), frames: frames, sampleRate: sampleRate, channels: channels)
+        return Self.decibels(peak)
     }
 
     private static func decibels(_ linear: Double) -> Double? {

@@ -85,7 +85,8 @@ package enum Converter {
             temporaryFile = temporary
             return OutputTarget(
                 temporary: temporary, options: options, isCancelled: isCancelled,
-                levelTap: options.measuresLevels ? LevelTap() : nil)
+                levelTap: options.measuresLevels ? LevelTap() : nil,
+                loudnessTap: options.loudnessTarget == nil ? nil : OutputLoudnessTap())
         }
         var output = try codec.opensOutputFirst ? openOutput() : nil
         // `--loudness`: the source measured from its own decoding, one static gain planned.
@@ -98,7 +99,7 @@ package enum Converter {
         guard let written = try codec.write(plan, from: source, into: output, result: &result),
             let proof = try codec.prove(written, plan: plan, source: source, output: output)
         else { throw ConversionError.interrupted }
-        if let loudness { try LoudnessScan.check(output.temporary.path, reaches: loudness) }
+        if let loudness { try LoudnessScan.check(output.temporary.path, reaches: loudness, tap: output.loudnessTap) }
         try codec.record(written, proof: proof, plan: plan, source: source, into: &result, output: output)
         result.sourceLevels = source.levelTap?.levels
         result.outputLevels = output.levelTap?.levels

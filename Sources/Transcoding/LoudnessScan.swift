@@ -1,5 +1,6 @@
 import ConversionModel
 import Loudness
+import Synchronization
 
 /// A file's loudness (BS.1770 / EBU R 128, libebur128's meter), measured from its decoding as
 /// `convert` decodes it (``SourceAudio/open(_:)``, the source table): every format convert reads.
@@ -9,6 +10,10 @@ package enum LoudnessScan {
     /// Frames decoded and measured at a time.
     package static let blockFrames = 16_384
 
+    /// How many outputs were decoded a second time to re-measure them (their proof's decoder has
+    /// no ``OutputLoudnessTap``): the work the tap saves, counted for the tests.
+    package static let outputsDecodedAgain = Atomic<Int>(0)
+
     /// The loudness of the file at `path`; throws a sentence naming the file when it cannot be
     /// decoded or measured.
     package static func measure(path: String) throws(SourceError) -> LoudnessMeasurement {
@@ -16,10 +21,25 @@ package enum LoudnessScan {
         do { return try measure(audio) } catch { throw SourceError("\(path): \(error.message)") }
     }
 
+    /// `--loudness-group`: the loudness of the file at `path` and its gating blocks (for the
+    /// group's loudness, ``LoudnessMeter/integrated(ofBlocks:)``).
+    package static func measureForGroup(path: String) throws(SourceError) -> (LoudnessMeasurement, blocks: [Double]) {
+        let audio = try SourceAudio.open(path)
+        do {
+            let meter = try metered(audio)
+            return (meter.finish(), meter.gatingBlocks)
+        } catch { throw SourceError("\(path): \(error.message)") }
+    }
+
     /// The loudness of every frame `source` yields from where it stands.
     package static func measure(_ source: some FrameSource) throws(SourceError) -> LoudnessMeasurement {
+        try metered(source).finish()
+    }
+
+    /// A meter that has taken every frame `source` yields from where it stands.
+    static func metered(_ source: some FrameSource, extent: LoudnessMeter.Extent = .full) throws(SourceError) -> LoudnessMeter {
         let meter: LoudnessMeter
-        do { meter = try LoudnessMeter(channels: source.channels, sampleRate: source.sampleRate) } catch {
+        do { meter = try LoudnessMeter(channels: source.channels, sampleRate: source.sampleRate, extent: extent) } catch {
             throw SourceError("cannot measure its loudness: \(error.message)")
         }
         let channels = source.channels
@@ -42,7 +62,7 @@ package enum LoudnessScan {
                 throw SourceError("cannot measure its loudness: \(error.message)")
             }
         }
-        return meter.finish()
+        return meter
     }
 
     /// `--loudness`: measures the source from a fresh decoding of its own (``SourceStage/proofAudio()``)
@@ -53,8 +73,9 @@ package enum LoudnessScan {
         _ source: SourceStage, options: inout ConversionOptions, result: inout FileResult
     ) throws(ConversionError) -> LoudnessGain? {
         guard let target = options.loudnessTarget else { return nil }
+        if let group = options.loudnessGroupPlan { return try plan(group: group, options: &options, result: &result) }
         let measured: LoudnessMeasurement
-        do { measured = try measure(try source.proofAudio()) } catch let error as SourceError {
+        do { measured = try metered(try source.proofAudio(), extent: .gain).finish() } catch let error as SourceError {
             throw .source(.loudnessUnmeasurable(reason: error.message))
         } catch let error as ConversionError {
             throw error
@@ -74,12 +95,43 @@ package enum LoudnessScan {
         return gain
     }
 
+    /// `--loudness-group`: the group's one gain, planned by the engine from every member measured
+    /// before any was converted; the gain this member's output is checked against is its own
+    /// loudness plus that gain (`nil` for a silent member: silence times a gain is silence).
+    static func plan(
+        group: LoudnessGroupPlan, options: inout ConversionOptions, result: inout FileResult
+    ) throws(ConversionError) -> LoudnessGain? {
+        if let failure = group.failure { throw .source(failure) }
+        options.loudnessGain = group.gain
+        result.loudness = FileResult.Loudness(
+            source: group.memberLoudness, gain: group.gain, target: group.target, reached: group.reached,
+            ceiling: group.ceiling, shortClip: group.memberShortClip, group: group.name, groupFiles: group.members,
+            groupLoudness: group.loudness)
+        if group.isCapped {
+            result.warnings.append(
+                .source(.loudnessCapped(asked: group.target, reached: group.reached, ceiling: group.ceiling)))
+        }
+        return group.memberLoudness.map { loudness in
+            LoudnessGain(
+                decibels: group.gain, target: group.target, reached: loudness + group.gain, ceiling: group.ceiling,
+                truePeak: -Double.infinity)
+        }
+    }
+
     /// The proof's last step under `--loudness`: the output, measured from its own decoding, is
-    /// within 0.1 LU of the loudness its gain was to reach.
-    package static func check(_ output: String, reaches gain: LoudnessGain) throws(ConversionError) {
+    /// within 0.1 LU of the loudness its gain was to reach. The measurement is the tap's (the
+    /// proof's decoding of the output, which happens anyway) when the proof fed it, else the
+    /// output decoded again here.
+    package static func check(_ output: String, reaches gain: LoudnessGain, tap: OutputLoudnessTap?) throws(ConversionError) {
         let measured: LoudnessMeasurement
-        do { measured = try measure(path: output) } catch {
-            throw .proof(.undecodable(reason: error.message))
+        if let tapped = tap?.measurement() {
+            measured = tapped
+        } else {
+            outputsDecodedAgain.add(1, ordering: .relaxed)
+            do {
+                let audio = try SourceAudio.open(output)
+                measured = try metered(audio, extent: .integrated).finish()
+            } catch { throw .proof(.undecodable(reason: "\(output): \(error.message)")) }
         }
         guard let loudness = measured.integrated, abs(loudness - gain.reached) <= 0.1 else {
             throw .proof(.loudnessMissed(expected: gain.reached, measured: measured.integrated))

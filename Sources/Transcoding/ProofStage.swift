@@ -13,7 +13,7 @@ package enum ProofStage {
     /// the source's audio as `encoder` put it there.
     package static func run(
         _ temporary: String, document: CAFDocument, encoder: EncoderStage, source: SourceStage, target: TargetFormat,
-        blockSamples: Int, levelTap: LevelTap? = nil, isCancelled: () -> Bool
+        blockSamples: Int, levelTap: LevelTap? = nil, isCancelled: () -> Bool, loudnessTap: OutputLoudnessTap? = nil
     ) throws(ConversionError) -> Proof {
         if case .directPayload(_, let probe) = encoder {
             try checkOutput(temporary, document: document, against: probe)
@@ -31,13 +31,14 @@ package enum ProofStage {
             }
             return try prove(
                 temporary, document: document, target: target, source: audio, transformRule: plan.rule,
-                blockSamples: blockSamples, levelTap: levelTap, isCancelled: isCancelled)
+                blockSamples: blockSamples, levelTap: levelTap, isCancelled: isCancelled, loudnessTap: loudnessTap)
         }
         var codesCopied = false
         if case .g711Copy = encoder { codesCopied = true }
         return try prove(
             temporary, document: document, target: target, source: try source.proofAudio(), codesCopied: codesCopied,
-            blockSamples: blockSamples, levelTap: levelTap, isCancelled: isCancelled)
+            blockSamples: blockSamples, levelTap: levelTap, isCancelled: isCancelled,
+            loudnessTap: loudnessTap)
     }
 
     /// Reads the source's independent decoding to its end into its meters, and lets `output`
@@ -59,7 +60,8 @@ package enum ProofStage {
     /// byte with the source's codes.
     package static func prove(
         _ path: String, document: CAFDocument, target: TargetFormat, source: any FrameSource, codesCopied: Bool = false,
-        transformRule: String? = nil, blockSamples: Int, levelTap: LevelTap? = nil, isCancelled: () -> Bool
+        transformRule: String? = nil, blockSamples: Int, levelTap: LevelTap? = nil, isCancelled: () -> Bool,
+        loudnessTap: OutputLoudnessTap? = nil
     ) throws(ConversionError) -> Proof {
         let codec = OutputCodecs.libsndfileCodec(writing: target)
         let decoding = try codec.proofDecoding(
@@ -77,7 +79,7 @@ package enum ProofStage {
         do {
             mismatch = try OutputProof.firstMismatch(
                 source: source, output: decoder, blockSamples: blockSamples, levelTap: levelTap.map { ($0, layout) },
-                isCancelled: isCancelled)
+                isCancelled: isCancelled, loudnessTap: loudnessTap)
         } catch {
             throw ConversionError.proof(.decoding(reason: error.message))
         }

@@ -632,10 +632,15 @@ package enum OutputProof {
     /// by) is fed every output frame as it is compared, and finished when every frame matched.
     package static func firstMismatch(
         source: any FrameSource, output: OutputDecoder, blockSamples: Int = 1 << 16,
-        levelTap: (tap: LevelTap, layout: WAVESamples?)? = nil, isCancelled: () -> Bool = { false }
+        levelTap: (tap: LevelTap, layout: WAVESamples?)? = nil, isCancelled: () -> Bool = { false },
+        loudnessTap: OutputLoudnessTap? = nil
     ) throws(SourceError) -> Mismatch? {
         var meter = levelTap.map { OutputMeter(tap: $0.tap, layout: $0.layout) }
         let channels = source.channels
+        // `--loudness`: the output's own decoding, block by block, to the tap's meter (not G.711's).
+        var tap = loudnessTap
+        if case .g711 = output { tap = nil }
+        tap?.begin(channels: channels, sampleRate: source.sampleRate)
         let blockFrames = max(1, blockSamples / channels)
         // Both buffers are full size: the comparison maps float sources into integers in place.
         var ints = [Int32](repeating: 0, count: blockFrames * channels)
@@ -669,6 +674,9 @@ package enum OutputProof {
                             offset: start + UInt64(difference.index * sampleBytes))
                     }
                     try meter?.add(bytes: slice, frames: available)
+                    if case .cafkit(let layout, _, _, _) = output {
+                        tap?.add(layout, bytes: slice[...], samples: available * channels)
+                    }
                 }
                 if available < got || got == 0 {
                     let sourceFrames = frame + Int64(got) + (got == 0 ? 0 : try remaining(source, blockFrames))
@@ -709,6 +717,7 @@ package enum OutputProof {
                         frame: frame + Int64(index / channels), channel: index % channels + 1,
                         expected: "\(mapped[index] >> drop)", found: "\(found[index] >> drop)")
                 }
+                tap?.add(leftJustified: found, count: count)
             }
             frame += Int64(got)
         }

@@ -55,7 +55,7 @@ struct SettingsTableTests {
 
     @Test("the rules keys are the table's, in its order, and only those")
     func ruleKeys() throws {
-        #expect(RuleKey.list == "format, reencode, endian, rate, channels, mix, bitrate, strategy, dither, strip-metadata, loudness, true-peak")
+        #expect(RuleKey.list == "format, reencode, endian, rate, channels, mix, bitrate, strategy, dither, strip-metadata, loudness, true-peak, loudness-group")
         #expect(RuleKey.allCases.allSatisfy { $0.isKnown })
         #expect(!RuleKey(rawValue: "src-quality").isKnown)
         #expect(throws: RuleError.self) { try Self.rules("src-quality = \"hq\"") }

@@ -242,6 +242,13 @@ struct LoudnessGroupAndGainTests {
         #expect(LoudnessGain.plan(silent, target: -16, ceiling: -1) == nil)
     }
 
+    @Test("An uncapped gain reaches the target exactly: no shortfall from rounding (-54.17... LUFS to -19.7)")
+    func uncappedIsExact() {
+        // loudness + (target - loudness) rounds to -19.700000000000003 here.
+        let gain = LoudnessGain.plan(loudness: -54.172358499456294, truePeak: -60, target: -19.7, ceiling: -1)
+        #expect(!gain.isCapped && gain.reached == -19.7 && gain.shortfall == 0, "\(gain)")
+    }
+
     @Test("Applying the planned gain to the samples and measuring again reads the target within 0.1 LU")
     func gainApplied() throws {
         let samples = Signals.noise(seconds: 8, channels: 2, levels: [-30, -26, -34])

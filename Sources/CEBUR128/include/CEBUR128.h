@@ -14,12 +14,13 @@ typedef struct cafconv_ebur128 cafconv_ebur128;
 // the process).
 const char *cafconv_ebur128_load(void);
 
-// A meter of `channels` channels at `rate` Hz measuring everything (integrated loudness, loudness
-// range, momentary and short-term loudness, sample and true peak); NULL when libebur128 cannot
+// A meter of `channels` channels at `rate` Hz measuring what `extent` says (below); NULL when libebur128 cannot
 // be loaded or refuses the parameters. `kinds` (one per channel, or NULL for libebur128's
 // default L R C Ls Rs) are libebur128's channel kinds: 0 unused (LFE), 1 left, 2 right, 3
 // centre, 4 left surround, 5 right surround, 6 dual mono.
-cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds);
+// `extent`: 0 everything (I, LRA, S, sample and true peak); 1 the integrated loudness with the
+// sample and true peaks; 2 the integrated loudness alone.
+cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds, int extent);
 void cafconv_ebur128_close(cafconv_ebur128 *meter);
 // Adds `frames` interleaved frames; 0 on success.
 int cafconv_ebur128_add(cafconv_ebur128 *meter, const double *samples, size_t frames);

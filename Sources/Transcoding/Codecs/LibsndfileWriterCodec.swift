@@ -89,7 +89,7 @@ extension LibsndfileWriterCodec {
         try ProofStage.run(
             output.temporary.path, document: written.document, encoder: written.encoder, source: source,
             target: plan.target, blockSamples: output.options.blockSamples, levelTap: output.levelTap,
-            isCancelled: output.isCancelled)
+            isCancelled: output.isCancelled, loudnessTap: output.loudnessTap)
     }
 
     package func record(

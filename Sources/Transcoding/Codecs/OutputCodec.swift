@@ -167,6 +167,8 @@ package struct OutputTarget {
     package let isCancelled: () -> Bool
     /// `convert --report`: the meters the proof's decoding of the output feeds; `nil` otherwise.
     package var levelTap: LevelTap? = nil
+    /// `--loudness`: the meter the proof feeds the output's decoding to.
+    package var loudnessTap: OutputLoudnessTap? = nil
 }
 
 extension FileResult {

@@ -1,0 +1,171 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `convert --loudness TARGET --loudness-group folder|NAME` (and the rules key `loudness-group`):
+/// one gain for a group of files, measured together (album gain), end to end.
+@Suite("convert --loudness-group, end to end")
+struct LoudnessGroupEndToEndTests {
+    typealias Normalise = LoudnessNormalisationEndToEndTests
+
+    /// A stereo 1 kHz sine at 48 kHz: `dBFS` for `seconds`, then (when `then` is given) the
+    /// second level for as long; a full-scale sample pair at frame `click` if given.
+    static func tone(_ dBFS: Double, seconds: Double, then: Double? = nil, click: Int? = nil) -> [UInt8] {
+        let frames = Int(seconds * 48_000)
+        let levels = [dBFS] + (then.map { [$0] } ?? [])
+        var samples = levels.flatMap { level in
+            (0..<frames).flatMap { frame -> [Int32] in
+                let value = Int32((pow(10, level / 20) * 32767 * sin(2 * Double.pi * 1000 * Double(frame) / 48_000)).rounded())
+                return [value, value]
+            }
+        }
+        if let click {
+            samples[2 * click] = 32767
+            samples[2 * click + 1] = 32767
+        }
+        return WAVFixture(encoding: .int16, channels: 2, sampleRate: 48_000, integers: samples).bytes(order: .little)
+    }
+
+    /// The report's files of `convert --json`, by file name.
+    static func files(_ result: ProcessResult) throws -> [String: [String: Any]] {
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        let files = try #require(document["files"] as? [[String: Any]], "\(result.stderr)")
+        var found: [String: [String: Any]] = [:]
+        for file in files {
+            let input = try #require(file["input"] as? String)
+            found[(input as NSString).lastPathComponent] = file
+        }
+        return found
+    }
+
+    /// `convert --json -d LEF32 --loudness TARGET --loudness-group folder` of `in` into `out`: the
+    /// report's files, by name (the run must succeed).
+    static func convertGrouped(_ folder: TempDirectory, target: Int) throws -> [String: [String: Any]] {
+        let result = try run(
+            RepositoryPaths.executable,
+            [
+                "convert", "--json", "-d", "LEF32", "--loudness", "\(target)", "--loudness-group", "folder", folder.file("in"),
+                "-o", folder.file("out"),
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        return try files(result)
+    }
+
+    static func integrated(_ path: String) throws -> Double {
+        try #require(try Normalise.measure(path)["integratedLUFS"] as? Double, "\(path)")
+    }
+
+    @Test(
+        "a folder's files get one gain: their relative levels stay exactly, and the group's loudness is that of the files measured as one programme"
+    )
+    func relativeLevelsStay() throws {
+        let folder = TempDirectory()
+        let quiet = folder.write("in/stems/a.wav", Self.tone(-30, seconds: 5))
+        let loud = folder.write("in/stems/b.wav", Self.tone(-20, seconds: 5))
+        // The two as one programme: the first then the second.
+        let joined = folder.write("joined.wav", Self.tone(-30, seconds: 5, then: -20))
+        let out = folder.file("out")
+        let files = try Self.convertGrouped(folder, target: -18)
+        let a = try #require(files["a.wav"]?["loudness"] as? [String: Any], "\(files)")
+        let b = try #require(files["b.wav"]?["loudness"] as? [String: Any], "\(files)")
+        let gain = try #require(a["gain"] as? Double)
+        #expect(b["gain"] as? Double == gain, "\(a) \(b)")
+        #expect(a["groupFiles"] as? Int == 2 && (a["group"] as? String)?.hasSuffix("stems") == true, "\(a)")
+        // The group's loudness is the joined programme's, and the gain takes it to the target.
+        let whole = try Self.integrated(joined)
+        let group = try #require(a["groupLoudness"] as? Double)
+        #expect(abs(group - whole) <= 0.05, "group \(group), joined \(whole)")
+        #expect(abs(gain - (-18 - group)) < 1e-9, "\(gain) \(group)")
+        // Float output: the outputs keep the sources' 10 LU difference.
+        let sourceDifference = try Self.integrated(loud) - Self.integrated(quiet)
+        let outputDifference = try Self.integrated(out + "/stems/b.caf") - Self.integrated(out + "/stems/a.caf")
+        #expect(abs(sourceDifference - outputDifference) < 0.01, "\(sourceDifference) \(outputDifference)")
+        #expect(abs(sourceDifference - 10) < 0.1, "\(sourceDifference)")
+    }
+
+    @Test("the group's gain is capped by its loudest true peak: every member gets the capped gain and the warning")
+    func cappedByLoudestPeak() throws {
+        let folder = TempDirectory()
+        let clicked = folder.write("in/cues/a.wav", Self.tone(-30, seconds: 3, click: 48_000))
+        _ = folder.write("in/cues/b.wav", Self.tone(-30, seconds: 3))
+        let peak = try #require(try Normalise.measure(clicked)["truePeakDBTP"] as? Double)
+        let out = folder.file("out")
+        let files = try Self.convertGrouped(folder, target: -16)
+        for name in ["a.wav", "b.wav"] {
+            let loudness = try #require(files[name]?["loudness"] as? [String: Any], "\(files)")
+            let gain = try #require(loudness["gain"] as? Double)
+            #expect(abs(gain - (-1 - peak)) < 1e-6, "\(name): \(gain), loudest true peak \(peak)")
+            let warnings = "\(files[name]?["warnings"] ?? "")"
+            #expect(warnings.contains("true peak limited to -1.0 dBTP"), "\(name): \(warnings)")
+        }
+        let outputPeak = try #require(try Normalise.measure(out + "/cues/a.caf")["truePeakDBTP"] as? Double)
+        #expect(abs(outputPeak - -1) <= 0.05, "\(outputPeak)")
+    }
+
+    @Test("a changed, added or touched member redoes the whole group (its gain changes); an unchanged group is up to date")
+    func incremental() throws {
+        let folder = TempDirectory()
+        _ = folder.write("in/music/a.wav", Self.tone(-30, seconds: 2))
+        _ = folder.write("in/music/b.wav", Self.tone(-24, seconds: 2))
+        _ = folder.write("in/sfx/c.wav", Self.tone(-24, seconds: 2))
+        _ = folder.write(
+            "in/cafconv.toml",
+            Array(
+                "[defaults]\nformat = \"LEF32\"\nloudness = -18\n\n[[rule]]\nmatch = \"music/**\"\nloudness-group = \"folder\"\n"
+                    .utf8))
+        let out = folder.file("out")
+        let first = try run(RepositoryPaths.executable, ["convert", "--json", folder.file("in"), "-o", out])
+        #expect(first.status == 0, "\(first.stderr)")
+        let firstGain = try #require((try Self.files(first)["a.wav"]?["loudness"] as? [String: Any])?["gain"] as? Double)
+        let again = try run(RepositoryPaths.executable, ["convert", folder.file("in"), "-o", out])
+        #expect(again.stderr.contains("3 up to date"), "\(again.stderr)")
+        // b louder: a is converted again with the new group gain; c (no group) is left alone.
+        _ = folder.write("in/music/b.wav", Self.tone(-20, seconds: 2))
+        let changed = try run(RepositoryPaths.executable, ["convert", "--json", folder.file("in"), "-o", out])
+        let files = try Self.files(changed)
+        #expect(files["a.wav"]?["status"] as? String == "converted", "\(files["a.wav"] ?? [:])")
+        #expect(files["c.wav"]?["status"] as? String == "up-to-date", "\(files["c.wav"] ?? [:])")
+        let newGain = try #require((files["a.wav"]?["loudness"] as? [String: Any])?["gain"] as? Double)
+        #expect(newGain < firstGain - 1, "\(firstGain) -> \(newGain)")
+        // A new member joins the group: the group is redone.
+        _ = folder.write("in/music/d.wav", Self.tone(-26, seconds: 2))
+        let added = try run(RepositoryPaths.executable, ["convert", folder.file("in"), "-o", out])
+        #expect(added.stderr.contains("3 converted"), "\(added.stderr)")
+        #expect(added.stderr.contains("1 up to date"), "\(added.stderr)")
+    }
+
+    @Test(
+        "a name groups files across folders (rules key or command line); a silent member keeps the gain; an unmeasurable one fails the group"
+    )
+    func namedGroups() throws {
+        let folder = TempDirectory()
+        _ = folder.write("in/x/a.wav", Self.tone(-30, seconds: 2))
+        _ = folder.write("in/y/b.wav", Self.tone(-22, seconds: 2))
+        _ = folder.write(
+            "in/y/silent.wav",
+            WAVFixture(encoding: .int16, channels: 2, sampleRate: 48_000, integers: Array(repeating: 0, count: 96_000))
+                .bytes(order: .little))
+        _ = folder.write(
+            "in/cafconv.toml", Array("[defaults]\nformat = \"LEF32\"\nloudness = -18\nloudness-group = \"cues\"\n".utf8))
+        let result = try run(RepositoryPaths.executable, ["convert", "--json", folder.file("in"), "-o", folder.file("out")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try Self.files(result)
+        let gains = try ["a.wav", "b.wav", "silent.wav"].map { name in
+            try #require((files[name]?["loudness"] as? [String: Any])?["gain"] as? Double, "\(files[name] ?? [:])")
+        }
+        #expect(Set(gains).count == 1, "\(gains)")
+        #expect((files["a.wav"]?["loudness"] as? [String: Any])?["group"] as? String == "cues")
+        // A file that is not audio in a group: every member fails, naming it.
+        _ = folder.write("in/x/broken.wav", Array("RIFF....WAVEjunk".utf8))
+        let broken = try run(
+            RepositoryPaths.executable, ["convert", "--json", "--force", folder.file("in"), "-o", folder.file("out2")])
+        #expect(broken.status == 1)
+        let reason = try #require(try Self.files(broken)["a.wav"]?["reason"] as? String)
+        #expect(reason.contains("--loudness-group cues") && reason.contains("broken.wav"), "\(reason)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out2/x/a.caf")))
+        let refused = try run(
+            RepositoryPaths.executable,
+            ["convert", "--loudness", "-18", "--loudness-group", "", folder.file("in/x/a.wav"), "-o", folder.file("z.caf")])
+        #expect(refused.status != 0 && refused.stderr.contains("--loudness-group"), "\(refused.stderr)")
+    }
+}
