@@ -76,7 +76,7 @@ struct Info {
         var reports: [AudioFileInfo] = []
         var described = 0
         func describe(_ path: String) {
-            let report = Inspector.inspect(path: path)
+            let report = M4AInfo.inspect(path: path) ?? Inspector.inspect(path: path)
             if report.error != nil { failed = true }
             if json {
                 reports.append(report)
