@@ -7,7 +7,7 @@
 #   ffmpeg -c copy:     one ffmpeg per file into .mp4, `xargs -P 2`
 # Goals: the move at least 5x faster than the re-encode, and no slower than ffmpeg -c copy.
 #
-#   bash bench/m4a-remux.sh       (BENCH_RUNS, default 3; BIN: a cafconv binary to use)
+#   bash bench/m4a-remux.sh       (BENCH_RUNS, default 3; BENCH_WARMUP, default 1; BIN: a cafconv binary)
 # Writes under bench/work/: corpus/ (shared with run.sh), m4a/, out/m4a/, results/m4a/.
 set -euo pipefail
 export LC_ALL=C
@@ -47,7 +47,7 @@ fi
 } >"$R/machine.txt"
 
 copy_cmd="bash bench/m4a-ffmpeg-copy.sh $src $PWD/$out/ffmpeg"
-hyperfine --warmup 1 --runs "$RUNS" --export-json "$R/timing.json" \
+hyperfine --warmup "${BENCH_WARMUP:-1}" --runs "$RUNS" --export-json "$R/timing.json" \
     -n "cafconv move (-d aac, -j 2)" --prepare "rm -rf $out/moved" "$BIN convert $src -o $out/moved -d aac -j 2 --force -q" \
     -n "cafconv re-encode (-d aac -b 128000, -j 2)" --prepare "rm -rf $out/encoded" \
     "$BIN convert $src -o $out/encoded -d aac -b 128000 -j 2 --force -q" \
