@@ -10,6 +10,7 @@
 # CAFCONV_BENCH_SKIP_RESAMPLE=1 (drop the rate/channel comparison, bench/resample.sh),
 # CAFCONV_BENCH_SKIP_AAC=1 (drop the AAC comparison, bench/aac.sh),
 # CAFCONV_BENCH_SKIP_OPUS=1 (drop the Opus encode and remux comparison, bench/opus.sh),
+# CAFCONV_BENCH_SKIP_M4A=1 (drop the M4A move comparison, bench/m4a-remux.sh),
 # CAFCONV_BENCH_SKIP_BUILD_SCALE=1 (drop issue 34's rows, bench/build-scale.sh).
 # Everything it writes goes under bench/work/ (ignored by git): corpus/, out/, results/.
 # Ends with the check of the outputs (bench/check.py) and the Markdown table (bench/report.py).
@@ -200,6 +201,13 @@ fi
 if [[ ${CAFCONV_BENCH_SKIP_OPUS:-0} != 1 ]]; then
     echo "== Opus" >&2
     BIN=$BIN bash bench/opus.sh | tee "$R/opus.md"
+fi
+
+# M4A to CAF: packets moved against re-encoding and ffmpeg -c copy (bench/m4a-remux.sh).
+# CAFCONV_BENCH_SKIP_M4A=1 skips it.
+if [[ ${CAFCONV_BENCH_SKIP_M4A:-0} != 1 ]]; then
+    echo "== M4A moved into CAF" >&2
+    BIN=$BIN bash bench/m4a-remux.sh | tee "$R/m4a.md"
 fi
 
 # Issue 34: no-op after a fresh checkout, a cp -r shard gather, the persistent worker against

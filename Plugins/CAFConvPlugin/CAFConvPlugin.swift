@@ -42,7 +42,8 @@ struct CAFConvPlugin: BuildToolPlugin {
     /// The extensions `cafconv convert` searches folders for (`Planner.audioExtensions`; a plugin
     /// cannot import cafconv's libraries, so the list is repeated here and a test compares them).
     static let audioExtensions: Set<String> = [
-        "wav", "wave", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "au", "snd",
+        "wav", "wave", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "au", "snd", "m4a",
+        "mp4", "aac",
     ]
 
     /// Paths of the audio sources under `root`, relative to it, sorted.

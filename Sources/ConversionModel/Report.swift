@@ -47,6 +47,8 @@ public struct FileResult: Equatable, Sendable, Codable {
         case opusEncoded = "opus-encoded"
         /// An Ogg Opus source's packets were moved into the CAF byte for byte (no decoding).
         case opusMoved = "opus-moved"
+        /// An M4A/MP4 or ADTS AAC source's packets were moved into the CAF byte for byte (no decoding).
+        case aacMoved = "aac-moved"
         /// libavcodec's AAC decoder decoded every sample of an AAC CAF source (`AACSourceRoute`).
         case aacDecoded = "aac-decoded"
         /// libopus's decoder decoded every sample of an Opus source (`OpusSourceRoute`).

@@ -20,6 +20,11 @@ public struct AudioFileInfo: Equatable, Sendable, Codable {
         public var key: String
         /// The value.
         public var value: String
+
+        public init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
     }
 
     /// A named position in the audio.

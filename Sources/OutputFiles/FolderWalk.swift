@@ -7,7 +7,8 @@ extension FileSystem {
     /// The extensions (lowercase, any case matches) of the files a folder input is searched for;
     /// each one found is then recognised by its content.
     package static let audioExtensions = [
-        "wav", "wave", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "au", "snd",
+        "wav", "wave", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "au", "snd", "m4a",
+        "mp4", "aac",
     ]
 
     /// Whether a file name is picked up from a folder: an audio extension (``audioExtensions``,

@@ -18,8 +18,11 @@ package final class AACFileDecoder {
     package let primingFrames: Int64
     /// Frames per packet (`desc`).
     package let framesPerPacket: Int
-    private let source: any ByteSource
-    private var packets: CAFPacketReader
+    /// The next packet's bytes, `nil` after the last.
+    private let nextPacket: () throws(AACFormatError) -> [UInt8]?
+    /// Packets the container declares (for messages).
+    private let packetCount: Int64
+    private var packetsRead: Int64 = 0
     private let decoder: AACDecoder
     private var pending: [Float] = []
     private var pendingStart = 0
@@ -34,7 +37,7 @@ package final class AACFileDecoder {
 
     /// Opens the AAC CAF `file` read from `source`; throws a sentence saying why it cannot be
     /// decoded (not AAC, no usable `kuki` or `pakt`, libavcodec missing).
-    package init(file: CAFFile, source: any ByteSource) throws(AACFormatError) {
+    package convenience init(file: CAFFile, source: any ByteSource) throws(AACFormatError) {
         let desc = file.audioDescription
         guard Self.formatIDs.contains(desc.formatID) else {
             throw AACFormatError("its audio is '\(desc.formatID)', not AAC")
@@ -59,7 +62,7 @@ package final class AACFileDecoder {
         }
         let cookie = try MPEG4ESDescriptor(parsing: cookieBytes)
         try Self.check(cookie.audioSpecificConfig, against: desc)
-        packets = try CAFPacketReader(file: file, source: source)
+        var reader = try CAFPacketReader(file: file, source: source)
         guard let header = file.packetTableHeader, header.numberValidFrames >= 0, header.primingFrames >= 0,
             header.remainderFrames >= 0
         else {
@@ -77,15 +80,34 @@ package final class AACFileDecoder {
             throw AACFormatError(
                 "its 'pakt' declares \(header.primingFrames) priming + \(header.numberValidFrames) valid frames, more than its \(header.numberPackets) packets of \(desc.framesPerPacket) frames hold")
         }
-        channels = Int(desc.channelsPerFrame)
-        sampleRate = Int(desc.sampleRate)
-        validFrames = header.numberValidFrames
-        primingFrames = Int64(header.primingFrames)
-        framesPerPacket = Int(desc.framesPerPacket)
-        toDrop = primingFrames
-        self.source = source
+        let next = { () throws(AACFormatError) -> [UInt8]? in
+            guard let packet = try reader.next() else { return nil }
+            do { return try source.readExactly(at: packet.offset, count: packet.size) } catch {
+                throw AACFormatError("cannot read packet \(reader.packetsRead - 1): \(error)")
+            }
+        }
+        try self.init(
+            packets: next, count: header.numberPackets, config: cookie.audioSpecificConfig,
+            sampleRate: Int(desc.sampleRate), channels: Int(desc.channelsPerFrame), framesPerPacket: Int(desc.framesPerPacket),
+            priming: Int64(header.primingFrames), validFrames: header.numberValidFrames)
+    }
+
+    /// A decoder of the packets `packets` hands out (`count` of them, for messages), whose
+    /// AudioSpecificConfig is `config`: the first `priming` frames dropped, `validFrames` kept.
+    package init(
+        packets: @escaping () throws(AACFormatError) -> [UInt8]?, count: Int64, config: [UInt8], sampleRate: Int,
+        channels: Int, framesPerPacket: Int, priming: Int64, validFrames: Int64
+    ) throws(AACFormatError) {
+        self.channels = channels
+        self.sampleRate = sampleRate
+        self.validFrames = validFrames
+        primingFrames = priming
+        self.framesPerPacket = framesPerPacket
+        toDrop = priming
+        nextPacket = packets
+        packetCount = count
         do {
-            decoder = try AACDecoder(config: cookie.audioSpecificConfig, sampleRate: sampleRate, channels: channels)
+            decoder = try AACDecoder(config: config, sampleRate: sampleRate, channels: channels)
         } catch {
             throw AACFormatError(error.message)
         }
@@ -156,7 +178,7 @@ package final class AACFileDecoder {
         }
         if got < wanted {
             throw AACFormatError(
-                "its \(packets.packetCount) packets decode to \(decodedFrames) frames, but its 'pakt' declares \(primingFrames) priming + \(validFrames) valid frames"
+                "its \(packetCount) packets decode to \(decodedFrames) frames, but its 'pakt' declares \(primingFrames) priming + \(validFrames) valid frames"
             )
         }
         return got
@@ -164,15 +186,12 @@ package final class AACFileDecoder {
 
     private func decodeNext() throws(AACFormatError) {
         var decoded: [Float] = []
-        if let packet = try packets.next() {
-            let bytes: [UInt8]
-            do { bytes = try source.readExactly(at: packet.offset, count: packet.size) } catch {
-                throw AACFormatError("cannot read packet \(packets.packetsRead - 1): \(error)")
-            }
+        if let bytes = try nextPacket() {
+            packetsRead += 1
             do {
                 try decoder.decode(bytes, into: &decoded)
             } catch {
-                throw AACFormatError("packet \(packets.packetsRead - 1): \(error.message)")
+                throw AACFormatError("packet \(packetsRead - 1): \(error.message)")
             }
         } else {
             do { try decoder.finish(into: &decoded) } catch { throw AACFormatError(error.message) }
@@ -182,7 +201,7 @@ package final class AACFileDecoder {
         // Every packet decodes to the frames per packet the 'desc' declares (HE-AAC's SBR gives twice as many).
         if !finished, frames != framesPerPacket {
             throw AACFormatError(
-                "libavcodec decodes \(frames) frames from packet \(packets.packetsRead - 1), the file's 'desc' declares \(framesPerPacket) frames per packet")
+                "libavcodec decodes \(frames) frames from packet \(packetsRead - 1), the file's 'desc' declares \(framesPerPacket) frames per packet")
         }
         decodedFrames += Int64(frames)
         var start = 0

@@ -18,6 +18,7 @@ import WAVEKit
 /// | Opus CAF, Ogg Opus (`OpusSourceRoute`) | libopus (`OpusFileDecoder`)           | a second libopus decoding        |
 /// | anything else libsndfile reads         | libsndfile                            | `SecondDecoder` (lossy, FLAC)    |
 /// | a lossless stream libsndfile refuses   | libavcodec (`AVCodecSource`)          | a second libavcodec decoding     |
+/// | AAC-LC in MP4/M4A or ADTS (`M4ASource`, told in `SourceStage.open`) | libavformat's packets, libavcodec | moved: the packets; else a second decoding |
 package enum DecodeRoute {
     /// cafconv's own reader (linear PCM, µ-law and A-law in WAV, AIFF or CAF), cross-checked
     /// with libsndfile's reading before anything is written; the proof compares with it.

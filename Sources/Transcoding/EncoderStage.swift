@@ -104,7 +104,7 @@ package enum EncoderStage {
             // A source with a decoder of its own: CAFKit's IMA4 decoder, libavcodec's AAC decoder.
             switch source.codec {
             case .ima4?: return .cafconv
-            case .aac?: return .aacDecoded
+            case .aac?, .m4a?: return .aacDecoded
             case .opus?: return .opusDecoded
             case nil: break
             }

@@ -52,6 +52,8 @@ package struct SourceStage {
         case aac(AACSourceRoute.Source)
         /// libopus's decoder of an Opus CAF or Ogg Opus stream.
         case opus(OpusSourceRoute.Source)
+        /// libavformat's packets of an MP4 or ADTS AAC source, decoded by libavcodec (``M4ASource``).
+        case m4a(M4ASource.Source)
 
         /// A fresh decoding of the source (each call is an independent decoding).
         package func audio() throws(ConversionError) -> SourceAudio {
@@ -59,6 +61,7 @@ package struct SourceStage {
             case .ima4(let source): return try source.audio()
             case .aac(let source): return try source.audio()
             case .opus(let source): return try source.audio()
+            case .m4a(let source): return try source.audio()
             }
         }
     }
@@ -165,6 +168,11 @@ package struct SourceStage {
             return try OpusSourceRoute.admit(path, input: input, content: content, output: job.output, warnings: &warnings)
         case .success(.ima4) where !toAAC:
             return try IMA4Source.admit(path, input: input, content: content, options: options, warnings: &warnings)
+        case .success(.libsndfile) where M4ASource.sniff(input):
+            if let m4a = try M4ASource.admit(path, input: input, content: content, output: job.output, warnings: &warnings) {
+                return m4a
+            }
+            return try open(path, input: input, content: content, warnings: &warnings)
         default:
             return try open(path, input: input, content: content, warnings: &warnings)
         }
@@ -318,6 +326,7 @@ package struct SourceStage {
         case .ima4?: return "ima4"
         case .aac(let aac)?: return aac.file.audioDescription.formatID.trimmed
         case .opus?: return "opus"
+        case .m4a?: return "aac"
         case nil: return content.formatCode(encoding, info)
         }
     }

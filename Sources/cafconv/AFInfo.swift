@@ -70,7 +70,7 @@ struct AFInfo {
     func run() -> Int32 {
         var failed = false
         for path in files {
-            let report = SourceInspector.inspect(path: path)
+            let report = M4AInfo.inspect(path: path) ?? SourceInspector.inspect(path: path)
             if report.format != nil {
                 for line in brief ? AFInfoText.brief(report) : AFInfoText.block(report, info: info) { Console.output(line) }
             }

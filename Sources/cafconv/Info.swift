@@ -80,7 +80,7 @@ struct Info {
         var reports: [AudioFileInfo] = []
         var described = 0
         func describe(_ path: String) {
-            let report = SourceInspector.inspect(path: path)
+            let report = M4AInfo.inspect(path: path) ?? SourceInspector.inspect(path: path)
             if report.error != nil { failed = true }
             if json {
                 reports.append(report)

@@ -217,9 +217,12 @@ extension CAFWriter {
     /// variable-length sizes the caller writes between `before` and `after`; `after` holds a `free`
     /// chunk of zeros that puts the first audio byte at the next multiple of 4096 and the `data`
     /// chunk header (size 4 + `audioBytes`, edit count 1).
+    ///
+    /// `extra` chunks (an `info` chunk of an M4A's tags) go between `kuki` and `pakt`, where
+    /// afconvert writes its `info`.
     public static func aacLayout(
         sampleRate: Double, channels: Int, framesPerPacket: Int, cookie: MPEG4ESDescriptor,
-        packetTable: PacketTableHeader, tableBytes: Int, audioBytes: UInt64
+        packetTable: PacketTableHeader, tableBytes: Int, audioBytes: UInt64, extra: [CAFChunk] = []
     ) -> (before: [UInt8], after: [UInt8]) {
         let description = AudioDescription(
             sampleRate: sampleRate, formatID: .aac, formatFlags: 0, bytesPerPacket: 0,
@@ -227,6 +230,7 @@ extension CAFWriter {
         var before = header()
         before += chunkBytes(.description(description))
         before += chunkBytes(.magicCookie(MagicCookie(bytes: cookie.bytes)))
+        for chunk in extra { before += chunkBytes(chunk) }
         var pakt = ByteWriter()
         pakt.write(FourCC.pakt)
         pakt.write(Int64(PacketTableHeader.size + tableBytes), .big)

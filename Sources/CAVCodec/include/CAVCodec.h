@@ -109,4 +109,6 @@ int cafconv_av_reader_damage_at(const cafconv_av_reader *reader, int index, int6
 /// Frees the reader (NULL is fine).
 void cafconv_av_reader_close(cafconv_av_reader *reader);
 
+#include "CAVDemux.h"
+
 #endif

@@ -97,6 +97,11 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case paktFrames(decoded: Int64, declared: Int64)
     /// The Opus source cannot be decoded (CAFKit's, the Ogg reader's or libopus's words).
     case opusUndecodable(String)
+    /// An MP4 or ADTS file (`container`) whose audio is `codec`, a lossy codec cafconv does not
+    /// read from it.
+    case mp4NotAAC(container: String, codec: String)
+    /// An MP4 or ADTS file (`container`) whose AAC cannot be read or moved (`reason`).
+    case mp4Unreadable(container: String, reason: String)
 
     // Transforms (``TransformPlan/make(source:target:options:warnings:)``).
     /// A source with no channels or no rate.
@@ -123,14 +128,14 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .unopenable, .unreadable, .slotsUnreadable, .cannotReopen: .io
         case .unusable, .empty, .brokenContainer, .unreadableCAF, .cannotReadCAF, .notAudio, .libsndfileRefuses,
             .samplesUndecodable, .ima4Undecodable, .ima4Channels, .ima4AIFFRate, .aacUndecodable, .aacUnreadable,
-            .paktFrames, .opusUndecodable:
+            .paktFrames, .opusUndecodable, .mp4Unreadable:
             .notAudio
         case .channelsDisagree, .encodingDisagrees, .framesDisagree, .libsndfileShort, .samplesDisagree:
             .readersDisagree
         case .cafNotDecoded, .noReader, .wavLayout, .aiffLayout, .cafLayout, .ima4Rate, .ima4NoTransform, .ima4Target,
             .ima4ConvertsToPCMOrIMA4, .aacProfileNotDecoded, .aacDecodedOnlyByConvert, .libavcodecMissing, .aacBits,
             .aacToAAC, .aacToOther, .aacNoTransform, .notTransformable, .channelMix, .resampleRatio, .resampleFraction,
-            .resampleChannels, .transform, .loudnessUnmeasurable, .silentForLoudness:
+            .resampleChannels, .transform, .loudnessUnmeasurable, .silentForLoudness, .mp4NotAAC:
             .unsupported
         }
     }
@@ -235,6 +240,10 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .aacUndecodable(let reason): return "cannot decode its AAC: \(reason)"
         case .paktFrames(let decoded, let declared): return "it decodes to \(decoded) frames, its 'pakt' declares \(declared)"
         case .opusUndecodable(let reason): return "cannot decode its Opus: \(reason)"
+        case .mp4NotAAC(let container, let codec):
+            return
+                "its \(container) audio is \(codec), which cafconv does not read from \(container): it reads AAC-LC (and, from MP4, lossless codecs such as ALAC)"
+        case .mp4Unreadable(let container, let reason): return "cannot read its \(container) AAC: \(reason)"
         case .notTransformable(let channels, let rate): return "cannot convert a source of \(channels) channels at \(rate) Hz"
         case .resampleRatio(let from, let to):
             return "cannot resample \(from) Hz to \(to) Hz: cafconv resamples by factors up to 256 either way"

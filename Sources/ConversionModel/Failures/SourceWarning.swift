@@ -34,6 +34,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
         case .noFrames: "no audio frames: the output holds an empty 'data' chunk"
         case .noAACPacket: "no audio frames: the output holds no AAC packet"
         case .noOpusPacket: "no audio frames: the output holds no Opus packet"
+        case .aacPrimingUnknown(let container, let frames):
+            "its \(container) records no encoder priming or end trimming, so all \(frames) frames its packets code are taken as audio (priming 0); the first 1024 or 2112 of them are likely the encoder's priming"
         case .samplesNotCompared(let secondRate, let first, let firstRate, let secondFrames):
             "libavcodec decodes Opus at \(secondRate) Hz only, \(first) at \(firstRate) Hz: the second decoder checked the frame count (\(secondFrames) at \(secondRate) Hz), not the samples"
         case .container(let text): text
@@ -72,6 +74,9 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
     case noAACPacket
     /// The source had no audio frames: the Opus output holds no packet.
     case noOpusPacket
+    /// An AAC source in `container` (ADTS, or MP4 without an edit list or `iTunSMPB`) records no
+    /// encoder priming or end trimming: all `frames` it codes are taken as audio.
+    case aacPrimingUnknown(container: String, frames: Int64)
     /// libavcodec decodes Opus at 48 kHz only: at another rate the second decoder checked the
     /// frame count (`secondFrames` at `secondRate`), not the samples of `first` (at `firstRate`).
     case samplesNotCompared(secondRate: Int, first: String, firstRate: Int, secondFrames: Int64)

@@ -136,7 +136,9 @@ package struct OutputPlan {
 
     /// The target `-d` (or the source's own format) resolves to.
     package static func target(_ source: SourceStage, options: ConversionOptions) -> TargetFormat {
-        TargetFormat.resolve(
+        // An MP4 or ADTS AAC source without `-d` stays AAC, as afconvert keeps a source's format.
+        if options.dataFormat == nil, case .m4a? = source.codec { return TargetFormat(encoding: .aacPackets, byteOrder: .little) }
+        return TargetFormat.resolve(
             source: source.encodingToKeep, sourceOrder: source.byteOrder, dataFormat: options.dataFormat, endian: options.endian)
     }
 

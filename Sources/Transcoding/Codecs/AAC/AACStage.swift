@@ -181,20 +181,31 @@ package enum AACStage {
         _ written: Written, spooled: Spooled, encoder: AACEncoder, channels: Int, sampleRate: Int, to output: Int32,
         isCancelled: () -> Bool
     ) throws(ConversionError) -> Bool {
-        let framesPerPacket = encoder.framesPerPacket
-        let seconds = Double(max(written.packets, 1) * Int64(framesPerPacket)) / Double(sampleRate)
-        let cookie = MPEG4ESDescriptor(
-            bufferSize: UInt32(768 * channels),
-            maxBitRate: UInt32(clamping: spooled.largest * 8 * sampleRate / framesPerPacket),
-            averageBitRate: written.packets == 0
-                ? 0 : UInt32(clamping: Int((Double(spooled.packets.length) * 8 / seconds).rounded())),
-            audioSpecificConfig: encoder.audioSpecificConfig)
         let header = PacketTableHeader(
             numberPackets: written.packets, numberValidFrames: written.frames, primingFrames: Int32(written.priming),
             remainderFrames: Int32(written.remainder))
+        return try assemble(
+            spooled, config: encoder.audioSpecificConfig, framesPerPacket: encoder.framesPerPacket, header: header,
+            channels: channels, sampleRate: sampleRate, to: output, isCancelled: isCancelled)
+    }
+
+    /// Lays out the AAC CAF of the packets in `spooled` (whose AudioSpecificConfig is `config`)
+    /// with the `pakt` header `header`, as afconvert does; the `kuki`'s bit rates are the
+    /// packets' own. `false` when cancelled.
+    package static func assemble(
+        _ spooled: Spooled, config: [UInt8], framesPerPacket: Int, header: PacketTableHeader, channels: Int,
+        sampleRate: Int, extra: [CAFChunk] = [], to output: Int32, isCancelled: () -> Bool
+    ) throws(ConversionError) -> Bool {
+        let seconds = Double(max(header.numberPackets, 1) * Int64(framesPerPacket)) / Double(sampleRate)
+        let cookie = MPEG4ESDescriptor(
+            bufferSize: UInt32(768 * channels),
+            maxBitRate: UInt32(clamping: spooled.largest * 8 * sampleRate / framesPerPacket),
+            averageBitRate: header.numberPackets == 0
+                ? 0 : UInt32(clamping: Int((Double(spooled.packets.length) * 8 / seconds).rounded())),
+            audioSpecificConfig: config)
         let layout = CAFWriter.aacLayout(
             sampleRate: Double(sampleRate), channels: channels, framesPerPacket: framesPerPacket, cookie: cookie,
-            packetTable: header, tableBytes: Int(spooled.table.length), audioBytes: spooled.packets.length)
+            packetTable: header, tableBytes: Int(spooled.table.length), audioBytes: spooled.packets.length, extra: extra)
         var offset: UInt64 = 0
         try FileSystem.writeAll(output, layout.before, at: offset)
         offset += UInt64(layout.before.count)
