@@ -49,7 +49,7 @@ package enum M4ASource {
 
         /// A fresh decoding of the source (each call is an independent decoding).
         package func audio() throws(ConversionError) -> SourceAudio {
-            SourceAudio(aac: try M4ASource.decoder(path, stream))
+            SourceAudio(packets: try M4ASource.decoder(path, stream))
         }
     }
 

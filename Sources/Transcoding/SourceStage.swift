@@ -114,7 +114,7 @@ package struct SourceStage {
     package func checkDecoded(frames: Int64) throws(ConversionError) {
         switch codec {
         case .aac?, .opus?: break
-        case .ima4?, nil: return
+        case .ima4?, .m4a?, nil: return
         }
         guard let declared = headerFrames, frames != declared else { return }
         throw .source(.paktFrames(decoded: frames, declared: declared))
