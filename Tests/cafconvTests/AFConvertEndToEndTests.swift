@@ -103,7 +103,7 @@ struct AFConvertEndToEndTests {
             (["-l", "Mono", "-l", "Stereo"], "-l given twice"),
             (["-l", "Mono", "-c", "2"], "-l names 1 channels and -c 2"),
             (["-u", "pgcm", "2"], "afconvert's -u pgcm is not supported"),
-            (["-u", "vbrq"], "-u takes two words"),
+            (["-u", "vbrq", "loud"], "-q loud: codec quality is a number"),
             (["--soundcheck-generate"], "afconvert's --soundcheck-generate is not supported"),
             (["-ue", "prmm", "1"], "afconvert's -ue prmm is not supported"),
             (["-hf"], "afconvert's -hf is not supported"),

@@ -32,9 +32,18 @@ struct PipesEndToEndTests {
         )
     }
 
+    /// One second of a 440 Hz tone at half scale as a 16-bit WAV (lossy codecs keep a tone).
+    static func tone(channels: Int) -> [UInt8] {
+        let samples = (0..<44100).flatMap { frame -> [Int32] in
+            let value = Int32((sin(Double(frame) * 2 * .pi * 440 / 44100) * 16000).rounded())
+            return Array(repeating: value, count: channels)
+        }
+        return WAVFixture(encoding: .int16, channels: channels, integers: samples).bytes
+    }
+
     /// A source in `format` made by ffmpeg from a generated WAV (the WAV itself for `wav`).
     static func source(_ format: String, in folder: TempDirectory) throws -> String {
-        let wav = folder.write("tone.wav", WAVFixture.signal(.int16, channels: 2, frames: 12000).bytes)
+        let wav = folder.write("tone.wav", tone(channels: 2))
         if format == "wav" { return wav }
         let made = folder.file("tone.\(format)")
         let ffmpeg = try #require(which("ffmpeg"))
@@ -78,7 +87,7 @@ struct PipesEndToEndTests {
     @Test("-o - with -d ima4 and -d aac: the compressed CAF is proved, then copied to stdout")
     func compressedToStandardOutput() throws {
         let folder = TempDirectory()
-        let input = folder.write("in.wav", WAVFixture.signal(.int16, channels: 1, frames: 20000).bytes)
+        let input = folder.write("in.wav", Self.tone(channels: 1))
         for format in ["ima4", "aac"] {
             let reference = try run(
                 RepositoryPaths.executable, ["convert", "-d", format, input, "-o", folder.file("\(format).caf")])
