@@ -137,9 +137,15 @@ public struct Program: Sendable {
 public enum Console {
     private static let pending = Mutex<[UInt8]>([])
     private static let flushThreshold = 1 << 16
+    private static let diverted = Atomic<Bool>(false)
+
+    /// From now on, lines meant for stdout go to stderr: stdout carries data (a CAF written to
+    /// `-o -`).
+    public static func divertOutput() { diverted.store(true, ordering: .relaxed) }
 
     /// Adds a line to stdout (`terminator: ""` for text without a newline).
     public static func output(_ line: String, terminator: String = "\n") {
+        if diverted.load(ordering: .relaxed) { return error(line, terminator: terminator) }
         pending.withLock { buffer in
             buffer.append(contentsOf: line.utf8)
             buffer.append(contentsOf: terminator.utf8)

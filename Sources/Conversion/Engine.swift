@@ -41,7 +41,7 @@ public enum Engine {
         progress: (@Sendable (FileResult) -> Void)? = nil
     ) -> ConversionReport {
         guard let progress else { return run(inputs: inputs, output: output, options: options, selection: selection) }
-        return run(inputs: inputs, output: output, options: options, selection: selection) { step in progress(step.result) }
+        return run(inputs: inputs, output: output, options: options, selection: selection, progress: { step in progress(step.result) })
     }
 
     /// Converts `inputs` into `output` like ``convert(inputs:output:options:progress:)``, stopping
@@ -49,19 +49,20 @@ public enum Engine {
     /// `selection` narrows what folder inputs contribute (`--include`, `--exclude`).
     public static func run(
         inputs: [String], output: String?, options: ConversionOptions, selection: Planner.Selection = Planner.Selection(),
-        rules: RuleBook = RuleBook(), cancellation: Cancellation = Cancellation(),
-        progress: (@Sendable (Progress) -> Void)? = nil
+        rules: RuleBook = RuleBook(), cancellation: Cancellation = Cancellation(), keepsState: Bool = true,
+        progress: (@Sendable (Progress) -> Void)? = nil, frames: (@Sendable (Job) -> FrameProgress?)? = nil
     ) -> ConversionReport {
         let started = FileSystem.now()
         if !options.dryRun { preloadLibraries() }
         FileSystem.OpenedRoots.beginRun()
         defer { FileSystem.OpenedRoots.endRun() }
         var plan = Planner.plan(inputs: inputs, output: output, selection: selection)
+        if !keepsState { plan.dropState() }
         if let shard = options.shard {
             plan.jobs = plan.jobs.filter { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }
         }
         var decision = decide(plan: plan, options: options, rules: rules)
-        let orphans = plan.hermetic ? [] : settleOrphans(&decision, plan: plan, options: options)
+        let orphans = !plan.keepsState ? [] : settleOrphans(&decision, plan: plan, options: options)
         if !orphans.isEmpty {
             // A folder whose WAV files are all gone still had something to check: the outputs its
             // manifest records (reported orphaned, or pruned). Only a run that checked nothing fails.
@@ -107,7 +108,7 @@ public enum Engine {
         defer { if let kept { _ = FileSystem.keptWhenIdentical.withLock { $0.remove(kept) } } }
         let saveFailures = convertJobs(
             jobs, decision: &decision, options: options, cancellation: cancellation, bytesTotal: bytesTotal,
-            progress: progress)
+            frames: frames, progress: progress)
         if plan.hermetic, let job = jobs.first, decision.jobs.first?.record?.status == .converted,
             let source = FileSystem.stamp(of: job.input), let made = FileSystem.stamp(of: job.output),
             made.modified < source.modified
@@ -127,14 +128,16 @@ public enum Engine {
     /// One job of ``convertJobs``: skipped once the run is cancelled, else converted under the
     /// options its rule resolved, its record naming that rule.
     static func convertOne(
-        _ job: Job, index: Int, decided: JobDecision, options: ConversionOptions, cancellation: Cancellation
+        _ job: Job, index: Int, decided: JobDecision, options: ConversionOptions, cancellation: Cancellation,
+        frames: FrameProgress? = nil
     ) -> FileResult {
         if cancellation.isCancelled {
             var result = FileResult(input: job.input, output: job.output, status: .skipped)
             result.record(.interrupted)
             return result
         }
-        var result = Converter.convert(job, options: decided.options ?? options, sequence: index, cancellation: cancellation)
+        var result = Converter.convert(
+            job, options: decided.options ?? options, sequence: index, cancellation: cancellation, progress: frames)
         result.rule = decided.rule
         result.rulesFile = decided.rulesFile
         result.bytesIn = decided.sourceStamp?.size
@@ -148,7 +151,7 @@ public enum Engine {
     /// the manifests that could not be saved, as failures.
     static func convertJobs(
         _ jobs: [Job], decision: inout Decision, options: ConversionOptions, cancellation: Cancellation,
-        bytesTotal: UInt64, progress: (@Sendable (Progress) -> Void)?
+        bytesTotal: UInt64, frames: (@Sendable (Job) -> FrameProgress?)? = nil, progress: (@Sendable (Progress) -> Void)?
     ) -> [FileResult] {
         let work = decision.work
         let state = Mutex(
@@ -159,8 +162,10 @@ public enum Engine {
         Slots.forEach(work.count, workers: options.jobs) { slot in
             let index = work[slot]
             let job = jobs[index]
-            let result = convertOne(job, index: index, decided: decided[index], options: options, cancellation: cancellation)
-            let recorded = result.status == .converted && decided[index].recorded && options.recordsState
+            let result = convertOne(
+                job, index: index, decided: decided[index], options: options, cancellation: cancellation,
+                frames: frames?(job))
+            let recorded = result.status == .converted && decided[index].recorded
             let output = recorded ? FileSystem.stampAndChange(of: job.output) : nil
             // The bytes written, and the source's as the decision saw them (hashed after the
             // conversion: a source changed meanwhile has a newer stamp than the one recorded,
@@ -197,7 +202,7 @@ public enum Engine {
         for (slot, index) in work.enumerated() { decision.jobs[index].record = finished[slot] }
         var saveFailures: [FileResult] = []
         state.withLock { state in
-            for folder in state.dirty.sorted() where options.recordsState {
+            for folder in state.dirty.sorted() {
                 guard let path = state.manifests[folder]?.path else { continue }
                 do throws(ConversionError) { try state.manifests[folder]?.save() } catch {
                     saveFailures.append(.failed(path, error: .manifest(.notRecorded(error))))
@@ -289,7 +294,7 @@ public enum Engine {
     static func decide(plan: Planner.Plan, options: ConversionOptions, rules: RuleBook = RuleBook()) -> Decision {
         var decision = Decision(jobs: Array(repeating: JobDecision(), count: plan.jobs.count))
         let runFingerprint = options.fingerprint
-        if !plan.hermetic { loadManifests(plan: plan, options: options, into: &decision) }
+        if plan.keepsState { loadManifests(plan: plan, options: options, into: &decision) }
         let matchers = rules.matchers()
         var checks: [ContentCheck] = []
         var coverage = PatternCoverage(rules.booksToCheck(plan.jobs), matchers: matchers)

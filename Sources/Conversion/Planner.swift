@@ -33,6 +33,15 @@ public enum Planner {
         /// keeps no state (no manifest read or written, no other file of the output folder
         /// touched) and always converts; the build system decides what is up to date.
         public var hermetic = false
+        /// Whether the run reads and writes `.cafconv-manifest` files: not in the single-file
+        /// mode (``hermetic``), nor under `convert --no-state`.
+        public var keepsState = true
+
+        /// Makes the run keep no state: no manifest read or written, every output converted.
+        public mutating func dropState() {
+            keepsState = false
+            stateFolders = []
+        }
     }
 
     /// Why a folder input fails when it holds no file to convert.
@@ -140,7 +149,10 @@ public enum Planner {
         plan.ignored = ignored
         if singleFile, output != nil, !outputIsFolder, plan.jobs.count == 1 {
             plan.hermetic = true
-            plan.stateFolders = []
+            plan.dropState()
+            if let output, !output.lowercased().hasSuffix(".caf") {
+                plan.warnings.append(.outputNotNamedCAF(path: output))
+            }
         }
         return plan
     }

@@ -67,9 +67,6 @@ public struct ConversionOptions: Sendable, Equatable {
     /// (`OutputCodecs.vocabulary`, which the command line and the rules file set), linear PCM
     /// alone by default. Not part of the fingerprint: it decides what parses, not what is written.
     public var codecs: DataFormat.Vocabulary = .linearPCMOnly
-    /// Whether converted outputs are recorded in their folder's `.cafconv-manifest` (the
-    /// afconvert front end converts one file and records nothing). Not part of the fingerprint.
-    public var recordsState = true
     /// `--loudness`: the integrated loudness (LUFS, ITU-R BS.1770-4) each output is brought to by
     /// one static gain applied before the encoder; `nil` leaves levels alone.
     public var loudnessTarget: Double? = nil

@@ -57,12 +57,15 @@ package enum SampleRoute: Equatable {
 /// at the output path.
 package enum Converter {
     package static func convert(
-        _ job: Job, options: ConversionOptions, sequence: Int, cancellation: Cancellation = Cancellation()
+        _ job: Job, options: ConversionOptions, sequence: Int, cancellation: Cancellation = Cancellation(),
+        progress: FrameProgress? = nil
     ) -> FileResult {
         return run(job) { result, temporaryFile in
             // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
             var source = try SourceStage.open(job, options: options, warnings: &result.warnings)
             if options.measuresLevels { source.levelTap = LevelTap() }
+            source.frameProgress = progress
+            progress?.setTotal(source.headerFrames)
             result.formatIn = source.formatCode
             try source.admits(options, result: &result)
             let codec = OutputCodecs.codec(for: source, options: options)
@@ -96,7 +99,9 @@ package enum Converter {
         try source.admits(plan.target)
         if output == nil { output = try openOutput() }
         guard let output else { return }
-        guard let written = try codec.write(plan, from: source, into: output, result: &result),
+        let written = try codec.write(plan, from: source, into: output, result: &result)
+        source.frameProgress?.finishReading()
+        guard let written,
             let proof = try codec.prove(written, plan: plan, source: source, output: output)
         else { throw ConversionError.interrupted }
         if let loudness { try LoudnessScan.check(output.temporary.path, reaches: loudness, tap: output.loudnessTap) }

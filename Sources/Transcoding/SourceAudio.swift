@@ -330,6 +330,8 @@ package final class SourceAudio {
     package let isFloat: Bool
     /// Frames to read at most; `nil` reads until the decoder stops.
     package let limit: Int64?
+    /// Counts the frames read, for a progress display (the encoder's reading only).
+    package var progress: FrameProgress? = nil
     /// Bits of a sample (for naming rules): 8, 16, 24 or 32 for integers (16 for what libsndfile
     /// decodes from compressed formats), 32 or 64 for floats.
     package let bits: Int
@@ -570,6 +572,7 @@ package final class SourceAudio {
         }
         position += Int64(got)
         if got == 0 { tap?.finish() } else { tap?.add(ints: ints, doubles: doubles, frames: got, isFloat: isFloat) }
+        progress?.add(got)
         return got
     }
 }

@@ -43,6 +43,8 @@ package struct SourceStage {
     package var codec: CodecSource? = nil
     /// `convert --report`: the meters the first ``proofAudio()`` decoding feeds; `nil` otherwise.
     package var levelTap: LevelTap? = nil
+    /// Counts the frames the encoder reads (``pumpAudio()``), for a progress display.
+    package var frameProgress: FrameProgress? = nil
 
     /// The sources a decoder of their own reads, with what it needs.
     package enum CodecSource {
@@ -335,6 +337,12 @@ package struct SourceStage {
     /// libmpg123's for MPEG audio, else libsndfile's (rewound after the cross-check's probe), cut
     /// to the header's frames.
     package func pumpAudio() throws -> SourceAudio {
+        let audio = try encoderAudio()
+        audio.progress = frameProgress
+        return audio
+    }
+
+    private func encoderAudio() throws -> SourceAudio {
         if let codec { return try codec.audio() }
         if probe == nil, let samples {
             return SourceAudio(samples: samples, source: input, sampleRate: info.sampleRate)

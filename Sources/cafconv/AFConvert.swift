@@ -48,6 +48,13 @@ struct AFConvert {
         "src-complexity", valueName: "src_complexity",
         help: "Sample rate converter complexity: line, norm or bats; cafconv always resamples with libsoxr (bats: its best).")
     static let verbose = Flag("verbose", short: "v", help: "Print what was converted, and how it was proved.")
+    static let layout = Option<String>(
+        "channellayout", short: "l", valueName: "layout_tag",
+        help: "The output's layout tag: Mono or Stereo (kAudioChannelLayoutTag_ may be left out), as -c 1 or -c 2.")
+    static let property = Option<String>(
+        "userproperty", short: "u", valueName: "property value",
+        help:
+            "An Audio Converter property (-u and -ue take two words): brat (-b), srcq (-r), cdqu and vbrq (-q), acbf (-s); any other is refused by name.")
 
     /// afconvert's options cafconv does not have, by every spelling a script may use, with why
     /// (`nil`: not one of afconvert's). Looked up before parsing, so that `-hf`, `-ue` and the
@@ -55,11 +62,6 @@ struct AFConvert {
     static func refusal(_ spelling: String) -> String? {
         let why: String
         switch spelling {
-        case "-l", "--channellayout":
-            why = "cafconv writes the source's channel layout (from WAVE_FORMAT_EXTENSIBLE); use -c to change the count"
-        case "-u", "-ue", "--userproperty":
-            why =
-                "cafconv's encoders take no Audio Converter properties (vbrq has no equivalent: its AAC is constant bit rate at -b)"
         case "--prime-method", "--prime-override", "--no-filler":
             why = "cafconv writes the encoder's exact priming and padding in the pakt, and always aligns audio itself"
         case "--soundcheck-generate", "--soundcheck-read", "--media-kind", "--anchor-loudness", "--generate-hash",
@@ -92,7 +94,8 @@ struct AFConvert {
                 """,
             positionals: files,
             options: [
-                output, file, data, channels, mix, bitRate, quality, strategy, srcQuality, srcComplexity, verbose,
+                output, file, data, channels, mix, layout, bitRate, quality, strategy, srcQuality, srcComplexity, property,
+                verbose,
             ])
         command.foreignOption = refusal
         return command
@@ -104,6 +107,68 @@ struct AFConvert {
     let verbose: Bool
     /// Notes printed before the run (options accepted that change nothing).
     let notes: [String]
+
+    /// afconvert's Audio Converter properties (`-u`/`-ue property value`) that have an option of
+    /// their own: the property's four-character code, and the option it is.
+    static let properties: [String: String] = [
+        "brat": "-b",  // kAudioConverterEncodeBitRate
+        "srcq": "-r",  // kAudioConverterSampleRateConverterQuality
+        "cdqu": "-q",  // kAudioConverterCodecQuality
+        "vbrq": "-q",  // kAudioCodecPropertySoundQualityForVBR: a quality 0-127, as -q
+        "acbf": "-s",  // kAudioCodecPropertyBitRateControlMode: 0 CBR, 1 ABR, 2 and 3 VBR, as -s
+    ]
+
+    /// The arguments with each `-u`/`-ue`/`--userproperty property value` written as the option
+    /// it is (``properties``), and afconvert's refused options named whole; a property without
+    /// an equivalent is refused by name.
+    static func translated(_ arguments: [String]) throws(CommandLineError) -> [String] {
+        try checkRefused(arguments)
+        var result: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            index += 1
+            guard ["-u", "-ue", "--userproperty"].contains(word), !result.contains("--") else {
+                result.append(word)
+                continue
+            }
+            guard index + 1 < arguments.count else {
+                throw CommandLineError("\(word) takes two words: a property's four-character code and its value", path: [name])
+            }
+            let (code, value) = (arguments[index], arguments[index + 1])
+            index += 2
+            var trimmed = Substring(code)
+            if trimmed.count >= 2, trimmed.first == "'", trimmed.last == "'" { trimmed = trimmed.dropFirst().dropLast() }
+            guard let option = properties[String(trimmed)] else {
+                throw CommandLineError(
+                    "afconvert's \(word) \(code) is not supported: cafconv has no Audio Converter; the properties with an equivalent are \(properties.keys.sorted().joined(separator: ", ")) (docs/afconvert.md)",
+                    path: [name])
+            }
+            result += [option, value]
+        }
+        return result
+    }
+
+    /// `-l`: a layout tag named by afconvert's constant (with or without
+    /// `kAudioChannelLayoutTag_`), as the channel count it is; other tags are refused (cafconv
+    /// writes the source's layout for the count).
+    static func layoutChannels(_ tags: [String]) throws(CommandLineError) -> Int? {
+        guard let last = tags.last else { return nil }
+        if tags.count > 1 {
+            throw CommandLineError(
+                "-l given twice: afconvert's first -l sets the input's layout; cafconv reads the input's layout from the file",
+                path: [name])
+        }
+        let tag = last.hasPrefix("kAudioChannelLayoutTag_") ? String(last.dropFirst("kAudioChannelLayoutTag_".count)) : last
+        switch tag {
+        case "Mono": return 1
+        case "Stereo", "StereoHeadphones": return 2
+        default:
+            throw CommandLineError(
+                "-l \(last): only Mono and Stereo are supported (as -c 1 and -c 2): cafconv writes the source's channel layout for its count",
+                path: [name])
+        }
+    }
 
     /// Arguments checked for afconvert's options cafconv refuses, before the parser reads them
     /// (`-hf` would otherwise read as `-h`, `-ue` as `-u` and `-e`).
@@ -215,9 +280,13 @@ struct AFConvert {
         // The settings convert reads, spelled as convert's options.
         var values: [String: String] = ["force": ""]
         if let text = invocation[Self.data] { values["data-format"] = try Self.dataFormatText(text) }
-        if let count = invocation[Self.channels] {
-            guard Int(count) != nil else {
+        let layoutCount = try Self.layoutChannels(invocation.all(Self.layout))
+        if let count = invocation[Self.channels] ?? layoutCount.map(String.init) {
+            guard let number = Int(count) else {
                 throw CommandLineError("-c \(count): the channel count is a whole number", path: [Self.name])
+            }
+            if let layoutCount, layoutCount != number {
+                throw CommandLineError("-l names \(layoutCount) channels and -c \(count): give one count", path: [Self.name])
             }
             values["channels"] = count
             values[invocation[Self.mix] ? "mix" : "no-mix"] = ""
@@ -236,7 +305,6 @@ struct AFConvert {
             _ = try Setting.applyCommandLine({ settings[$0] }, to: &options)
             // `lpcm` is linear PCM (spelled `0` for the parser), never the source's codec kept.
             if let text = invocation[Self.data], text.lowercased().hasPrefix("lpcm") { options.keepsSourceCodec = false }
-            options.recordsState = false
             try options.validate()
             self.options = options
         } catch {
@@ -245,46 +313,41 @@ struct AFConvert {
         self.notes = notes
     }
 
+    /// The file the CAF is written to: the output file given, else the input's name with .caf
+    /// beside it (named here, so that the run is the single-file mode: one input, `-o FILE`,
+    /// nothing recorded).
+    var target: String {
+        if let outputPath { return outputPath }
+        return FileSystem.joined(FileSystem.directoryName(input), FileSystem.stem(FileSystem.baseName(input)) + ".caf")
+    }
+
     func run() -> Int32 {
         let terminal = Terminal.current
         if verbose {
             for note in notes { Console.error("\(Output.warningPrefix(color: terminal.color)) \(note)") }
         }
-        let toStandardOutput = outputPath == "-"
-        // `-` in or out: a private temporary folder holds the spooled input and the output.
-        var streams: StandardStreams?
-        var source = input
-        var target = outputPath
-        do throws(StandardStreams.Failure) {
-            if input == "-" || toStandardOutput {
-                let made = try StandardStreams()
-                streams = made
-                if input == "-" { source = try made.spoolStandardInput(to: "standard-input") }
-                if toStandardOutput { target = made.path("standard-output.caf") }
-            }
-        } catch {
-            streams?.remove()
-            Console.error("\(Output.errorPrefix(color: terminal.color)) \(error.message)")
+        // `-` in or out, and pipes: private copies the engine reads and writes (PipedFiles).
+        let piped: PipedFiles
+        do throws(StandardStreams.Failure) { piped = try PipedFiles(inputs: [input], output: target) } catch {
+            Console.error("\(Output.errorPrefix(color: terminal.color)) \(PathBytes.display(error.message))")
             return ExitStatus.failure
         }
-        defer { streams?.remove() }
+        defer { piped.remove() }
         let interruption = Interruption()
         defer { interruption.stop() }
         // afconvert prints nothing unless -v: errors only (and never a line on stdout that
         // carries the CAF).
         let style = Output.Style(
-            json: false, quiet: !verbose || toStandardOutput, verbose: verbose && !toStandardOutput, color: terminal.color)
-        let report = Engine.run(
-            inputs: [source], output: target, options: options, cancellation: interruption.cancellation)
+            json: false, quiet: !verbose || piped.toStandardOutput, verbose: verbose && !piped.toStandardOutput,
+            color: terminal.color)
+        let report = piped.named(
+            Engine.run(inputs: piped.inputs, output: piped.output, options: options, cancellation: interruption.cancellation))
         Output.render(report, style: style)
         if report.interrupted { return ExitStatus.interrupted }
         guard report.succeeded else { return ExitStatus.failure }
-        if toStandardOutput, let streams, let target {
-            Console.flush()
-            do throws(StandardStreams.Failure) { try streams.copyToStandardOutput(target) } catch {
-                Console.error("\(Output.errorPrefix(color: terminal.color)) \(error.message)")
-                return ExitStatus.failure
-            }
+        do throws(StandardStreams.Failure) { try piped.copyOut() } catch {
+            Console.error("\(Output.errorPrefix(color: terminal.color)) \(error.message)")
+            return ExitStatus.failure
         }
         return ExitStatus.success
     }

@@ -58,6 +58,14 @@ enum CAFConv {
             Program.Entry("NO_COLOR", "When set and not empty, error: and warning: are not coloured."),
             Program.Entry("TERM", "When unset or dumb, no progress line is drawn and nothing is coloured."),
             Program.Entry("SOURCE_DATE_EPOCH", "The date --generate-manual writes into the manual page."),
+            Program.Entry(
+                "TMPDIR",
+                "Where convert and afconvert make the private folder (mode 0700) that holds a piped input (-, /dev/stdin, <(...)) and the CAF for -o - (default /tmp)."
+            ),
+            Program.Entry(
+                "CAFCONV_PROGRESS_INTERVAL_MS",
+                "The pace of convert's progress inside files, in milliseconds (default: 250 on a terminal and for --progress json, 5000 for the heartbeat in a log); for tests."
+            ),
         ],
         examples: [
             Program.Example(
@@ -71,6 +79,9 @@ enum CAFConv {
                 "cafconv verify --endian little --against Sounds Build/Sounds",
                 "Check every CAF against the specification, the byte order and its source, sample by sample:"),
             Program.Example("cafconv info --brief Build/Sounds", "Describe every audio file under a folder, one line each:"),
+            Program.Example(
+                "curl -s https://example.com/tts.wav | cafconv convert - -o - > tts.caf",
+                "Convert from a pipe to a pipe (the CAF goes out once it is proved):"),
         ])
 
     /// Whether `argument` is an option with which `convert` converts nothing (see `main`).
@@ -91,8 +102,9 @@ enum CAFConv {
         if invokedAs == AFConvert.name { arguments.insert(AFConvert.name, at: 0) }
         if invokedAs == AFInfo.name { arguments.insert(AFInfo.name, at: 0) }
         if arguments.first == AFConvert.name {
-            // afconvert's refused options are named whole (-hf, -ue) before the parser splits them.
-            do throws(CommandLineError) { try AFConvert.checkRefused(Array(arguments.dropFirst())) } catch {
+            // afconvert's refused options are named whole (-hf) before the parser splits them, and
+            // -u/-ue take two words: written as the options they are.
+            do throws(CommandLineError) { arguments = [AFConvert.name] + (try AFConvert.translated(Array(arguments.dropFirst()))) } catch {
                 Console.error(program.errorText(error))
                 Console.flush()
                 exit(Program.usageErrorStatus)

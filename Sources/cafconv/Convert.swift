@@ -24,6 +24,13 @@ struct Convert {
     static let check = Flag(
         "check", help: "Write nothing; list what is missing, out of date or orphaned, and exit 1 if anything is.")
     static let verbose = Flag("verbose", short: "v", help: "Print more detail for each file (and the files ignored).")
+    static let progress = Option<ProgressMode>(
+        "progress", valueName: "mode",
+        help:
+            "Progress inside files: auto (a live line on a terminal, a heartbeat line every 5 s in a log), json (JSON lines on stderr, docs/convert.md), none.")
+    static let noState = Flag(
+        "no-state",
+        help: "Read and write no .cafconv-manifest: convert every input, record nothing (the build system decides what is up to date).")
     static let include = Option<Glob>(
         "include", valueName: "glob",
         help: "Take only the files of folder inputs that match this pattern (repeatable; see the discussion).",
@@ -126,7 +133,12 @@ struct Convert {
 
                 Each output is written to a temporary file beside it, read back and checked, then \
                 renamed into place; a failed file leaves nothing at its output path. Inputs are never \
-                modified.
+                modified. Pipes: - reads the source from standard input, and an input that \
+                is a pipe or a character device (/dev/stdin, <(...)) is read the same way; either is \
+                copied to a private temporary folder first (every reader seeks), is converted alone, and \
+                needs -o. -o - writes the CAF to standard output once it is written and proved in that \
+                folder (result lines then go to stderr; nothing reaches stdout when the file fails); no \
+                file named - is ever written.
 
                 Re-runs are incremental, like make: an output is converted again only when it is \
                 missing, its source's bytes changed, the conversion options changed, or the output \
@@ -136,7 +148,9 @@ struct Convert {
                 input folder when outputs are written beside inputs). One input file with -o FILE \
                 is the single-file mode for build systems: no manifest, it reads only the file and \
                 --rules, writes only the output (kept as it is when the bytes are the same) and \
-                --depfile, and converts every time. --persistent_worker serves Bazel's JSON worker \
+                --depfile, and converts every time (an output name that does not end in .caf gets a \
+                warning: the file is CAF whatever its name). --no-state keeps no manifest for any run \
+                (folders too): every input is converted. --persistent_worker serves Bazel's JSON worker \
                 protocol on stdin and stdout; --flagfile=PATH reads arguments from PATH, one a line. \
                 --force converts everything; --dry-run prints the plan and writes nothing; --check \
                 writes nothing, lists on stdout each output that is missing, out of date or orphaned \
@@ -174,7 +188,7 @@ struct Convert {
                 output, setting("endian"), dataFormat, setting("bit-rate"), fileType, setting("channels"),
                 setting("mix"), setting("no-mix"), setting("src-quality"), setting("dither"), include, exclude,
                 setting("jobs"), setting("force"), rules, depfile, setting("shard"), setting("dry-run"), check,
-                setting("prune"), SharedOptions.report, verbose, setting("strip-metadata"), htmlReport,
+                setting("prune"), noState, progress, SharedOptions.report, verbose, setting("strip-metadata"), htmlReport,
             ]))
         command.foreignOption = afconvertOption
         return command
@@ -191,6 +205,10 @@ struct Convert {
     let rulesFile: String?
     let depfile: String?
     let htmlReport: String?
+    /// `--no-state`: no manifest read or written.
+    let keepsState: Bool
+    /// `--progress`.
+    let progressMode: ProgressMode
     /// Rules keys the command line sets: they win over rules files.
     let commandLineKeys: Set<RuleKey>
 
@@ -205,13 +223,17 @@ struct Convert {
         rulesFile = invocation[Self.rules]
         depfile = invocation[Self.depfile]
         htmlReport = invocation[Self.htmlReport]
+        keepsState = !invocation[Self.noState]
+        progressMode = invocation[Self.progress] ?? .auto
         if inputs.isEmpty { throw CommandLineError("give at least one audio file or folder") }
         if let type = invocation[Self.fileType], !["caff", "caf"].contains(type.lowercased()) {
             throw CommandLineError("-f \(type): cafconv writes CAF only; use -f caff or leave -f out")
         }
         selection = Planner.Selection(include: invocation.all(Self.include), exclude: invocation.all(Self.exclude))
         if quiet && verbose { throw CommandLineError("--quiet and --verbose cannot be used together") }
-        if let output, let blocker = Planner.fileInTheWay(of: output, inputs: inputs) {
+        if let why = PipedFiles.refusal(inputs: inputs, output: output) { throw CommandLineError(why) }
+        if output == "-" && json { throw CommandLineError("-o - writes the CAF to standard output: --json cannot go there too") }
+        if let output, output != "-", let blocker = Planner.fileInTheWay(of: output, inputs: inputs) {
             throw CommandLineError(
                 blocker == output || blocker + "/" == output
                     ? "-o \(output) is a file, but a folder or several inputs are converted into a folder; remove it or choose another -o"
@@ -229,6 +251,12 @@ struct Convert {
             self.options = options
         } catch {
             throw CommandLineError(error.message)
+        }
+        if !keepsState && (check || options.prune) {
+            throw CommandLineError("--no-state keeps no manifest: --\(check ? "check" : "prune") needs it")
+        }
+        if options.dryRun && (output == "-" || inputs.contains(where: PipedFiles.isPipe)) {
+            throw CommandLineError("--dry-run and --check plan files: a pipe (-, -o -) is read or written only by a conversion")
         }
     }
 
@@ -258,13 +286,31 @@ struct Convert {
         let terminal = Terminal.current
         let style = Output.Style(
             json: json, quiet: quiet, verbose: verbose, dryRun: options.dryRun, check: check, color: terminal.color)
-        let line = terminal.interactive && !quiet && !json && !options.dryRun ? ProgressLine() : nil
+        let line =
+            terminal.interactive && !quiet && !json && !options.dryRun && progressMode == .auto ? ProgressLine() : nil
         // Errors and warnings are printed as each file ends, not after the run.
         let log = LiveLog(style: style, line: line)
-        let report = Engine.run(
-            inputs: inputs, output: output, options: options, selection: selection, rules: book,
-            cancellation: interruption.cancellation,
-            progress: { step in log.handle(step) })
+        // `-`, pipes and `-o -`: private copies the engine reads and writes (PipedFiles).
+        let piped: PipedFiles
+        do throws(StandardStreams.Failure) { piped = try PipedFiles(inputs: inputs, output: output) } catch {
+            Console.error("\(Output.errorPrefix(color: terminal.color)) \(PathBytes.display(error.message))")
+            return ExitStatus.failure
+        }
+        defer { piped.remove() }
+        if piped.toStandardOutput { Console.divertOutput() }
+        let names: @Sendable (String) -> String = { piped.named($0) }
+        let display: ProgressDisplay? =
+            options.dryRun ? nil : ProgressDisplay(mode: progressMode, quiet: quiet, json: json, line: line, named: names)
+        var counters: (@Sendable (Job) -> FrameProgress?)? = nil
+        if let display { counters = { job in display.counter(for: job) } }
+        let report = piped.named(
+            Engine.run(
+                inputs: piped.inputs, output: piped.output, options: options, selection: selection, rules: book,
+                cancellation: interruption.cancellation, keepsState: keepsState,
+                progress: { step in
+                    display?.finished(step)
+                    log.handle(piped.named(step))
+                }, frames: counters))
         line?.clear()
         Output.render(report, style: style, printed: log.printed)
         if let depfile, !report.interrupted {
@@ -288,6 +334,10 @@ struct Convert {
         }
         if report.interrupted { return ExitStatus.interrupted }
         if !report.succeeded || (check && !report.isCurrent) { return ExitStatus.failure }
+        do throws(StandardStreams.Failure) { try piped.copyOut() } catch {
+            Console.error("\(Output.errorPrefix(color: terminal.color)) \(error.message)")
+            return ExitStatus.failure
+        }
         return ExitStatus.success
     }
 }

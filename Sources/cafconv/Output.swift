@@ -280,44 +280,60 @@ struct Terminal {
     }
 }
 
-/// A live progress line on stderr (files done/total, bytes, rate, ETA), redrawn with `\r` at most
-/// ten times a second. Only used on a terminal.
+/// A live progress line on stderr (files done/total, bytes, rate, ETA; and the file in progress
+/// with its frames, rate and ETA, from ``ProgressDisplay``), redrawn with `\r` at most ten times
+/// a second. Only used on a terminal.
 final class ProgressLine: Sendable {
     private struct State {
         var lastDraw: UInt64 = 0
         var text = ""
         var width = 0
+        /// The files part, and the part of the file in progress.
+        var files = ""
+        var file: String?
     }
 
     private let started = ProgressLine.now()
     private let state = Mutex(State())
 
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    static func now() -> UInt64 { FrameProgress.monotonicNanoseconds() }
 
     /// Redraws the line for one step of the run.
     func update(_ step: Engine.Progress) {
         guard step.filesTotal > 0 else { return }
         let now = Self.now()
-        state.withLock { state in
-            guard now - state.lastDraw >= 100_000_000 || step.filesDone == step.filesTotal else { return }
-            state.lastDraw = now
-            let seconds = Double(now - started) / 1e9
-            let rate = seconds > 0 ? Double(step.bytesDone) / seconds : 0
-            var text = "\(step.filesDone)/\(step.filesTotal) files, \(Self.size(step.bytesDone)) of \(Self.size(step.bytesTotal))"
-            if rate > 0 {
-                text += ", \(Self.size(UInt64(rate)))/s"
-                let remaining = Double(step.bytesTotal - min(step.bytesDone, step.bytesTotal)) / rate
-                text += ", ETA \(Int(remaining.rounded(.up))) s"
-            }
-            let padding = String(repeating: " ", count: max(0, state.width - text.count))
-            state.text = text
-            state.width = text.count
-            Console.error("\r" + text + padding, terminator: "")
+        let seconds = Double(now - started) / 1e9
+        let rate = seconds > 0 ? Double(step.bytesDone) / seconds : 0
+        var text = "\(step.filesDone)/\(step.filesTotal) files, \(Self.size(step.bytesDone)) of \(Self.size(step.bytesTotal))"
+        if rate > 0 {
+            text += ", \(Self.size(UInt64(rate)))/s"
+            let remaining = Double(step.bytesTotal - min(step.bytesDone, step.bytesTotal)) / rate
+            text += ", ETA \(Int(remaining.rounded(.up))) s"
         }
+        state.withLock { state in
+            state.files = text
+            guard now - state.lastDraw >= 100_000_000 || step.filesDone == step.filesTotal else { return }
+            Self.draw(&state, now: now)
+        }
+    }
+
+    /// Shows the file in progress (`nil`: none) after the files part.
+    func updateFile(_ text: String?) {
+        let now = Self.now()
+        state.withLock { state in
+            guard text != nil || state.file != nil else { return }
+            state.file = text
+            Self.draw(&state, now: now)
+        }
+    }
+
+    private static func draw(_ state: inout State, now: UInt64) {
+        state.lastDraw = now
+        let text = [state.files, state.file ?? ""].filter { !$0.isEmpty }.joined(separator: "; ")
+        let padding = String(repeating: " ", count: max(0, state.width - text.count))
+        state.text = text
+        state.width = text.count
+        Console.error("\r" + text + padding, terminator: "")
     }
 
     /// Prints whole lines above the progress line: erases it, writes them, draws it again.

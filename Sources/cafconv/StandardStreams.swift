@@ -1,11 +1,13 @@
+import OutputFiles
 import SystemLayer
 
-/// afconvert's `-` as input (stdin) and as output file (stdout), through a private temporary
-/// folder: the engine reads and writes files (its readers seek, and its outputs are proved before
-/// they are put in place), so stdin is spooled into the folder first and the proved CAF is
-/// copied to stdout afterwards. Nothing is ever written under the name `-`. Memory: one 64 KiB
-/// buffer.
-final class StandardStreams {
+/// `-` as input (stdin) and as output file (stdout), and inputs that are pipes or character
+/// devices (`/dev/stdin`, `<(...)`), for `convert` and `afconvert` alike, through a private
+/// temporary folder: the engine reads and writes files (every reader seeks or reads the source
+/// more than once, and outputs are proved before they are put in place), so such an input is
+/// spooled into the folder first and the proved CAF is copied to stdout afterwards. Nothing is
+/// ever written under the name `-`. Memory: one 64 KiB buffer.
+final class StandardStreams: Sendable {
     /// A failure of the spool or the copy, as one sentence.
     struct Failure: Error {
         var message: String
@@ -16,7 +18,7 @@ final class StandardStreams {
 
     init() throws(Failure) {
         let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/cafconv-afconvert-XXXXXX").utf8CString)
+        var template = Array((base + "/cafconv-pipe-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
         guard made != nil else {
             throw Failure(message: "cannot make a temporary folder in \(base): \(String(cString: strerror(errno)))")
@@ -29,11 +31,24 @@ final class StandardStreams {
 
     /// Copies stdin to `name` in the private folder; returns its path.
     func spoolStandardInput(to name: String) throws(Failure) -> String {
+        try spool(from: STDIN_FILENO, reading: "standard input", to: name)
+    }
+
+    /// Copies what the pipe or device at `source` gives until its end to `name` in the private
+    /// folder; returns its path.
+    func spool(_ source: String, to name: String) throws(Failure) -> String {
+        let input = FileSystem.withPath(source) { Syscall.open($0, O_RDONLY | O_CLOEXEC) }
+        guard input >= 0 else { throw Failure(message: "cannot open \(source): \(String(cString: strerror(errno)))") }
+        defer { _ = Syscall.close(input) }
+        return try spool(from: input, reading: source, to: name)
+    }
+
+    private func spool(from input: Int32, reading: String, to name: String) throws(Failure) -> String {
         let target = path(name)
         let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard output >= 0 else { throw Failure(message: "cannot create \(target): \(String(cString: strerror(errno)))") }
         defer { _ = Syscall.close(output) }
-        try Self.copy(from: STDIN_FILENO, to: output, reading: "standard input", writing: target)
+        try Self.copy(from: input, to: output, reading: reading, writing: target)
         return target
     }
 

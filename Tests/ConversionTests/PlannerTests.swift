@@ -74,4 +74,15 @@ struct PlannerTests {
         let plan = Planner.plan(inputs: [folder.file("in")], output: folder.file("in/out"))
         #expect(plan.jobs.map(\.input) == [folder.file("in/a.wav")])
     }
+
+    @Test("one file into -o NAME whose extension is not .caf: the plan carries the typed warning")
+    func outputNotNamedCAF() {
+        let folder = TempDirectory()
+        let input = folder.write("alert.wav", Self.wav)
+        let plan = Planner.plan(inputs: [input], output: folder.file("alert-out.wav"))
+        #expect(plan.hermetic)
+        #expect(plan.warnings == [.outputNotNamedCAF(path: folder.file("alert-out.wav"))])
+        #expect(Planner.plan(inputs: [input], output: folder.file("alert.CAF")).warnings.isEmpty)
+        #expect(Planner.plan(inputs: [input], output: nil).warnings.isEmpty)
+    }
 }

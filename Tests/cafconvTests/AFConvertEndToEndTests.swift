@@ -99,9 +99,13 @@ struct AFConvertEndToEndTests {
     @Test(
         "afconvert options cafconv does not have are refused by name with the reason",
         arguments: [
-            (["-l", "Stereo"], "afconvert's -l is not supported"),
+            (["-l", "MPEG_5_1_A"], "-l MPEG_5_1_A: only Mono and Stereo"),
+            (["-l", "Mono", "-l", "Stereo"], "-l given twice"),
+            (["-l", "Mono", "-c", "2"], "-l names 1 channels and -c 2"),
+            (["-u", "pgcm", "2"], "afconvert's -u pgcm is not supported"),
+            (["-u", "vbrq", "loud"], "-q loud: codec quality is a number"),
             (["--soundcheck-generate"], "afconvert's --soundcheck-generate is not supported"),
-            (["-ue", "vbrq", "64"], "afconvert's -ue is not supported"),
+            (["-ue", "prmm", "1"], "afconvert's -ue prmm is not supported"),
             (["-hf"], "afconvert's -hf is not supported"),
             (["--prime-override", "-1", "-1"], "afconvert's --prime-override is not supported"),
             (["-s", "3"], "-s 3: only strategies 0 (CBR) and 1"),
@@ -118,6 +122,36 @@ struct AFConvertEndToEndTests {
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!exists(output))
+    }
+
+    @Test(
+        "-l Mono/Stereo is the channel count; -u/-ue properties with an equivalent write what their options write",
+        arguments: [
+            (["-l", "Mono"], ["-c", "1"]),
+            (["-l", "kAudioChannelLayoutTag_Stereo", "-d", "LEI24"], ["-c", "2", "-d", "LEI24"]),
+            (["-c", "1", "-l", "Mono"], ["-c", "1"]),
+            (["-d", "aac", "-u", "brat", "96000"], ["-d", "aac", "-b", "96000"]),
+            (["-d", "aac", "-ue", "brat", "48000"], ["-d", "aac", "-b", "48000"]),
+            (["-d", "aac", "--userproperty", "'brat'", "80000"], ["-d", "aac", "-b", "80000"]),
+            (["-d", "aac", "-u", "vbrq", "127", "-u", "acbf", "0"], ["-d", "aac", "-q", "127", "-s", "0"]),
+            (["-d", "LEI16@22050", "-u", "srcq", "20"], ["-d", "LEI16@22050", "-r", "20"]),
+            (["-d", "LEI16", "-u", "cdqu", "96"], ["-d", "LEI16", "-q", "96"]),
+        ])
+    func layoutAndProperties(_ given: [String], _ equivalent: [String]) throws {
+        let folder = TempDirectory()
+        let tone = (0..<8192).flatMap { frame -> [Int32] in
+            let value = Int32((sin(Double(frame) * 2 * .pi * 440 / 44100) * 16000).rounded())
+            return [value, value]
+        }
+        let input = folder.write("in.wav", WAVFixture(encoding: .int16, channels: 2, integers: tone).bytes)
+        let result = try run(RepositoryPaths.executable, ["afconvert", "-f", "caff"] + given + [input, folder.file("given.caf")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let plain = try run(
+            RepositoryPaths.executable, ["afconvert", "-f", "caff"] + equivalent + [input, folder.file("plain.caf")])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(readFile(folder.file("given.caf")) == readFile(folder.file("plain.caf")))
+        let channels = equivalent.firstIndex(of: "-c").map { equivalent[$0 + 1] } ?? "2"
+        #expect(try String(Self.caf(folder.file("given.caf")).audioDescription.channelsPerFrame) == channels)
     }
 
     @Test("an output name that is not .caf without -f is refused, naming the file (never CAF bytes under .wav)")
@@ -225,50 +259,5 @@ struct AFConvertEndToEndTests {
             currentDirectory: folder.path)
         #expect(junk.status == 1, "\(junk.stderr)")
         #expect(junk.stdout.isEmpty)
-    }
-
-    /// Published afconvert command lines for CAF output, as their pages print them (the words
-    /// after `afconvert`, shell quoting removed), with where each was published. Sources named
-    /// .aif are given WAV bytes: cafconv tells the container by content, and what is tested is
-    /// the command line.
-    static let publishedLines: [(line: [String], source: String, output: String, format: FourCC)] = [
-        (
-            ["-f", "caff", "-d", "LEI16", "early_exit.wav", "early_exit.caf"],
-            "schimera.com/articles/convert-wav-files-to-caf-for-ios-and-tvos", "early_exit.caf", .lpcm
-        ),
-        (
-            ["-f", "caff", "-d", "ima4", "myAudio2.wav", "myAudio2.caf"],
-            "permadi.com/blog/2009/05/exporting-audio-file-to-caf", "myAudio2.caf", .ima4
-        ),
-        (
-            ["Submarine.aiff", "sub.caf", "-d", "ima4", "-f", "caff", "-v"],
-            "Apple, iPhone system sound documentation (quoted at anuragsolanki.com/2010/03)", "sub.caf", .ima4
-        ),
-        (
-            ["-v", "-f", "caff", "-d", "aac", "-s", "1", "-b", "192000", "MySource.aif", "MyOutput.caf"],
-            "Apple Technical Q&A QA1534, Listing 1", "MyOutput.caf", .aac
-        ),
-        (
-            ["-f", "caff", "-d", "LEI16@44100", "-c", "1", "in.wav", "out.caf"],
-            "issue 32 (a line from public Xcode build scripts)", "out.caf", .lpcm
-        ),
-    ]
-
-    @Test("published afconvert lines for CAF output run unchanged", arguments: 0..<5)
-    func publishedLine(_ index: Int) throws {
-        let entry = Self.publishedLines[index]
-        let folder = TempDirectory()
-        let tone = (0..<22050).flatMap { frame -> [Int32] in
-            let value = Int32((sin(Double(frame) * 2 * .pi * 440 / 44100) * 16000).rounded())
-            return [value, value]
-        }
-        let bytes = WAVFixture(encoding: .int16, channels: 2, integers: tone).bytes
-        for name in ["early_exit.wav", "myAudio2.wav", "Submarine.aiff", "MySource.aif", "in.wav"] {
-            _ = folder.write(name, bytes)
-        }
-        let result = try run(RepositoryPaths.executable, ["afconvert"] + entry.line, currentDirectory: folder.path)
-        #expect(result.status == 0, "\(entry.source): \(result.stderr)")
-        #expect(try Self.caf(folder.file(entry.output)).audioDescription.formatID == entry.format, "\(entry.source)")
-        #expect(!exists(folder.file(".cafconv-manifest")), "\(entry.source)")
     }
 }
