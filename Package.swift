@@ -93,7 +93,7 @@ let package = Package(
         // report, typed errors and warnings, the proof's summary. Above the libraries only.
         .target(
             name: "ConversionModel",
-            dependencies: ["AACCodec", "BinaryIO", "CAFKit", "SndFile", "SoundReport", "SystemLayer", "WAVEKit"],
+            dependencies: ["AACCodec", "BinaryIO", "CAFKit", "SndFile", "SoundLevels", "SystemLayer", "WAVEKit"],
             swiftSettings: strict),
         // Writing inside an output tree someone else may write too: roots opened once, no symlink
         // followed below them, temporary files committed by an atomic rename that replaces only
@@ -112,7 +112,7 @@ let package = Package(
             name: "Transcoding",
             dependencies: [
                 "ConversionModel", "OutputFiles", "AACCodec", "BinaryIO", "CAFKit", "Loudness", "MPG123", "OggOpus", "Opus",
-                "SndFile", "SoundReport", "Soxr", "SystemLayer", "WAVEKit",
+                "SndFile", "SoundLevels", "Soxr", "SystemLayer", "WAVEKit",
             ],
             swiftSettings: strict),
         // `verify`: expectations, profiles and `--against`.
@@ -141,7 +141,8 @@ let package = Package(
         // `report`: one self-contained HTML page of a folder of sounds (levels, waveforms, loops),
         // and the meter that measures them block by block while they are read (standard library
         // and libc only).
-        .target(name: "SoundReport", dependencies: ["SystemLayer"], swiftSettings: strict),
+        .target(name: "SoundLevels", dependencies: ["SystemLayer"], swiftSettings: strict),
+        .target(name: "SoundReport", dependencies: ["SoundLevels", "SystemLayer"], swiftSettings: strict),
         // Declarative command-line parsing, help, manual page and completion scripts (standard
         // library only: no reflection, no Foundation, so the executable starts fast).
         .target(name: "CommandLineKit", dependencies: ["SystemLayer"], swiftSettings: strict),
@@ -152,7 +153,7 @@ let package = Package(
             name: "cafconv",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "Loudness", "SystemLayer", "SoundReport",
+                "Inspection", "BinaryIO", "CommandLineKit", "JSONKit", "Loudness", "SystemLayer", "SoundLevels", "SoundReport",
                 "SourceInspection",
             ],
             swiftSettings: strict
@@ -176,13 +177,13 @@ let package = Package(
             name: "ConversionTests",
             dependencies: [
                 "Conversion", "ConversionModel", "OutputFiles", "IncrementalState", "Rules", "Transcoding", "Verification",
-                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec", "Opus", "ContentHash", "SoundReport",
+                "Inspection", "CAFKit", "WAVEKit", "TestSupport", "AACCodec", "Opus", "ContentHash", "SoundLevels", "SoundReport",
             ],
             swiftSettings: strict
         ),
         // The meter checked against an independent BS.1770 oracle and EBU Tech 3341/3342 signals.
         .testTarget(name: "LoudnessTests", dependencies: ["Loudness"], swiftSettings: strict),
-        .testTarget(name: "SoundReportTests", dependencies: ["SoundReport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SoundReportTests", dependencies: ["SoundLevels", "SoundReport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "OpusTests", dependencies: ["Opus", "OggOpus", "BinaryIO", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: strict),
         .testTarget(

@@ -1,4 +1,4 @@
-import SoundReport
+import SoundLevels
 
 /// What happened to one input.
 public struct FileResult: Equatable, Sendable, Codable {

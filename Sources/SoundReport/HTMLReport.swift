@@ -1,3 +1,5 @@
+import SoundLevels
+
 /// The report as one self-contained HTML page: a summary, then a table with one row per file
 /// (sortable by column, filterable by name, usable by keyboard) whose last cell is the file's
 /// waveform as SVG. No network: no external script, style, font or image, and a content

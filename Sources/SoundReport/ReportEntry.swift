@@ -1,3 +1,5 @@
+import SoundLevels
+
 /// A position in a file's metadata drawn on its waveform: a marker (one frame) or a span of
 /// frames (a loop or a region).
 public struct ReportMark: Equatable, Sendable {
@@ -107,5 +109,21 @@ public struct ReportEntry: Equatable, Sendable {
         self.snr = snr
         self.warnings = warnings
         self.failure = failure
+    }
+}
+
+extension ReportSound {
+    /// Takes the envelope, frames, peaks and loudness of `levels` (and the channels and rate
+    /// when the file's description gave none).
+    public mutating func apply(_ levels: SoundLevels) {
+        envelope = levels.envelope
+        frames = levels.frames
+        samplePeak = levels.samplePeak
+        truePeak = levels.truePeak
+        loudness = levels.loudness
+        loudnessUnmeasured = levels.loudnessUnmeasured
+        if channels == nil { channels = levels.channels }
+        if sampleRate == nil { sampleRate = levels.sampleRate }
+        if format == nil { format = "decoded by \(levels.decoderName)" }
     }
 }

@@ -1,7 +1,7 @@
 import BinaryIO
 import ConversionModel
 import Loudness
-import SoundReport
+import SoundLevels
 import SystemLayer
 
 /// The report's meters on a decoding that is read anyway: every block a `SourceAudio` (or the

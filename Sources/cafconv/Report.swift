@@ -1,3 +1,4 @@
+import SoundLevels
 import BinaryIO
 import CommandLineKit
 import Dispatch

@@ -1,3 +1,4 @@
+import SoundLevels
 import Conversion
 import Foundation
 import ConversionModel

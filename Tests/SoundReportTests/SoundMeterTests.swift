@@ -1,3 +1,4 @@
+import SoundLevels
 import Foundation
 import SoundReport
 import Testing

@@ -39,19 +39,3 @@ public struct SoundLevels: Equatable, Sendable {
     /// Frames measured.
     public var frames: Int64 { envelope.frames }
 }
-
-extension ReportSound {
-    /// Takes the envelope, frames, peaks and loudness of `levels` (and the channels and rate
-    /// when the file's description gave none).
-    public mutating func apply(_ levels: SoundLevels) {
-        envelope = levels.envelope
-        frames = levels.frames
-        samplePeak = levels.samplePeak
-        truePeak = levels.truePeak
-        loudness = levels.loudness
-        loudnessUnmeasured = levels.loudnessUnmeasured
-        if channels == nil { channels = levels.channels }
-        if sampleRate == nil { sampleRate = levels.sampleRate }
-        if format == nil { format = "decoded by \(levels.decoderName)" }
-    }
-}
