@@ -22,8 +22,9 @@ import Transcoding
         return WAVFixture(encoding: .int24, channels: 2, sampleRate: 44100, integers: values)
     }()
 
-    /// The roads a PCM job takes: the direct payload (no decoding), the sample pump (libsndfile
-    /// or cafconv's G.711 encoder), ALAC (libsndfile decodes the proof), the transforms.
+    /// The roads a job takes: the direct payload (no decoding), the sample pump (libsndfile
+    /// or cafconv's G.711 encoder), ALAC (libsndfile decodes the proof), the transforms, IMA4
+    /// (CAFKit's decoder in the proof) and Opus (libopus in the lossy proof).
     static let roads: [(String, ConversionOptions)] = {
         func options(_ format: String?, channels: Int? = nil) -> ConversionOptions {
             var options = ConversionOptions(
@@ -35,7 +36,7 @@ import Transcoding
         }
         return [
             ("payload", options(nil)), ("pump", options("LEF32")), ("ulaw", options("ulaw")), ("alac", options("alac24")),
-            ("mono", options(nil, channels: 1)),
+            ("mono", options(nil, channels: 1)), ("ima4", options("ima4")), ("opus", options("opus")),
         ]
     }()
 
@@ -67,7 +68,8 @@ import Transcoding
             #expect(measured.loudness == alone.loudness && measured.sampleRate == alone.sampleRate)
         }
         #expect((300...SoundMeter.defaultColumns).contains(output.envelope.columns))
-        #expect(output.frames == Int64(Self.fixture.frames))
+        // Every frame of the output (Opus codes at 48 kHz: the source's frames at that rate).
+        #expect(output.frames == Int64((Double(Self.fixture.frames) * output.sampleRate / 44100).rounded()))
         #expect(output.loudness != nil && source.loudness != nil)
     }
 

@@ -81,7 +81,7 @@ package struct IMA4Codec: OutputCodec {
         }
         return try IMA4Stage.prove(
             output.temporary.path, document: written.document, against: reference, options: output.options,
-            isCancelled: output.isCancelled)
+            levelTap: output.levelTap, isCancelled: output.isCancelled)
     }
 
     package func record(

@@ -72,7 +72,7 @@ public enum IMA4Proof {
     /// end of both. `isCancelled` is asked between blocks (a cancelled comparison returns early).
     package static func measure(
         _ file: CAFFile, bytes: some ByteSource, against source: any FrameSource, rule: IMA4Decoder.PreambleRule? = nil,
-        blockSamples: Int = 1 << 16, isCancelled: () -> Bool = { false }
+        blockSamples: Int = 1 << 16, levelTap: LevelTap? = nil, isCancelled: () -> Bool = { false }
     ) throws(SourceError) -> Measurement {
         let stream: IMA4Stream
         do { stream = try IMA4Stream(file) } catch { throw SourceError("cannot decode the IMA4 audio: \(error)") }
@@ -86,11 +86,18 @@ public enum IMA4Proof {
         var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
         var result = Measurement(sourceFrames: 0, outputFrames: 0, signalEnergy: 0, noiseEnergy: 0, samples: 0)
         var sourceEnded = false
+        // `convert --report`: the decoded output, as 16-bit samples left-justified, to the tap.
+        var tapped = [Int32]()
         do {
             try stream.decode(from: bytes, packetsPerBlock: packetsPerBlock, rule: rule ?? Self.rule(for: file)) { block in
                 if isCancelled() { throw SourceError(Cancellation.reason) }
                 let frames = block.count / channels
                 result.outputFrames += Int64(frames)
+                if let levelTap {
+                    tapped.removeAll(keepingCapacity: true)
+                    for sample in block { tapped.append(Int32(sample) << 16) }
+                    levelTap.add(ints: tapped, doubles: [], frames: frames, isFloat: false)
+                }
                 var done = 0
                 while done < frames && !sourceEnded {
                     let got = try source.read(ints: &ints, doubles: &doubles, frames: frames - done)
@@ -119,6 +126,7 @@ public enum IMA4Proof {
         } catch {
             throw SourceError("cannot decode the IMA4 audio: \(error)")
         }
+        levelTap?.finish()
         // Frames the source holds beyond the output's.
         while !sourceEnded {
             let got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames)

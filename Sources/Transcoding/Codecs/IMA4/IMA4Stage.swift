@@ -103,13 +103,18 @@ package enum IMA4Stage {
     /// source's independent decoding) by ``IMA4Proof``; `nil` when cancelled.
     package static func prove(
         _ path: String, document: CAFDocument, against source: any FrameSource, sourceDecoder: String? = nil,
-        options: ConversionOptions, isCancelled: () -> Bool
+        options: ConversionOptions, levelTap: LevelTap? = nil, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof? {
         let measurement: IMA4Proof.Measurement
+        let file = document.file
+        levelTap?.start(
+            channels: source.channels, rate: Int(exactly: file.audioDescription.sampleRate.rounded()) ?? 0,
+            exactRate: file.audioDescription.sampleRate, expectedFrames: file.validFrames.map { Int64(clamping: $0) },
+            decoder: "cafkit-ima4")
         do {
             measurement = try IMA4Proof.measure(
-                document.file, bytes: try FileByteSource(path: path), against: source, rule: .continueWhenClose,
-                blockSamples: options.blockSamples, isCancelled: isCancelled)
+                file, bytes: try FileByteSource(path: path), against: source, rule: .continueWhenClose,
+                blockSamples: options.blockSamples, levelTap: levelTap, isCancelled: isCancelled)
         } catch let error as SourceError {
             if isCancelled() { return nil }
             throw ConversionError.proof(.decoding(reason: error.message))
