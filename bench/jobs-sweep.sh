@@ -9,9 +9,7 @@
 #
 # The corpus: BENCH_FILES WAVs in ONE folder (the sfx corpus's files, repeated under new names),
 # converted with --force to LEI16 into one output folder, so every job creates, links, swaps and
-# unlinks in the same directory. Each -j is run twice: with cafconv's allocator settings (the
-# default, src/cafconv/Allocator.swift) and with glibc's defaults (CAFCONV_MALLOC=glibc).
-# Columns: wall (median, s), user and system CPU (s) and minor page faults per file of the
+# unlinks in the same directory. Columns: wall (median, s), user and system CPU (s) and minor page faults per file of the
 # median run. With strace installed, system calls per file at -j 1 and at the largest -j, and
 # the directory operations among them. A machine with more cores than 2 is where the table says
 # something about contention: please rerun it there.
@@ -63,10 +61,7 @@ echo "| run | wall s | user s | sys s | faults/file |"
 echo "| --- | --- | --- | --- | --- |"
 for jobs in $JOBS default; do
     if [[ $jobs == default ]]; then flag=(); else flag=(-j "$jobs"); fi
-    for allocator in cafconv glibc; do
-        if [[ $allocator == glibc ]]; then env=(env CAFCONV_MALLOC=glibc); else env=(env); fi
-        sweep_row "-j $jobs, $allocator allocator" "${env[@]}" "$BIN" convert -q --force -d LEI16 "${flag[@]}" "$FLAT" -o "$W/out"
-    done
+    sweep_row "-j $jobs" "$BIN" convert -q --force -d LEI16 "${flag[@]}" "$FLAT" -o "$W/out"
 done
 
 if [[ ${BENCH_STRACE:-1} == 1 ]] && command -v strace >/dev/null; then
@@ -75,10 +70,8 @@ if [[ ${BENCH_STRACE:-1} == 1 ]] && command -v strace >/dev/null; then
     echo "| run | all | openat | linkat | renameat2 | unlinkat | brk+mmap+munmap+madvise | futex |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
     for jobs in 1 "$last"; do
-        for allocator in cafconv glibc; do
-            if [[ $allocator == glibc ]]; then export CAFCONV_MALLOC=glibc; else unset CAFCONV_MALLOC; fi
-            strace -f -c -o "$W/strace.txt" "$BIN" convert -q --force -d LEI16 -j "$jobs" "$FLAT" -o "$W/out" >/dev/null 2>&1 || true
-            awk -v files="$FILES" -v label="-j $jobs, $allocator allocator" '
+        strace -f -c -o "$W/strace.txt" "$BIN" convert -q --force -d LEI16 -j "$jobs" "$FLAT" -o "$W/out" >/dev/null 2>&1 || true
+            awk -v files="$FILES" -v label="-j $jobs" '
                 $NF ~ /^[a-z_0-9]+$/ && $1 ~ /^[0-9.]+$/ {
                     calls = $4
                     count[$NF] = calls
@@ -90,7 +83,5 @@ if [[ ${BENCH_STRACE:-1} == 1 ]] && command -v strace >/dev/null; then
                         count["openat"] / files, count["linkat"] / files, count["renameat2"] / files,
                         count["unlinkat"] / files, memory / files, count["futex"] / files
                 }' "$W/strace.txt"
-        done
     done
-    unset CAFCONV_MALLOC
 fi

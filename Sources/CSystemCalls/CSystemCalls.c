@@ -11,9 +11,6 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <unistd.h>
 
 ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length) {
@@ -87,15 +84,6 @@ int cafconv_create_unnamed(int folder, const char *fallback_name) {
     int created = openat(folder, fallback_name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (created >= 0) unlinkat(folder, fallback_name, 0);
     return created;
-}
-
-int cafconv_malloc_thresholds(int mmap_threshold, int trim_threshold) {
-#if defined(__GLIBC__)
-    return mallopt(M_MMAP_THRESHOLD, mmap_threshold) && mallopt(M_TRIM_THRESHOLD, trim_threshold);
-#else
-    (void)mmap_threshold; (void)trim_threshold;
-    return 0;
-#endif
 }
 
 int cafconv_reserve(int fd, int64_t length) {

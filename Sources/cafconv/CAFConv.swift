@@ -81,7 +81,6 @@ enum CAFConv {
     }
 
     static func main() {
-        Allocator.keepFreedBlocks()
         // Arguments are bytes: a path that is not UTF-8 is kept as it is (PathBytes), not repaired.
         var arguments = (1..<Int(CommandLine.argc)).map { index in
             CommandLine.unsafeArgv[index].map { PathBytes.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""

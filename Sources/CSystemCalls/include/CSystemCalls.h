@@ -41,11 +41,6 @@ int cafconv_create_unnamed(int folder, const char *fallback_name);
 /// (ENOSPC when the disk is full; EOPNOTSUPP or ENOSYS where the file system or system cannot).
 int cafconv_reserve(int fd, int64_t length);
 
-/// glibc's mallopt: blocks up to `mmap_threshold` bytes from the heap, and free memory at the top
-/// of a heap given back only above `trim_threshold` (see cafconv's Allocator.swift). 0 where
-/// there is no mallopt.
-int cafconv_malloc_thresholds(int mmap_threshold, int trim_threshold);
-
 /// Replaces the actions of SIGINT and SIGTERM with a handler that only records the signal (with
 /// SA_RESTART, so no system call fails with EINTR), and unblocks them on the calling thread. A
 /// second signal while one is recorded ends the process by that signal's default action. A
