@@ -125,6 +125,8 @@ struct BazelEndToEndTests {
 /// build's `cafconv` and this repository's rules; Bazel's state under the same folder.
 final class BazelWorkspace {
     static let bazel = which("bazel")
+    /// The longest one `bazel` command may take (a cold server start and a build on a loaded machine).
+    static let timeout = 600.0
     /// What `cafconv_local` declares by default (bazel/cafconv.bzl).
     static let libraries = [
         "libavcodec.so.59", "libavformat.so.59", "libavutil.so.57", "libebur128.so.1", "libmpg123.so.0", "libopus.so.0",
@@ -154,7 +156,8 @@ final class BazelWorkspace {
         let edited = text.replacingOccurrences(of: "\"../../bazel\"", with: "\"\(RepositoryPaths.root)/bazel\"")
             .replacingOccurrences(of: local, with: "cafconv_local(name = \"cafconv\", binary = \"\(RepositoryPaths.executable)\"\(folders))")
         root.write("ws/WORKSPACE", Array(edited.utf8))
-        let made = try TestSupport.run("/usr/bin/env", ["python3", "make-sounds.py"], currentDirectory: workspace)
+        let made = try BoundedProcess.run(
+            "/usr/bin/env", ["python3", "make-sounds.py"], in: root.path, currentDirectory: workspace, timeout: 120)
         #expect(made.status == 0, "\(made.stderr)")
     }
 
@@ -175,24 +178,12 @@ final class BazelWorkspace {
             "--host_jvm_args=-Xmx1g",
         ]
         // Into files, not pipes: the Bazel server the client leaves running keeps every
-        // descriptor the client inherited, so a pipe would never reach its end.
-        let out = root.file("bazel.out")
-        let err = root.file("bazel.err")
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.bazel ?? "bazel")
-        process.arguments = startup + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: workspace)
-        process.environment = ProcessInfo.processInfo.environment.merging(["HOME": root.path]) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle(forWritingAtPath: out)
-        process.standardError = FileHandle(forWritingAtPath: err)
-        try process.run()
-        process.waitUntilExit()
-        return BazelRun(
-            status: process.terminationStatus, text: String(decoding: readFile(out) ?? [], as: UTF8.self),
-            stderr: String(decoding: readFile(err) ?? [], as: UTF8.self))
+        // descriptor the client inherited, so a pipe would never reach its end. Bounded: a Bazel
+        // that does not answer fails the test after `timeout` seconds instead of hanging it.
+        let ran = try BoundedProcess.run(
+            Self.bazel ?? "bazel", startup + arguments, in: root.path, currentDirectory: workspace,
+            environment: ProcessInfo.processInfo.environment.merging(["HOME": root.path]) { $1 }, timeout: Self.timeout)
+        return BazelRun(status: ran.status, text: String(decoding: ran.stdout, as: UTF8.self), stderr: ran.stderr)
     }
 
     /// Builds the example's targets.
@@ -202,9 +193,17 @@ final class BazelWorkspace {
 
     /// Stops every Bazel server this workspace started (and the workers they own).
     func shutdown() {
-        for base in bases { _ = try? command(base, ["shutdown"]) }
+        for base in bases {
+            _ = try? command(base, ["shutdown"])
+            // A server that did not stop (its pid file names it) is killed.
+            if let text = try? String(contentsOfFile: outputBase(base) + "/server/server.pid.txt", encoding: .utf8),
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0
+            {
+                kill(pid, SIGKILL)
+            }
+        }
         // Bazel leaves read-only folders behind; open them so that the folder can be removed.
-        _ = try? TestSupport.run("/bin/chmod", ["-R", "u+w", root.path])
+        _ = try? BoundedProcess.run("/bin/chmod", ["-R", "u+w", root.path], in: root.path, timeout: 120)
     }
 
     /// The output files of `base` equal what `cafconv convert` writes for the rules' arguments.
@@ -229,9 +228,9 @@ final class BazelWorkspace {
         for output in Self.outputs {
             let source = output.replacingOccurrences(of: "Build/", with: "Sounds/").replacingOccurrences(of: ".caf", with: ".wav")
             let options = output.hasSuffix("theme.caf") ? ["-d", "LEI16@22050", "-c", "1"] : ["--rules", "Sounds/cafconv.toml"]
-            let made = try TestSupport.run(
+            let made = try BoundedProcess.run(
                 RepositoryPaths.executable, ["convert", "-q"] + options + [source, "-o", folder + "/" + output],
-                currentDirectory: workspace)
+                in: root.path, currentDirectory: workspace, timeout: 120)
             #expect(made.status == 0, "\(made.stderr)")
             outputs[output] = readFile(folder + "/" + output)
         }
@@ -266,7 +265,7 @@ final class WebDAVServer {
     let folder: String
     let port: Int
     var store: String { folder + "/store" }
-    private let process = Process()
+    private var process: BoundedProcess?
 
     init(in folder: String) throws {
         self.folder = folder
@@ -299,21 +298,18 @@ final class WebDAVServer {
 
             """
         try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: Self.nginx ?? "nginx")
-        process.arguments = ["-p", folder, "-c", folder + "/nginx.conf", "-e", folder + "/logs/error.log"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Ready when it accepts connections.
-        for _ in 0..<100 where process.isRunning && !Self.connects(port) { usleep(50_000) }
+        let process = try BoundedProcess(
+            Self.nginx ?? "nginx", ["-p", folder, "-c", folder + "/nginx.conf", "-e", folder + "/logs/error.log"])
+        self.process = process
+        // Ready when it accepts connections (5 s at most).
+        for _ in 0..<100 where !Self.connects(port) { usleep(50_000) }
+        #expect(Self.connects(port), "nginx does not answer on 127.0.0.1:\(port); see \(folder)/logs/error.log")
     }
 
+    /// Stops nginx (SIGTERM, SIGKILL after 10 s) and reaps it.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process?.stop()
+        process = nil
     }
 
     /// A port the kernel reports free on 127.0.0.1 (bound, read back, closed).
