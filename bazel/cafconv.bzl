@@ -10,8 +10,12 @@ JSON worker protocol: pass `--experimental_worker_allow_json_protocol` on Bazel 
 `--strategy=CafConvert=worker` to prefer it).
 
 The tool is declared with the shared libraries cafconv opens with dlopen (libsndfile, libsoxr,
-libxxhash, and libavcodec/libavformat/libmpg123 for the sources and codecs that need them):
-their digests are part of each action's key, so upgrading one of them reconverts.
+libxxhash, libmpg123, libavcodec/libavformat/libavutil, libopus, libebur128), copied into the
+repository `@cafconv` by `cafconv_local`: their digests are part of each action's key, so
+upgrading one of them reconverts, and each action runs with LD_LIBRARY_PATH naming their folder,
+so the libraries cafconv loads are the declared ones (in a sandbox, in a worker, on a remote
+executor). `transitive = True` also declares their own dependencies (what a remote executor
+without the Debian packages needs); the C library itself is never declared.
 """
 
 _WORKER = {
@@ -37,9 +41,13 @@ def _cafconv_convert_impl(ctx):
     inputs = [ctx.file.src]
     if ctx.file.rules:
         inputs.append(ctx.file.rules)
+    # The declared libraries are the ones dlopen finds first (paths relative to the execution root,
+    # which is the working folder of plain, sandboxed, worker and remote actions alike).
+    folders = sorted({library.dirname: True for library in ctx.files.tool_libraries}.keys())
     ctx.actions.run(
         executable = ctx.executable.tool,
         tools = ctx.files.tool_libraries,
+        env = {"LD_LIBRARY_PATH": ":".join(folders)} if folders else {},
         # "convert" is the worker's start-up argument; the rest goes in the parameter file.
         arguments = ["convert", args],
         inputs = inputs,
@@ -98,19 +106,52 @@ def cafconv_folder(name, srcs, strip_prefix = "", out_dir = None, **kwargs):
         targets.append(":" + target)
     native.filegroup(name = name, srcs = targets)
 
+# glibc's own libraries: the executor's C library is used (an executor needs glibc at least as
+# new as the machine cafconv was built on), never a copy.
+_SYSTEM = ["linux-vdso", "ld-linux", "libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "libresolv.so"]
+
+def _find(repository_ctx, library):
+    for folder in repository_ctx.attr.library_dirs:
+        path = repository_ctx.path(folder + "/" + library)
+        if path.exists:
+            return path
+    return None
+
+def _dependencies(repository_ctx, path):
+    """The libraries `path` needs, as ldd resolves them (glibc's own left out)."""
+    found = repository_ctx.execute(["ldd", str(path)])
+    if found.return_code != 0:
+        fail("cafconv_local: ldd %s failed: %s" % (path, found.stderr))
+    paths = []
+    for line in found.stdout.splitlines():
+        parts = line.strip().split(" ")
+        if len(parts) >= 3 and parts[1] == "=>" and parts[2].startswith("/"):
+            if not [name for name in _SYSTEM if parts[0].startswith(name)]:
+                paths.append((parts[0], parts[2]))
+    return paths
+
 def _cafconv_local_impl(repository_ctx):
     binary = repository_ctx.attr.binary or str(repository_ctx.which("cafconv") or "")
     if not binary:
         fail("cafconv_local: no cafconv on PATH; set binary = \"/path/to/cafconv\"")
     repository_ctx.symlink(binary, "cafconv")
-    names = []
+    wanted = {}
     for library in repository_ctx.attr.libraries:
-        for folder in repository_ctx.attr.library_dirs:
-            path = repository_ctx.path(folder + "/" + library)
-            if path.exists:
-                repository_ctx.symlink(path, "lib/" + library)
-                names.append("lib/" + library)
-                break
+        path = _find(repository_ctx, library)
+        if path:
+            wanted[library] = str(path)
+    if repository_ctx.attr.transitive:
+        for path in [binary] + wanted.values():
+            for name, dependency in _dependencies(repository_ctx, path):
+                wanted.setdefault(name, dependency)
+    names = []
+    repository_ctx.file("lib/README", "The libraries cafconv opens, copied by cafconv_local.\n")
+    for library, path in sorted(wanted.items()):
+        # Copied, not linked: the repository holds the bytes the actions are keyed by and run with.
+        copied = repository_ctx.execute(["cp", "-L", path, "lib/" + library])
+        if copied.return_code != 0:
+            fail("cafconv_local: cannot copy %s: %s" % (path, copied.stderr))
+        names.append("lib/" + library)
     repository_ctx.file("BUILD.bazel", """
 exports_files(["cafconv"], visibility = ["//visibility:public"])
 filegroup(name = "libraries", srcs = {names}, visibility = ["//visibility:public"])
@@ -130,7 +171,10 @@ cafconv_local = repository_rule(
             "libavcodec.so.59",
             "libavformat.so.59",
             "libavutil.so.57",
-        ]),
+            "libopus.so.0",
+            "libebur128.so.1",
+        ], doc = "The libraries cafconv opens with dlopen (sonames)."),
+        "transitive": attr.bool(default = False, doc = "Also declare the libraries these need (for remote executors without them)."),
         "library_dirs": attr.string_list(default = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/lib"]),
     },
 )

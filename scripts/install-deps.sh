@@ -31,6 +31,13 @@ command -v sox >/dev/null || need+=(sox)
 # make and ninja-build: the build-system recipes of docs/build-systems.md run in the tests (BuildSystemEndToEndTests).
 command -v make >/dev/null || need+=(make)
 command -v ninja >/dev/null || need+=(ninja-build)
+# bazel-bootstrap (Bazel 4.2 with a JDK, about 300 MB) and nginx (an HTTP cache with WebDAV PUT):
+# BazelEndToEndTests builds Examples/BazelSounds with them (they skip, saying so, without them).
+# CAFCONV_NO_BAZEL=1 leaves them out.
+if [ -z "${CAFCONV_NO_BAZEL:-}" ]; then
+    command -v bazel >/dev/null || need+=(bazel-bootstrap)
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
+fi
 # chromium: the report's tests open the page in headless Chromium (ReportBrowserTests; they skip,
 # saying so, without it). About 100 MB: CAFCONV_NO_BROWSER=1 leaves it out.
 if [ -z "${CAFCONV_NO_BROWSER:-}" ]; then

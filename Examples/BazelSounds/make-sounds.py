@@ -21,4 +21,4 @@ wav(os.path.join(here, "Sounds/music/theme.wav"), 2.0, 220)
 for index, name in enumerate(["hit", "boom", "ui/click", "ui/hover"]):
     wav(os.path.join(here, "Sounds/sfx", name + ".wav"), 0.3, 440 + 110 * index)
 with open(os.path.join(here, "Sounds/cafconv.toml"), "w") as rules:
-    rules.write('[defaults]\nformat = "LEI16"\n\n[[rule]]\nmatch = "h*.wav"\nformat = "LEI16@22050"\nchannels = 1\n')
+    rules.write('[defaults]\nformat = "LEI16"\n\n[[rule]]\nmatch = "sfx/h*.wav"\nformat = "LEI16@22050"\nchannels = 1\n')

@@ -271,6 +271,23 @@ package enum FileSystem {
         return linkStatus(path, &info) == 0
     }
 
+    /// The absolute path as written (the working folder before a relative one), `.` and `..`
+    /// folded by name, symlinks left as they are: the same in a build system's sandbox (inputs
+    /// linked one by one) as in its execution root (folders linked), where `canonical` differs.
+    package static func lexicalAbsolute(_ path: String) -> String? {
+        var full = path
+        if !path.hasPrefix("/") {
+            guard let folder = getcwd(nil, 0) else { return nil }
+            defer { free(folder) }
+            full = String(cString: folder) + "/" + path
+        }
+        var parts: [Substring] = []
+        for part in full.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
     /// The absolute path with symlinks resolved, or `nil` when it does not exist.
     package static func canonical(_ path: String) -> String? {
         guard let resolved = PathBytes.withCString(path, { realpath($0, nil) }) ?? nil else { return nil }

@@ -13,7 +13,7 @@ import OutputFiles
 public struct RuleBook: Sendable {
     /// `--rules FILE`, for every input.
     public var global: ConversionRules?
-    /// The canonical folder of the `--rules` file.
+    /// The folder of the `--rules` file, absolute as written (`FileSystem.lexicalAbsolute`).
     public var globalFolder: String?
     /// `cafconv.toml` files at folder inputs, by the folder as given.
     public var byRoot: [String: ConversionRules]
@@ -31,7 +31,7 @@ public struct RuleBook: Sendable {
     /// Rules for a run: `global` from `--rules` (with the file's path), or per folder input.
     public init(global: ConversionRules?, globalPath: String?, byRoot: [String: ConversionRules], commandLine: Set<RuleKey>) {
         self.global = global
-        self.globalFolder = globalPath.flatMap { FileSystem.canonical(FileSystem.directoryName($0)) }
+        self.globalFolder = globalPath.flatMap { FileSystem.lexicalAbsolute(FileSystem.directoryName($0)) }
         self.byRoot = byRoot
         self.commandLine = commandLine
     }
@@ -43,10 +43,12 @@ public struct RuleBook: Sendable {
     public func rules(for job: Job) -> (ConversionRules, String)? {
         if let global {
             if job.inputRoot != nil { return (global, job.relative) }
-            if let folder = globalFolder, let input = FileSystem.canonical(job.input),
-                input.utf8.starts(with: (folder + "/").utf8)
+            // By name, not through symlinks: a sandbox's inputs are links to files elsewhere,
+            // and the rule a file gets must not depend on how the build system laid them out.
+            if let folder = globalFolder, let input = FileSystem.lexicalAbsolute(job.input),
+                input.utf8.starts(with: (folder == "/" ? "/" : folder + "/").utf8)
             {
-                return (global, String(input.dropFirst(folder.count + 1)))
+                return (global, String(input.dropFirst(folder == "/" ? 1 : folder.count + 1)))
             }
             return (global, job.relative)
         }

@@ -306,6 +306,26 @@ struct RulesTests {
         #expect(click.files.first?.formatOut == "LEI16")
     }
 
+    @Test("--rules matches a file by the paths as given, so a sandbox of linked files and a linked folder get the same rule")
+    func rulesFolderByNameNotThroughLinks() throws {
+        let folder = TempDirectory()
+        studio(folder, rules: "[[rule]]\nmatch = \"sfx/h*.wav\"\nformat = \"LEI24\"\n")
+        // Bazel's execution root links the source folder; its sandbox links each input file.
+        #expect(symlink(folder.file("in"), folder.file("execroot")) == 0)
+        _ = folder.write("sandbox/placeholder", [])
+        #expect(mkdir(folder.file("sandbox/sfx"), 0o755) == 0)
+        #expect(symlink(folder.file("in/cafconv.toml"), folder.file("sandbox/cafconv.toml")) == 0)
+        #expect(symlink(folder.file("in/sfx/hit.wav"), folder.file("sandbox/sfx/hit.wav")) == 0)
+        for root in ["in", "execroot", "sandbox"] {
+            let path = folder.file(root + "/cafconv.toml")
+            let book = RuleBook(global: try RulesFile.load(path), globalPath: path, byRoot: [:], commandLine: [])
+            let hit = Engine.run(
+                inputs: [folder.file(root + "/sfx/hit.wav")], output: folder.file("out/\(root).caf"),
+                options: ConversionOptions(jobs: 1), rules: book)
+            #expect(hit.files.first?.formatOut == "LEI24", "\(root): \(hit.files.map { $0.reason ?? "" })")
+        }
+    }
+
     /// Rules and paths for the index tests: literal prefixes, extensions, sets, escapes, `**`,
     /// and scalars that a Character would combine (`.` followed by a combining accent).
     static let indexPatterns = [
