@@ -12,7 +12,7 @@ FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 SHAREDIR := $(DESTDIR)$(PREFIX)/share/cafconv
 RELEASE_BIN := .build/release/cafconv
 
-.PHONY: help deps build run test example plugin-example docs release release-check install install-afconvert install-afinfo uninstall lint format fuzz bench bench-aac bench-opus bench-loudness bench-compare same-outputs clean
+.PHONY: help deps build run test example plugin-example docs release release-check install install-afconvert install-afinfo uninstall lint format fuzz bench bench-aac bench-opus bench-loudness bench-bazel bench-compare same-outputs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -132,6 +132,10 @@ bench-aac: deps ## The music corpus to AAC 128 kb/s: cafconv against ffmpeg to .
 
 bench-opus: deps ## The music corpus to Opus against ffmpeg's libopus to Ogg; Ogg Opus moved into CAF against re-encoding and ffmpeg -c copy
 	bash bench/opus.sh
+
+bench-bazel: deps ## One-file conversions under Bazel: the persistent worker against one sandboxed process each (builds the release binary)
+	$(MAKE) --no-print-directory release
+	bash bench/bazel-worker.sh $(RELEASE_BIN)
 
 clean: ## Remove build products and outputs
 	rm -rf .build .build-* out

@@ -11,7 +11,9 @@
 # CAFCONV_BENCH_SKIP_AAC=1 (drop the AAC comparison, bench/aac.sh),
 # CAFCONV_BENCH_SKIP_OPUS=1 (drop the Opus encode and remux comparison, bench/opus.sh),
 # CAFCONV_BENCH_SKIP_M4A=1 (drop the M4A move comparison, bench/m4a-remux.sh),
-# CAFCONV_BENCH_SKIP_BUILD_SCALE=1 (drop issue 34's rows, bench/build-scale.sh).
+# CAFCONV_BENCH_SKIP_BUILD_SCALE=1 (drop issue 34's rows, bench/build-scale.sh),
+# CAFCONV_BENCH_SKIP_BAZEL=1 (drop the Bazel worker row, bench/bazel-worker.sh),
+# CAFCONV_BENCH_SKIP_LOUDNESS=1 (drop issue 33's rows, bench/loudness.sh).
 # Everything it writes goes under bench/work/ (ignored by git): corpus/, out/, results/.
 # Ends with the check of the outputs (bench/check.py) and the Markdown table (bench/report.py).
 set -euo pipefail
@@ -215,6 +217,21 @@ fi
 if [[ ${CAFCONV_BENCH_SKIP_BUILD_SCALE:-0} != 1 ]]; then
     echo "== builds at scale" >&2
     BENCH_RUNS=$RUNS bash bench/build-scale.sh "$BIN" | tee "$R/build-scale.md"
+fi
+
+# Issue 34's Bazel row: one-file actions through the persistent worker against one sandboxed
+# process each, under the same Bazel (bench/bazel-worker.sh; skipped when bazel is not installed).
+# CAFCONV_BENCH_SKIP_BAZEL=1 skips it.
+if [[ ${CAFCONV_BENCH_SKIP_BAZEL:-0} != 1 ]]; then
+    echo "== Bazel: persistent worker against sandboxed processes" >&2
+    BENCH_RUNS=$RUNS bash bench/bazel-worker.sh "$BIN" | tee "$R/bazel-worker.md"
+fi
+
+# Issue 33: info --loudness against ffmpeg -af ebur128, and convert --loudness against a plain
+# conversion (bench/loudness.sh). CAFCONV_BENCH_SKIP_LOUDNESS=1 skips it.
+if [[ ${CAFCONV_BENCH_SKIP_LOUDNESS:-0} != 1 ]]; then
+    echo "== loudness" >&2
+    CAFCONV_BIN=$BIN BENCH_RUNS=$RUNS bash bench/loudness.sh | tee "$R/loudness.md"
 fi
 
 # One table of new / base for every row timed against the baseline in this run.
