@@ -222,7 +222,7 @@ struct M4ASourceTests {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: caf)))
         bytes[bytes.count - 3] ^= 0x10
         try Data(bytes).write(to: URL(fileURLWithPath: caf))
-        #expect(throws: ConversionError.proof(.invalid(finding: "packet \(moved.packets - 1) differs from the source's"))) {
+        #expect(throws: ConversionError.proof(.packetsNotMoved(codec: "AAC", reason: "packet \(moved.packets - 1) differs from the source's"))) {
             try M4ARemux.prove(caf, source: source, moved: moved) { false }
         }
     }

@@ -34,15 +34,20 @@ struct OggOpusRemuxTests {
         return ogg
     }
 
-    static func remux(_ path: String, in folder: TempDirectory) throws -> (String, OggOpusRemux.Remuxed) {
+    static func remux(_ path: String, in folder: TempDirectory) throws -> (String, OpusRemux.Remuxed) {
         let out = folder.file("remuxed.caf")
         let descriptor = open(out, O_CREAT | O_RDWR | O_TRUNC, 0o644)
         #expect(descriptor >= 0)
         defer { close(descriptor) }
         let remuxed = try #require(
-            try OggOpusRemux.remux(
-                try FileByteSource(path: path), to: descriptor, folder: try FileSystem.Folder.open(folder.path)) { false })
+            try OpusRemux.remux(
+                Self.source(path), to: descriptor, folder: try FileSystem.Folder.open(folder.path)) { false })
         return (out, remuxed)
+    }
+
+    /// The Ogg Opus file at `path` as a source.
+    static func source(_ path: String) throws -> OpusSourceRoute.Source {
+        OpusSourceRoute.Source(file: nil, input: try FileByteSource(path: path))
     }
 
     @Test(
@@ -75,7 +80,7 @@ struct OggOpusRemuxTests {
         }
         #expect(!sizes.isEmpty)
         // The proof convert runs passes, and names what it compared.
-        let proof = try #require(try OggOpusRemux.prove(caf, source: try FileByteSource(path: ogg), moved: remuxed) { false })
+        let proof = try #require(try OpusRemux.prove(caf, source: try Self.source(ogg), moved: remuxed) { false })
         #expect(proof.comparison == "exact" && proof.extent == "every-packet" && proof.primingFrames == 312)
         #expect(cafSizes == sizes)
         #expect(cafBytes == expectedBytes)
@@ -118,7 +123,7 @@ struct OggOpusRemuxTests {
         bytes[bytes.count - 3] ^= 0x10
         try Data(bytes).write(to: URL(fileURLWithPath: caf))
         #expect(throws: ConversionError.proof(.packetsNotMoved(codec: "Opus", reason: "packet \(remuxed.packets - 1) differs from the source's"))) {
-            try OggOpusRemux.prove(caf, source: try FileByteSource(path: ogg), moved: remuxed) { false }
+            try OpusRemux.prove(caf, source: try Self.source(ogg), moved: remuxed) { false }
         }
     }
 

@@ -82,7 +82,7 @@ package enum OpusStage {
         } catch {
             throw ConversionError.encoding(.encoder(reason: error.message))
         }
-        let spooled = AACStage.Spooled(packets: try AACStage.Spool(in: folder), table: try AACStage.Spool(in: folder))
+        let spooled = try SpooledPackets(in: folder)
         guard let frames = try encode(audio, with: encoder, into: spooled, blockSamples: blockSamples, isCancelled: isCancelled)
         else { return nil }
         let framesPerPacket = encoder.framesPerPacket
@@ -108,20 +108,13 @@ package enum OpusStage {
         let layout = CAFWriter.opusLayout(
             sampleRate: Double(settings.sampleRate), channels: settings.channels, framesPerPacket: framesPerPacket,
             cookie: cookie, packetTable: header, tableBytes: Int(spooled.table.length), audioBytes: spooled.packets.length)
-        var offset: UInt64 = 0
-        try FileSystem.writeAll(output, layout.before, at: offset)
-        offset += UInt64(layout.before.count)
-        offset = try spooled.table.copy(to: output, at: offset, isCancelled: isCancelled)
-        try FileSystem.writeAll(output, layout.after, at: offset)
-        offset += UInt64(layout.after.count)
-        _ = try spooled.packets.copy(to: output, at: offset, isCancelled: isCancelled)
-        return isCancelled() ? nil : written
+        return try spooled.write(layout, to: output, isCancelled: isCancelled) ? written : nil
     }
 
     /// Feeds every frame of `audio` to `encoder` as floats, its packets into `spooled`; the frames
     /// encoded, or `nil` when `isCancelled` said stop (asked before every block).
     static func encode(
-        _ audio: any FrameSource, with encoder: OpusEncoder, into spooled: AACStage.Spooled, blockSamples: Int,
+        _ audio: any FrameSource, with encoder: OpusEncoder, into spooled: SpooledPackets, blockSamples: Int,
         isCancelled: () -> Bool
     ) throws(ConversionError) -> Int64? {
         var spoolError: ConversionError?
@@ -159,8 +152,7 @@ package enum OpusStage {
         } catch {
             throw spoolError ?? ConversionError.encoding(.encoder(reason: error.message))
         }
-        try spooled.packets.flush()
-        try spooled.table.flush()
+        try spooled.flush()
         return frames
     }
 }
