@@ -91,9 +91,11 @@ struct M4APrimingTests {
         let smpb = String(format: " 00000000 %08X %08X %016X 00000000 00000000", 2112, 0, valid)
         let freeform = Self.atom(
             "----",
-            Self.atom("mean", [0, 0, 0, 0] + Array("com.apple.iTunes".utf8)) + Self.atom("name", [0, 0, 0, 0] + Array("iTunSMPB".utf8))
+            Self.atom("mean", [0, 0, 0, 0] + Array("com.apple.iTunes".utf8))
+                + Self.atom("name", [0, 0, 0, 0] + Array("iTunSMPB".utf8))
                 + Self.atom("data", [0, 0, 0, 1, 0, 0, 0, 0] + Array(smpb.utf8)))
-        let handler = Self.atom("hdlr", [UInt8](repeating: 0, count: 8) + Array("mdirappl".utf8) + [UInt8](repeating: 0, count: 9))
+        let handler = Self.atom(
+            "hdlr", [UInt8](repeating: 0, count: 8) + Array("mdirappl".utf8) + [UInt8](repeating: 0, count: 9))
         let udta = Self.atom("udta", Self.atom("meta", [0, 0, 0, 0] + handler + Self.atom("ilst", freeform)))
         bytes += udta
         bytes.replaceSubrange(moov.offset..<moov.offset + 4, with: Self.be32(moov.size + udta.count))
