@@ -4,9 +4,11 @@ import CAFKit
 import Conversion
 import ConversionModel
 import Foundation
+import Opus
 import OutputFiles
 import TestSupport
 import Testing
+import Verification
 
 @testable import Transcoding
 
@@ -326,6 +328,34 @@ struct M4ASourceTests {
         stripped.stripMetadata = true
         let (_, bare) = try Self.run(m4a, stripped, in: folder, name: "bare.caf")
         #expect(try CAFDocument(reading: try FileByteSource(path: bare)).contents.infoStrings == nil)
+    }
+
+    /// `verify --against SOURCE` on `caf`: the failures and the proof.
+    static func verify(_ caf: String, against source: String) throws -> ([VerifyFailure], Proof?) {
+        Verifier.compare(try CAFFile(reading: try FileByteSource(path: caf)), byteSource: try FileByteSource(path: caf), path: caf, with: source)
+    }
+
+    @Test(
+        "verify --against an M4A or ADTS source: moved AAC, encoded Opus and LEI16 outputs pass; a shifted priming fails",
+        .enabled(if: ready && (try? LibOpus.load()) != nil, "ffmpeg, ffprobe, libavcodec or libopus is absent"))
+    func verifyAgainst() throws {
+        let folder = TempDirectory()
+        let m4a = try Self.source("in.m4a", frames: 20_000, channels: 2, in: folder)
+        let aac = try Self.source("in.aac", frames: 20_000, channels: 2, in: folder)
+        for (source, format, rule) in [(m4a, "aac", "aac"), (m4a, "opus", "opus"), (aac, "aac", "aac"), (m4a, "LEI16", "float-to-16-bit")] {
+            let name = "\(format)-\(source.hasSuffix("aac") ? "adts" : "m4a").caf"
+            let (result, caf) = try Self.run(source, try Self.options(format), in: folder, name: name)
+            try #require(result.status == .converted, "\(result.reason ?? "")")
+            let (failures, proof) = try Self.verify(caf, against: source)
+            #expect(failures.isEmpty && proof?.rule?.contains(rule) == true, "\(name): \(failures) \(String(describing: proof))")
+        }
+        // The moved AAC CAF with its priming declared 0: its audio is late against the source.
+        var bytes = try #require(readFile(folder.file("aac-m4a.caf")))
+        let pakt = try #require(try CAFFile(reading: MemoryByteSource(bytes)).chunks.first { $0.type == .pakt })
+        let at = Int(pakt.bodyOffset) + 16
+        bytes.replaceSubrange(at..<at + 8, with: [UInt8](repeating: 0, count: 8))
+        let shifted = folder.write("shifted.caf", bytes)
+        #expect(!(try Self.verify(shifted, against: m4a)).0.isEmpty)
     }
 
     static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
