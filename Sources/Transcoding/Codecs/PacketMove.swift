@@ -252,3 +252,63 @@ package final class SpoolFile {
         return offset + done
     }
 }
+
+/// An encoder of interleaved float frames into packets (libavcodec's AAC, libopus), as the
+/// spool feeds it (``SpooledPackets/encode(_:with:blockSamples:isCancelled:)``).
+package protocol FloatPacketEncoder {
+    associatedtype Failure: Error
+    /// The encoder's error saying `message` (a spool's failure passes through its callback so).
+    static func failure(_ message: String) -> Failure
+    /// The sentence of one of its errors.
+    static func message(_ failure: Failure) -> String
+    func encode(_ samples: [Float], frames: Int, packet: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure)
+    func finish(packet: (UnsafeRawBufferPointer) throws(Failure) -> Void) throws(Failure)
+}
+
+extension SpooledPackets {
+    /// Feeds every frame of `audio` to `encoder` as floats, a block of `blockSamples` samples at a
+    /// time, its packets into this spool, then flushes both. A spool's failure passes through
+    /// the encoder's callback as the encoder's error; the original is thrown instead. Returns the
+    /// frames encoded, or `nil` when `isCancelled` said stop (asked before every block).
+    package func encode<Encoder: FloatPacketEncoder>(
+        _ audio: any FrameSource, with encoder: Encoder, blockSamples: Int, isCancelled: () -> Bool
+    ) throws(ConversionError) -> Int64? {
+        var spoolError: ConversionError?
+        let store: (UnsafeRawBufferPointer) throws(Encoder.Failure) -> Void = { bytes throws(Encoder.Failure) in
+            do throws(ConversionError) { try self.append(bytes) } catch {
+                spoolError = error
+                throw Encoder.failure(error.message)
+            }
+        }
+        let channels = max(audio.channels, 1)
+        let blockFrames = max(1, blockSamples / channels)
+        var ints = [Int32](repeating: 0, count: audio.isFloat ? 0 : blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: audio.isFloat ? blockFrames * channels : 0)
+        var floats = [Float](repeating: 0, count: blockFrames * channels)
+        var frames: Int64 = 0
+        do throws(Encoder.Failure) {
+            while true {
+                if isCancelled() { return nil }
+                let got: Int
+                do { got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
+                    spoolError = ConversionError.encoding(.encoderInput(reason: error.message))
+                    throw Encoder.failure(error.message)
+                }
+                if got == 0 { break }
+                let count = got * channels
+                if audio.isFloat {
+                    for index in 0..<count { floats[index] = Float(doubles[index]) }
+                } else {
+                    for index in 0..<count { floats[index] = Float(SampleScaling.float(ints[index])) }
+                }
+                try encoder.encode(floats, frames: got, packet: store)
+                frames += Int64(got)
+            }
+            try encoder.finish(packet: store)
+        } catch {
+            throw spoolError ?? ConversionError.encoding(.encoder(reason: Encoder.message(error)))
+        }
+        try flush()
+        return frames
+    }
+}

@@ -72,11 +72,8 @@ package enum AACStage {
             throw ConversionError.encoding(.encoder(reason: error.message))
         }
         let spooled = try SpooledPackets(in: folder)
-        guard
-            let frames = try encode(
-                audio, with: encoder, into: spooled, blockSamples: blockSamples, isCancelled: isCancelled)
+        guard let frames = try spooled.encode(audio, with: encoder, blockSamples: blockSamples, isCancelled: isCancelled)
         else { return nil }
-        try spooled.flush()
         let framesPerPacket = encoder.framesPerPacket
         var priming = encoder.priming
         var remainder = spooled.count * Int64(framesPerPacket) - Int64(priming) - frames
@@ -97,55 +94,6 @@ package enum AACStage {
             written, spooled: spooled, encoder: encoder, channels: audio.channels, sampleRate: audio.sampleRate,
             to: output, isCancelled: isCancelled)
         return done ? written : nil
-    }
-
-    /// Feeds every frame of `audio` to `encoder` as floats, its packets into `spooled`; returns
-    /// the frames encoded, or `nil` when `isCancelled` said stop (asked before every block).
-    package static func encode(
-        _ audio: any FrameSource, with encoder: AACEncoder, into spooled: SpooledPackets, blockSamples: Int,
-        isCancelled: () -> Bool
-    ) throws(ConversionError) -> Int64? {
-        // A spool's failure passes through the encoder's callback as its own error type; the
-        // original is kept to be thrown instead.
-        var spoolError: ConversionError?
-        let store: (UnsafeRawBufferPointer) throws(AACCodecError) -> Void = { bytes throws(AACCodecError) in
-            do throws(ConversionError) { try spooled.append(bytes) } catch {
-                spoolError = error
-                throw AACCodecError(error.message)
-            }
-        }
-        let channels = audio.channels
-        let blockFrames = max(1, blockSamples / channels)
-        var ints = [Int32](repeating: 0, count: blockFrames * channels)
-        var doubles = [Double](repeating: 0, count: audio.isFloat ? blockFrames * channels : 0)
-        var floats = [Float](repeating: 0, count: blockFrames * channels)
-        var frames: Int64 = 0
-        do {
-            while true {
-                if isCancelled() { return nil }
-                let got: Int
-                do { got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                    throw ConversionError.encoding(.encoderInput(reason: error.message))
-                }
-                if got == 0 { break }
-                let count = got * channels
-                if audio.isFloat {
-                    for index in 0..<count { floats[index] = Float(doubles[index]) }
-                } else {
-                    for index in 0..<count { floats[index] = Float(SampleScaling.float(ints[index])) }
-                }
-                try encoder.encode(floats, frames: got, packet: store)
-                frames += Int64(got)
-            }
-            try encoder.finish(packet: store)
-        } catch let error as AACCodecError {
-            throw spoolError ?? ConversionError.encoding(.encoder(reason: error.message))
-        } catch let error as ConversionError {
-            throw error
-        } catch {
-            throw ConversionError.encoding(.unexpected("\(error)"))
-        }
-        return frames
     }
 
     /// Lays out the CAF in `output`: the header, `desc`, `kuki` and `pakt` header, the size table
@@ -230,4 +178,9 @@ extension AACStage {
         throw ConversionError.encoding(
             .aacLFE(channels: channels, fourth: layout.speakers[3].map(\.description) ?? "unpositioned", layout: "\(layout)"))
     }
+}
+
+extension AACEncoder: FloatPacketEncoder {
+    package static func failure(_ message: String) -> AACCodecError { AACCodecError(message) }
+    package static func message(_ failure: AACCodecError) -> String { failure.message }
 }
