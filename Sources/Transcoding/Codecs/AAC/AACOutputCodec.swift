@@ -86,13 +86,7 @@ package struct AACOutputCodec: OutputCodec {
             result.warnAboutFrames(moved.validFrames, headerFrames: nil, empty: .noAACPacket)
             return .moved(moved, fileBytes: try FileSystem.length(of: descriptor))
         }
-        let audio: any FrameSource
-        do {
-            let pumped = try source.pumpAudio()
-            audio = try plan.transform.map { plan throws in try TransformedAudio(source: pumped, plan: plan) } ?? pumped
-        } catch {
-            throw ConversionError.encoding(.sourceUnreadable(reason: "\(error)"))
-        }
+        let audio = try plan.encoderInput(source)
         let descriptor = try output.temporary.descriptor()
         defer { close(descriptor) }
         guard

@@ -82,13 +82,7 @@ package struct OpusOutputCodec: OutputCodec {
             if moved.outputGain != 0 { result.warnings.append(.metadata(.opusOutputGain(moved.outputGain))) }
             return .moved(moved, fileBytes: try FileSystem.length(of: descriptor))
         }
-        let audio: any FrameSource
-        do {
-            let pumped = try source.pumpAudio()
-            audio = try plan.transform.map { plan throws in try TransformedAudio(source: pumped, plan: plan) } ?? pumped
-        } catch {
-            throw ConversionError.encoding(.sourceUnreadable(reason: "\(error)"))
-        }
+        let audio = try plan.encoderInput(source)
         let settings = try OpusStage.settings(
             asked: plan.bitRate, channels: plan.channels, sampleRate: plan.sampleRate,
             constantBitRate: output.options.bitRateStrategy == 0)
