@@ -72,6 +72,26 @@ struct OpusCAFMoveTests {
         #expect(resampled.samples == .opusEncoded && resampled.sampleRate == 48_000, "\(resampled.reason ?? "")")
     }
 
+    @Test("the source's chan is carried when it describes its channels (headphones), else the stereo tag is written")
+    func channelLayout() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("h.wav", toneFixture(frames: 4800, channels: 2, sampleRate: 48_000).bytes(order: .little))
+        try #require(try Self.convert(wav, to: "h.caf", in: folder, options: try Self.options("opus")).status == .converted)
+        var bytes = try #require(readFile(folder.file("h.caf")))
+        let chan = try #require(try CAFFile(reading: MemoryByteSource(bytes)).chunks.first { $0.type == .chan })
+        let at = Int(chan.bodyOffset)
+        // kAudioChannelLayoutTag_StereoHeadphones (102 << 16 | 2), then a mono tag on 2 channels.
+        for (tag, kept) in [(UInt32(102 << 16 | 2), UInt32(102 << 16 | 2)), (UInt32(100 << 16 | 1), UInt32(101 << 16 | 2))] {
+            bytes.replaceSubrange(at..<at + 4, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: tag >> $0) })
+            let source = folder.write("t\(tag).caf", bytes)
+            let moved = try Self.convert(source, to: "m\(tag).caf", in: folder, options: try Self.options("0"))
+            #expect(moved.samples == .opusMoved, "\(moved.reason ?? "")")
+            let document = try CAFDocument(reading: try FileByteSource(path: folder.file("m\(tag).caf")))
+            let layouts = document.contents.chunks.compactMap { if case .channelLayout(let layout) = $0 { layout } else { nil } }
+            #expect(layouts.map(\.tag) == [kept], "\(layouts)")
+        }
+    }
+
     @Test(
         "Apple's Opus CAF moved: its packets, kuki, pakt (151, 72000, 156, 324) and info, Apple's chunk order, audio at 4096",
         .enabled(if: FileManager.default.fileExists(atPath: appleOpus), "the Apple Opus corpus is absent"))

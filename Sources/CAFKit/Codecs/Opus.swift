@@ -85,12 +85,13 @@ extension CAFWriter {
     /// The chunks of an Opus CAF around its packet sizes, laid out as Apple's encoder lays them out
     /// (docs/opus.md, ``packetLayout(_:chunks:packetTable:tableBytes:audioBytes:)``): `desc`
     /// (`opus`, flags 0, 0 bytes per packet, `framesPerPacket`, 0 bits), `kuki` (``OpusCookie``),
-    /// `chan` (mono or stereo tag), `extra`
+    /// `chan` (`channelLayout`, else the mono or stereo tag), `extra`
     /// (an `info` chunk and other metadata, where Apple writes its `info`), `pakt`, `free` up to
     /// audio at the next multiple of 4096, `data`.
     public static func opusLayout(
         sampleRate: Double, channels: Int, framesPerPacket: Int, cookie: OpusCookie,
-        packetTable: PacketTableHeader, tableBytes: Int, audioBytes: UInt64, extra: [CAFChunk] = []
+        packetTable: PacketTableHeader, tableBytes: Int, audioBytes: UInt64, channelLayout: ChannelLayout? = nil,
+        extra: [CAFChunk] = []
     ) -> (before: [UInt8], after: [UInt8]) {
         let description = AudioDescription(
             sampleRate: sampleRate, formatID: .opus, formatFlags: 0, bytesPerPacket: 0,
@@ -98,7 +99,7 @@ extension CAFWriter {
         // kAudioChannelLayoutTag_Mono (100 << 16 | 1) and _Stereo (101 << 16 | 2).
         let tag: UInt32 = channels == 1 ? 100 << 16 | 1 : 101 << 16 | 2
         let chunks: [CAFChunk] = [
-            .magicCookie(MagicCookie(bytes: cookie.bytes)), .channelLayout(ChannelLayout(tag: tag)),
+            .magicCookie(MagicCookie(bytes: cookie.bytes)), .channelLayout(channelLayout ?? ChannelLayout(tag: tag)),
         ]
         return packetLayout(
             description, chunks: chunks + extra, packetTable: packetTable, tableBytes: tableBytes, audioBytes: audioBytes)

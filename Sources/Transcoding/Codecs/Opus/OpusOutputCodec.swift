@@ -69,15 +69,12 @@ package struct OpusOutputCodec: OutputCodec {
         let descriptor = try output.temporary.descriptor()
         defer { close(descriptor) }
         if plan.bitRate == nil, case .opus(let opus)? = source.codec {
-            var extra: [CAFChunk] = []
-            if opus.file != nil, !output.options.stripMetadata {
-                let (metadata, warnings) = MetadataMapping.read(opus.input)
-                extra = metadata.chunks
-                result.warnings += warnings.map(ConversionWarning.metadata)
-            }
+            let carried = OpusRemux.carried(opus, channels: plan.channels, stripMetadata: output.options.stripMetadata)
+            result.warnings += carried.warnings.map(ConversionWarning.metadata)
             guard
                 let moved = try OpusRemux.remux(
-                    opus, extra: extra, to: descriptor, folder: output.temporary.folder, isCancelled: output.isCancelled)
+                    opus, layout: carried.layout, extra: carried.metadata, to: descriptor, folder: output.temporary.folder,
+                    isCancelled: output.isCancelled)
             else { return nil }
             if moved.outputGain != 0 { result.warnings.append(.metadata(.opusOutputGain(moved.outputGain))) }
             return .moved(moved, fileBytes: try FileSystem.length(of: descriptor))

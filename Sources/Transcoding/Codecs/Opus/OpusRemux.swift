@@ -53,11 +53,33 @@ package enum OpusRemux {
     /// The reason the source cannot be moved into CAF as it is.
     package static func refuse(_ reason: String) -> ConversionError { .source(.unusable(reason: reason)) }
 
-    /// Reads the Opus `source` and writes the Opus CAF into `output` (an empty file in `folder`),
-    /// `extra` chunks (metadata) after its `chan`; `nil` when `isCancelled` said stop.
+    /// What an Opus CAF source carries into the moved file besides its packets: its `chan` when
+    /// it describes the file's channels (and is laid out as the spec or Apple writes it), and its
+    /// metadata chunks (none with `stripMetadata`, and none from Ogg), with the warnings their
+    /// reading gave.
+    package static func carried(_ source: OpusSourceRoute.Source, channels: Int, stripMetadata: Bool) -> (
+        layout: ChannelLayout?, metadata: [CAFChunk], warnings: [MetadataWarning]
+    ) {
+        guard source.file != nil, let document = try? CAFDocument(reading: source.input) else { return (nil, [], []) }
+        var layout: ChannelLayout?
+        for case .channelLayout(let found) in document.contents.chunks
+        where found.channelCount == channels && found.descriptions.count == Int(found.declaredCount)
+            && (found.trailing.isEmpty || found.isAppleZeroedSlot)
+        {
+            layout = found
+            break
+        }
+        if stripMetadata { return (layout, [], []) }
+        let (metadata, warnings) = MetadataMapping.corrected(CAFMetadata(contents: document.contents))
+        return (layout, metadata.chunks, warnings)
+    }
+
+    /// Reads the Opus `source` and writes the Opus CAF into `output` (an empty file in `folder`):
+    /// `layout` as its `chan` (else the mono or stereo tag), `extra` chunks (metadata) after it;
+    /// `nil` when `isCancelled` said stop.
     package static func remux(
-        _ source: OpusSourceRoute.Source, extra: [CAFChunk] = [], to output: Int32, folder: FileSystem.Folder,
-        isCancelled: () -> Bool
+        _ source: OpusSourceRoute.Source, layout: ChannelLayout? = nil, extra: [CAFChunk] = [], to output: Int32,
+        folder: FileSystem.Folder, isCancelled: () -> Bool
     ) throws(ConversionError) -> Remuxed? {
         var packets: OpusPackets
         var caf: OpusFileDecoder?
@@ -106,7 +128,7 @@ package enum OpusRemux {
         let layout = CAFWriter.opusLayout(
             sampleRate: Double(moved.sampleRate), channels: moved.channels, framesPerPacket: moved.framesPerPacket,
             cookie: moved.cookie, packetTable: header, tableBytes: Int(spooled.table.length), audioBytes: spooled.packets.length,
-            extra: extra)
+            channelLayout: layout, extra: extra)
         return try spooled.write(layout, to: output, isCancelled: isCancelled) ? moved : nil
     }
 
