@@ -33,7 +33,7 @@ public enum Settings {
             options: [
                 SettingOption(
                     "reencode",
-                    help: "Decode and encode again where compressed packets would be moved into the CAF (-d opus or -d 0 on an Ogg Opus source).")
+                    help: "Decode and encode again where compressed packets would be moved into the CAF (-d opus or -d 0 on an Opus source, -d aac or -d 0 on an M4A or ADTS source).")
             ],
             fromCommandLine: { given, options throws(DataFormatError) in
                 guard given("reencode") != nil else { return [] }

@@ -53,11 +53,27 @@ package enum M4ASource {
         }
     }
 
-    /// Whether `input` starts like MP4 (an `ftyp` box) or ADTS (a sync word with layer 0).
+    /// Whether `input` starts like MP4 (an `ftyp` box) or ADTS (a sync word with layer 0), the
+    /// ADTS perhaps behind an ID3v2 tag (recorders and radio streams write one; libavformat skips
+    /// it as it demuxes).
     package static func sniff(_ input: some ByteSource) -> Bool {
-        guard let prefix = try? input.read(at: 0, count: 8) else { return false }
-        if prefix.count == 8, Array(prefix[4..<8]) == Array("ftyp".utf8) { return true }
-        return prefix.count >= 2 && prefix[0] == 0xFF && prefix[1] & 0xF6 == 0xF0
+        guard let prefix = try? input.read(at: 0, count: 10) else { return false }
+        if prefix.count >= 8, Array(prefix[4..<8]) == Array("ftyp".utf8) { return true }
+        let start = id3v2Length(prefix, fileLength: input.length) ?? 0
+        guard let sync = try? input.read(at: start, count: 2), sync.count == 2 else { return false }
+        return sync[0] == 0xFF && sync[1] & 0xF6 == 0xF0
+    }
+
+    /// The bytes an ID3v2 tag at the start of a file takes (its 10-byte header, the syncsafe size
+    /// of its frames, a 10-byte footer when its flags say so), when `prefix` (the file's first 10
+    /// bytes) is such a header and the tag ends before the file does; else `nil`.
+    package static func id3v2Length(_ prefix: [UInt8], fileLength: UInt64) -> UInt64? {
+        guard prefix.count == 10, Array(prefix[0..<3]) == Array("ID3".utf8), prefix[3] != 0xFF, prefix[4] != 0xFF,
+            prefix[6..<10].allSatisfy({ $0 < 0x80 })
+        else { return nil }
+        let size = prefix[6..<10].reduce(UInt64(0)) { $0 << 7 | UInt64($1) }
+        let total = 10 + size + (prefix[5] & 0x10 != 0 ? 10 : 0)
+        return total < fileLength ? total : nil
     }
 
     /// Opens a `convert` job's MP4 or ADTS source: scanned, its AAC checked. `nil` when its audio

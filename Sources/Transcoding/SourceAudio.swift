@@ -450,7 +450,7 @@ package final class SourceAudio {
         do {
             content = try SourceContent.read(byteSource, brokenCAF: SourceContent.convertsBrokenCAF(byteSource))
             route = try DecodeRoute.route(for: content)
-            if let audio = try codecAudio(route, content: content, input: byteSource) { return audio }
+            if let audio = try codecAudio(route, content: content, input: byteSource, path: path) { return audio }
         } catch {
             throw SourceError("\(path): \(error.message)")
         }
@@ -513,11 +513,12 @@ package final class SourceAudio {
         return audio
     }
 
-    /// The decoding of an IMA4, AAC or Opus source (CAFKit's, libavcodec's, libopus's), as
-    /// `convert` decodes it;
-    /// `nil` for the other kinds.
+    /// The decoding of an IMA4, AAC (CAF, MP4/M4A, ADTS) or Opus source (CAFKit's, libavcodec's
+    /// behind libavformat's packets, libopus's), as `convert` decodes it (the source table's
+    /// roads in `SourceStage.open`); `nil` for the other kinds (an ALAC M4A among them: the
+    /// libavcodec lossless road reads it).
     private static func codecAudio(
-        _ route: DecodeRoute, content: SourceContent, input: FileByteSource
+        _ route: DecodeRoute, content: SourceContent, input: FileByteSource, path: String
     ) throws(ConversionError) -> SourceAudio? {
         switch (route, content) {
         case (.ima4, _): return try IMA4Source(content, input: input).audio()
@@ -529,6 +530,10 @@ package final class SourceAudio {
             var file: CAFFile?
             if case .caf(let caf) = content { file = caf }
             return SourceAudio(packets: try OpusSourceRoute.decoder(file, input))
+        case (.libsndfile, _) where M4ASource.sniff(input):
+            try LibAVCodecLoad.load()
+            guard let stream = try M4ASource.scan(path) else { return nil }
+            return try M4ASource.Source(path: path, stream: stream).audio()
         default: return nil
         }
     }

@@ -138,15 +138,22 @@ package struct SourceStage {
             of: input, sourceRate: exactRate, outputRate: outputRate, outputFrames: outputFrames, warnings: &warnings)
     }
 
-    /// Opens `path` for a road that decodes neither IMA4 nor AAC sources (`-d aac`, `verify`'s
+    /// Opens `path` for a road that decodes neither IMA4 nor AAC CAF sources (`-d aac`, `verify`'s
     /// transformed reference): the container told by content, libsndfile's reading of it, the
-    /// two readings cross-checked. Throws when they disagree, either cannot read it, or the
+    /// two readings cross-checked; an MP4/M4A or ADTS AAC source through libavformat
+    /// (``M4ASource``). Throws when they disagree, either cannot read it, or the
     /// source is one this road refuses. What the report should say about the source (the
     /// container's warnings, cross-check notes) is appended to `warnings` as it is found, so that
     /// it is kept when a later step fails.
     package static func open(_ path: String, warnings: inout [ConversionWarning]) throws(ConversionError) -> SourceStage {
         let input = try openInput(path)
-        return try open(path, input: input, content: try SourceContent.read(input), warnings: &warnings)
+        let content = try SourceContent.read(input)
+        if case .other = content, M4ASource.sniff(input),
+            let m4a = try M4ASource.admit(path, input: input, content: content, output: "", warnings: &warnings)
+        {
+            return m4a
+        }
+        return try open(path, input: input, content: content, warnings: &warnings)
     }
 
     /// Opens the source of a `convert` job, of any kind the route table (``DecodeRoute``) names:

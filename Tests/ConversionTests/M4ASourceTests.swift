@@ -4,9 +4,11 @@ import CAFKit
 import Conversion
 import ConversionModel
 import Foundation
+import Opus
 import OutputFiles
 import TestSupport
 import Testing
+import Verification
 
 @testable import Transcoding
 
@@ -195,6 +197,53 @@ struct M4ASourceTests {
         #expect(pcm.status == .converted && pcm.frames == Int64(packets.count) * 1024, "\(pcm.reason ?? "")")
     }
 
+    /// An ID3v2.4 tag holding a `TIT2` title and `padding` zero bytes, its size field `size`
+    /// (syncsafe) unless `declared` says otherwise.
+    static func id3v2(title: String, padding: Int = 64, declared: [UInt8]? = nil) -> [UInt8] {
+        let text = [UInt8(3)] + Array(title.utf8)
+        let frame = Array("TIT2".utf8) + [0, 0, 0, UInt8(text.count), 0, 0] + text
+        let size = frame.count + padding
+        let syncsafe = [UInt8(size >> 21 & 0x7F), UInt8(size >> 14 & 0x7F), UInt8(size >> 7 & 0x7F), UInt8(size & 0x7F)]
+        return Array("ID3".utf8) + [4, 0, 0] + (declared ?? syncsafe) + frame + [UInt8](repeating: 0, count: padding)
+    }
+
+    @Test(
+        "ADTS behind an ID3v2 tag is told by content and moved as plain ADTS is: the same packets and frames",
+        .enabled(if: ready, "ffmpeg, ffprobe or libavcodec is absent"))
+    func adtsBehindID3() throws {
+        let folder = TempDirectory()
+        let aac = try Self.source("in.aac", frames: 10_000, channels: 2, in: folder)
+        let adts = [UInt8](try Data(contentsOf: URL(fileURLWithPath: aac)))
+        let tagged = folder.write("tagged.aac", Self.id3v2(title: "Bell") + adts)
+        let (plain, plainCAF) = try Self.run(aac, try Self.options("aac"), in: folder, name: "plain.caf")
+        let (result, caf) = try Self.run(tagged, try Self.options("aac"), in: folder)
+        #expect(result.status == .converted && result.samples == .aacMoved, "\(result.reason ?? "")")
+        let (moved, original) = (try Self.packets(caf).1, try Self.packets(plainCAF).1)
+        #expect(result.frames == plain.frames && moved == original && !moved.isEmpty)
+        let (pcm, _) = try Self.run(tagged, try Self.options("LEI16"), in: folder, name: "pcm.caf")
+        #expect(pcm.status == .converted && pcm.frames == plain.frames, "\(pcm.reason ?? "")")
+        // A tag whose size runs past the end of the file is not skipped: the file is not ADTS.
+        let hostile = folder.write("hostile.aac", Self.id3v2(title: "Bell", declared: [0x7F, 0x7F, 0x7F, 0x7F]) + adts)
+        let (refused, _) = try Self.run(hostile, try Self.options("aac"), in: folder, name: "hostile.caf")
+        #expect(refused.status == .failed && refused.reason != nil)
+    }
+
+    @Test("an ID3v2 tag's length: syncsafe size, footer, checked against the file's length; hostile sizes refused")
+    func id3v2Length() {
+        let tag = Self.id3v2(title: "Bell", padding: 100)
+        let length = UInt64(tag.count)
+        #expect(M4ASource.id3v2Length(Array(tag.prefix(10)), fileLength: length + 2) == length)
+        // The footer flag adds 10 bytes.
+        var footer = Array(tag.prefix(10))
+        footer[5] = 0x10
+        #expect(M4ASource.id3v2Length(footer, fileLength: length + 100) == length + 10)
+        // A size past the end of the file, a size byte with its top bit set, not a tag.
+        #expect(M4ASource.id3v2Length(Array(tag.prefix(10)), fileLength: length) == nil)
+        #expect(M4ASource.id3v2Length(Array("ID3".utf8) + [4, 0, 0, 0x7F, 0x7F, 0x7F, 0x7F], fileLength: 4096) == nil)
+        #expect(M4ASource.id3v2Length(Array("ID3".utf8) + [4, 0, 0, 0, 0, 0x80, 0], fileLength: 1 << 20) == nil)
+        #expect(M4ASource.id3v2Length(Array("ID4".utf8) + [4, 0, 0, 0, 0, 0, 1], fileLength: 1 << 20) == nil)
+    }
+
     @Test("an MP4 without an edit list: priming 0 with a warning, the last packet's duration trims the end", .enabled(if: ready, "ffmpeg, ffprobe or libavcodec is absent"))
     func noEditList() throws {
         let folder = TempDirectory()
@@ -222,7 +271,7 @@ struct M4ASourceTests {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: caf)))
         bytes[bytes.count - 3] ^= 0x10
         try Data(bytes).write(to: URL(fileURLWithPath: caf))
-        #expect(throws: ConversionError.proof(.invalid(finding: "packet \(moved.packets - 1) differs from the source's"))) {
+        #expect(throws: ConversionError.proof(.packetsNotMoved(codec: "AAC", reason: "packet \(moved.packets - 1) differs from the source's"))) {
             try M4ARemux.prove(caf, source: source, moved: moved) { false }
         }
     }
@@ -279,6 +328,34 @@ struct M4ASourceTests {
         stripped.stripMetadata = true
         let (_, bare) = try Self.run(m4a, stripped, in: folder, name: "bare.caf")
         #expect(try CAFDocument(reading: try FileByteSource(path: bare)).contents.infoStrings == nil)
+    }
+
+    /// `verify --against SOURCE` on `caf`: the failures and the proof.
+    static func verify(_ caf: String, against source: String) throws -> ([VerifyFailure], Proof?) {
+        Verifier.compare(try CAFFile(reading: try FileByteSource(path: caf)), byteSource: try FileByteSource(path: caf), path: caf, with: source)
+    }
+
+    @Test(
+        "verify --against an M4A or ADTS source: moved AAC, encoded Opus and LEI16 outputs pass; a shifted priming fails",
+        .enabled(if: ready && (try? LibOpus.load()) != nil, "ffmpeg, ffprobe, libavcodec or libopus is absent"))
+    func verifyAgainst() throws {
+        let folder = TempDirectory()
+        let m4a = try Self.source("in.m4a", frames: 20_000, channels: 2, in: folder)
+        let aac = try Self.source("in.aac", frames: 20_000, channels: 2, in: folder)
+        for (source, format, rule) in [(m4a, "aac", "aac"), (m4a, "opus", "opus"), (aac, "aac", "aac"), (m4a, "LEI16", "float-to-16-bit")] {
+            let name = "\(format)-\(source.hasSuffix("aac") ? "adts" : "m4a").caf"
+            let (result, caf) = try Self.run(source, try Self.options(format), in: folder, name: name)
+            try #require(result.status == .converted, "\(result.reason ?? "")")
+            let (failures, proof) = try Self.verify(caf, against: source)
+            #expect(failures.isEmpty && proof?.rule?.contains(rule) == true, "\(name): \(failures) \(String(describing: proof))")
+        }
+        // The moved AAC CAF with its priming declared 0: its audio is late against the source.
+        var bytes = try #require(readFile(folder.file("aac-m4a.caf")))
+        let pakt = try #require(try CAFFile(reading: MemoryByteSource(bytes)).chunks.first { $0.type == .pakt })
+        let at = Int(pakt.bodyOffset) + 16
+        bytes.replaceSubrange(at..<at + 8, with: [UInt8](repeating: 0, count: 8))
+        let shifted = folder.write("shifted.caf", bytes)
+        #expect(!(try Self.verify(shifted, against: m4a)).0.isEmpty)
     }
 
     static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {

@@ -26,7 +26,8 @@ struct OggOpusRemuxTests {
 
     /// An Ogg Opus file of exactly `frames` frames, made by ffmpeg's libopus encoder from a WAV.
     static func oggOpus(frames: Int, channels: Int, rate: Int, in folder: TempDirectory) throws -> String {
-        let wav = folder.write("source.wav", WAVFixture.signal(.int16, channels: channels, frames: frames, sampleRate: rate).bytes)
+        let wav = folder.write(
+            "source.wav", WAVFixture.signal(.int16, channels: channels, frames: frames, sampleRate: rate).bytes)
         let ogg = folder.file("source.opus")
         let made = try runMerged(
             try #require(ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-c:a", "libopus", "-b:a", "64k", ogg])
@@ -34,15 +35,21 @@ struct OggOpusRemuxTests {
         return ogg
     }
 
-    static func remux(_ path: String, in folder: TempDirectory) throws -> (String, OggOpusRemux.Remuxed) {
+    static func remux(_ path: String, in folder: TempDirectory) throws -> (String, OpusRemux.Remuxed) {
         let out = folder.file("remuxed.caf")
         let descriptor = open(out, O_CREAT | O_RDWR | O_TRUNC, 0o644)
         #expect(descriptor >= 0)
         defer { close(descriptor) }
         let remuxed = try #require(
-            try OggOpusRemux.remux(
-                try FileByteSource(path: path), to: descriptor, folder: try FileSystem.Folder.open(folder.path)) { false })
+            try OpusRemux.remux(
+                Self.source(path), to: descriptor, folder: try FileSystem.Folder.open(folder.path)
+            ) { false })
         return (out, remuxed)
+    }
+
+    /// The Ogg Opus file at `path` as a source.
+    static func source(_ path: String) throws -> OpusSourceRoute.Source {
+        OpusSourceRoute.Source(file: nil, input: try FileByteSource(path: path))
     }
 
     @Test(
@@ -55,11 +62,13 @@ struct OggOpusRemuxTests {
         let (caf, remuxed) = try Self.remux(ogg, in: folder)
         // ffmpeg's Ogg demuxer, copying packets out: their sizes and their bytes in order.
         let probe = try runMerged(
-            try #require(Self.ffprobe), ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=size", "-of", "default=nw=1:nk=1", ogg])
+            try #require(Self.ffprobe),
+            ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=size", "-of", "default=nw=1:nk=1", ogg])
         let sizes = probe.lines.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         let raw = folder.file("packets.bin")
         let copied = try runMerged(
-            try #require(Self.ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", ogg, "-map", "0:a", "-c", "copy", "-f", "data", raw])
+            try #require(Self.ffmpeg),
+            ["-hide_banner", "-loglevel", "error", "-y", "-i", ogg, "-map", "0:a", "-c", "copy", "-f", "data", raw])
         #expect(copied.status == 0, "\(copied.text)")
         let expectedBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
         // The CAF's packets, read back by CAFKit.
@@ -75,7 +84,7 @@ struct OggOpusRemuxTests {
         }
         #expect(!sizes.isEmpty)
         // The proof convert runs passes, and names what it compared.
-        let proof = try #require(try OggOpusRemux.prove(caf, source: try FileByteSource(path: ogg), moved: remuxed) { false })
+        let proof = try #require(try OpusRemux.prove(caf, source: try Self.source(ogg), moved: remuxed) { false })
         #expect(proof.comparison == "exact" && proof.extent == "every-packet" && proof.primingFrames == 312)
         #expect(cafSizes == sizes)
         #expect(cafBytes == expectedBytes)
@@ -87,7 +96,8 @@ struct OggOpusRemuxTests {
         #expect(header.primingFrames == 312 && remuxed.priming == 312)
         // Exact at 48 kHz; ffmpeg's resampler may round the length of other rates by a frame.
         #expect(abs(header.numberValidFrames - at48) <= (rate == 48_000 ? 0 : 1), "\(header.numberValidFrames) for \(at48)")
-        #expect(Int64(header.primingFrames) + Int64(header.remainderFrames) + header.numberValidFrames == Int64(cafSizes.count) * 960)
+        #expect(
+            Int64(header.primingFrames) + Int64(header.remainderFrames) + header.numberValidFrames == Int64(cafSizes.count) * 960)
         // Decoded by libopus through CAFKit's packets: exactly the valid frames.
         let decoder = try OpusFileDecoder(file: document.file, source: source)
         var buffer: [Float] = []
@@ -101,7 +111,8 @@ struct OggOpusRemuxTests {
         // ffmpeg decodes the Ogg file (pre-skip and end trimming applied) to the same length.
         let pcm = folder.file("ogg.f32")
         let decodedOgg = try runMerged(
-            try #require(Self.ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", ogg, "-f", "f32le", "-ar", "48000", pcm])
+            try #require(Self.ffmpeg),
+            ["-hide_banner", "-loglevel", "error", "-y", "-i", ogg, "-f", "f32le", "-ar", "48000", pcm])
         #expect(decodedOgg.status == 0)
         let oggFrames = Int64((try Data(contentsOf: URL(fileURLWithPath: pcm))).count / 4 / channels)
         #expect(oggFrames == header.numberValidFrames)
@@ -117,9 +128,35 @@ struct OggOpusRemuxTests {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: caf)))
         bytes[bytes.count - 3] ^= 0x10
         try Data(bytes).write(to: URL(fileURLWithPath: caf))
-        #expect(throws: ConversionError.proof(.packetsNotMoved(codec: "Opus", reason: "packet \(remuxed.packets - 1) differs from the source's"))) {
-            try OggOpusRemux.prove(caf, source: try FileByteSource(path: ogg), moved: remuxed) { false }
+        #expect(
+            throws: ConversionError.proof(
+                .packetsNotMoved(codec: "Opus", reason: "packet \(remuxed.packets - 1) differs from the source's"))
+        ) {
+            try OpusRemux.prove(caf, source: try Self.source(ogg), moved: remuxed) { false }
         }
+    }
+
+    @Test(
+        "10 ms packets move with 480 frames per packet in the desc, and decode to exactly the source's frames",
+        .enabled(if: ready, "libopus, ffmpeg with libopus or ffprobe is absent"))
+    func shortPackets() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("s.wav", WAVFixture.signal(.int16, channels: 1, frames: 48_000, sampleRate: 48_000).bytes)
+        let ogg = folder.file("ten.opus")
+        let made = try runMerged(
+            try #require(Self.ffmpeg),
+            ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-c:a", "libopus", "-frame_duration", "10", ogg])
+        try #require(made.status == 0, "\(made.text)")
+        let (caf, remuxed) = try Self.remux(ogg, in: folder)
+        #expect(try OpusRemux.prove(caf, source: try Self.source(ogg), moved: remuxed) { false }?.extent == "every-packet")
+        let source = try FileByteSource(path: caf)
+        let file = try CAFFile(reading: source)
+        #expect(file.audioDescription.framesPerPacket == 480 && file.packetTableHeader?.numberValidFrames == 48_000)
+        let decoder = try OpusFileDecoder(file: file, source: source)
+        var buffer: [Float] = []
+        var decoded: Int64 = 0
+        while case let got = try decoder.read(into: &buffer, frames: 4096), got > 0 { decoded += Int64(got) }
+        #expect(decoded == 48_000)
     }
 
     @Test("a source that is not Ogg Opus is refused with a sentence")

@@ -75,8 +75,11 @@ struct OpusSourceTests {
         #expect(decoded.status == .converted, "\(decoded.reason ?? "")")
         #expect(decoded.frames == 24_077 && file?.audioDescription.bitsPerChannel == 16)
         #expect(decoded.proof?.comparison.hasPrefix("exact") == true && decoded.proof?.sourceDecoder.hasPrefix("libopus") == true)
-        // Opus to Opus: encoded again (a CAF's packets are not moved), proven against the decoding.
-        let (again, _) = try Self.convert(folder.file("n.caf"), to: "again.caf", in: folder, options: try Self.options("opus"))
+        // Opus to Opus at the same rate: the packets move (OpusCAFMoveTests); --reencode encodes
+        // again, proven against the decoding.
+        var reencode = try Self.options("opus")
+        reencode.reencode = true
+        let (again, _) = try Self.convert(folder.file("n.caf"), to: "again.caf", in: folder, options: reencode)
         #expect(again.samples == .opusEncoded && again.frames == 24_077 && again.proof?.peakLag == 0, "\(again.reason ?? "")")
     }
 

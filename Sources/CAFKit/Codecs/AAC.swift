@@ -227,10 +227,24 @@ extension CAFWriter {
         let description = AudioDescription(
             sampleRate: sampleRate, formatID: .aac, formatFlags: 0, bytesPerPacket: 0,
             framesPerPacket: UInt32(framesPerPacket), channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
+        return packetLayout(
+            description, chunks: [.magicCookie(MagicCookie(bytes: cookie.bytes))] + extra, packetTable: packetTable,
+            tableBytes: tableBytes, audioBytes: audioBytes)
+    }
+
+    /// The chunks of a CAF of variable-size packets around its packet sizes, as Apple lays them
+    /// out: the header, `desc`, `chunks` (`kuki`, `chan`, `info`...), then `pakt` whose header
+    /// `packetTable` gives and whose `tableBytes` of variable-length sizes the caller writes
+    /// between `before` and `after`; `after` holds a `free` chunk of zeros that puts the first
+    /// audio byte at the next multiple of 4096 and the `data` chunk header (size 4 +
+    /// `audioBytes`, edit count 1).
+    public static func packetLayout(
+        _ description: AudioDescription, chunks: [CAFChunk], packetTable: PacketTableHeader, tableBytes: Int,
+        audioBytes: UInt64
+    ) -> (before: [UInt8], after: [UInt8]) {
         var before = header()
         before += chunkBytes(.description(description))
-        before += chunkBytes(.magicCookie(MagicCookie(bytes: cookie.bytes)))
-        for chunk in extra { before += chunkBytes(chunk) }
+        for chunk in chunks { before += chunkBytes(chunk) }
         var pakt = ByteWriter()
         pakt.write(FourCC.pakt)
         pakt.write(Int64(PacketTableHeader.size + tableBytes), .big)

@@ -83,38 +83,25 @@ public struct OpusFormatError: Error, Equatable, Sendable, CustomStringConvertib
 
 extension CAFWriter {
     /// The chunks of an Opus CAF around its packet sizes, laid out as Apple's encoder lays them out
-    /// (docs/opus.md): `desc` (`opus`, flags 0, 0 bytes per packet, `framesPerPacket`, 0 bits),
-    /// `kuki` (``OpusCookie``), `chan` (mono or stereo tag), then `pakt` whose header
-    /// `packetTable` gives and whose `tableBytes` of variable-length sizes the caller writes
-    /// between `before` and `after`; `after` holds a `free` chunk of zeros that puts the first
-    /// audio byte at the next multiple of 4096 and the `data` chunk header (size 4 +
-    /// `audioBytes`, edit count 1).
+    /// (docs/opus.md, ``packetLayout(_:chunks:packetTable:tableBytes:audioBytes:)``): `desc`
+    /// (`opus`, flags 0, 0 bytes per packet, `framesPerPacket`, 0 bits), `kuki` (``OpusCookie``),
+    /// `chan` (`channelLayout`, else the mono or stereo tag), `extra`
+    /// (an `info` chunk and other metadata, where Apple writes its `info`), `pakt`, `free` up to
+    /// audio at the next multiple of 4096, `data`.
     public static func opusLayout(
-        sampleRate: Double, channels: Int, framesPerPacket: Int, cookie: OpusCookie, packetTable: PacketTableHeader,
-        tableBytes: Int, audioBytes: UInt64
+        sampleRate: Double, channels: Int, framesPerPacket: Int, cookie: OpusCookie,
+        packetTable: PacketTableHeader, tableBytes: Int, audioBytes: UInt64, channelLayout: ChannelLayout? = nil,
+        extra: [CAFChunk] = []
     ) -> (before: [UInt8], after: [UInt8]) {
         let description = AudioDescription(
             sampleRate: sampleRate, formatID: .opus, formatFlags: 0, bytesPerPacket: 0,
             framesPerPacket: UInt32(clamping: framesPerPacket), channelsPerFrame: UInt32(clamping: channels), bitsPerChannel: 0)
-        var before = header()
-        before += chunkBytes(.description(description))
-        before += chunkBytes(.magicCookie(MagicCookie(bytes: cookie.bytes)))
         // kAudioChannelLayoutTag_Mono (100 << 16 | 1) and _Stereo (101 << 16 | 2).
         let tag: UInt32 = channels == 1 ? 100 << 16 | 1 : 101 << 16 | 2
-        before += chunkBytes(.channelLayout(ChannelLayout(tag: tag)))
-        var pakt = ByteWriter()
-        pakt.write(FourCC.pakt)
-        pakt.write(Int64(PacketTableHeader.size + tableBytes), .big)
-        packetTable.write(to: &pakt)
-        before += pakt.bytes
-        let fixed = UInt64(before.count + tableBytes) + 12 + 12 + 4
-        let audioStart = (fixed + aacAudioAlignment - 1) / aacAudioAlignment * aacAudioAlignment
-        var after = chunkBytes(.free(FreeChunk(bytes: [UInt8](repeating: 0, count: Int(audioStart - fixed)))))
-        var data = ByteWriter()
-        data.write(FourCC.data)
-        data.write(Int64(clamping: audioBytes + 4), .big)
-        data.write(UInt32(1), .big)
-        after += data.bytes
-        return (before, after)
+        let chunks: [CAFChunk] = [
+            .magicCookie(MagicCookie(bytes: cookie.bytes)), .channelLayout(channelLayout ?? ChannelLayout(tag: tag)),
+        ]
+        return packetLayout(
+            description, chunks: chunks + extra, packetTable: packetTable, tableBytes: tableBytes, audioBytes: audioBytes)
     }
 }

@@ -142,6 +142,16 @@ package struct OutputPlan {
             source: source.encodingToKeep, sourceOrder: source.byteOrder, dataFormat: options.dataFormat, endian: options.endian)
     }
 
+    /// The source's frames through the plan's transforms, as a lossy encoder takes them.
+    package func encoderInput(_ source: SourceStage) throws(ConversionError) -> any FrameSource {
+        do {
+            let pumped = try source.pumpAudio()
+            return try transform.map { plan throws in try TransformedAudio(source: pumped, plan: plan) } ?? pumped
+        } catch {
+            throw ConversionError.encoding(.sourceUnreadable(reason: "\(error)"))
+        }
+    }
+
     /// The source's independent decoding (`proofAudio`) through the same transforms: what a
     /// lossy codec's decoded output is measured against.
     package func proofReference(_ source: SourceStage) throws -> any FrameSource {

@@ -70,10 +70,7 @@ package struct AACOutputCodec: OutputCodec {
     }
 
     /// What the encoder or the move made.
-    package enum Written {
-        case encoded(AACStage.Written, fileBytes: UInt64)
-        case moved(M4ASource.Stream, fileBytes: UInt64)
-    }
+    package typealias Written = PacketOutput<AACStage.Written, M4ASource.Stream>
 
     package func write(_ plan: OutputPlan, from source: SourceStage, into output: OutputTarget, result: inout FileResult) throws
         -> Written?
@@ -89,13 +86,7 @@ package struct AACOutputCodec: OutputCodec {
             result.warnAboutFrames(moved.validFrames, headerFrames: nil, empty: .noAACPacket)
             return .moved(moved, fileBytes: try FileSystem.length(of: descriptor))
         }
-        let audio: any FrameSource
-        do {
-            let pumped = try source.pumpAudio()
-            audio = try plan.transform.map { plan throws in try TransformedAudio(source: pumped, plan: plan) } ?? pumped
-        } catch {
-            throw ConversionError.encoding(.sourceUnreadable(reason: "\(error)"))
-        }
+        let audio = try plan.encoderInput(source)
         let descriptor = try output.temporary.descriptor()
         defer { close(descriptor) }
         guard
@@ -116,19 +107,13 @@ package struct AACOutputCodec: OutputCodec {
     /// The independent decoding of the source, through the same transform plan, is the reference;
     /// moved packets are compared with the source's, byte for byte.
     package func prove(_ written: Written, plan: OutputPlan, source: SourceStage, output: OutputTarget) throws -> Proof? {
-        switch written {
-        case .moved(let moved, _):
+        try written.prove(plan: plan, source: source) { moved in
             guard case .m4a(let m4a)? = source.codec else { return nil }
             return try M4ARemux.prove(output.temporary.path, source: m4a, moved: moved, isCancelled: output.isCancelled)
-        case .encoded(let encoded, _):
-            let reference = try plan.proofReference(source)
-            guard
-                var proof = try AACStage.prove(
-                    output.temporary.path, source: reference, written: encoded,
-                    blockSamples: output.options.blockSamples, levelTap: output.levelTap, isCancelled: output.isCancelled)
-            else { return nil }
-            if let transform = plan.transform { proof.rule = [transform.rule, proof.rule].compactMap { $0 }.joined(separator: "; ") }
-            return proof
+        } encoded: { encoded, reference in
+            try AACStage.prove(
+                output.temporary.path, source: reference, written: encoded, blockSamples: output.options.blockSamples,
+                levelTap: output.levelTap, isCancelled: output.isCancelled)
         }
     }
 
@@ -136,18 +121,9 @@ package struct AACOutputCodec: OutputCodec {
         _ written: Written, proof: Proof, plan: OutputPlan, source: SourceStage, into result: inout FileResult,
         output: OutputTarget
     ) throws {
-        result.proof = proof
-        switch written {
-        case .encoded(let encoded, let bytes):
-            result.bytes = bytes
-            result.frames = encoded.frames
-            result.samples = .aacEncoded
-        case .moved(let moved, let bytes):
-            result.bytes = bytes
-            result.frames = moved.validFrames
-            result.samples = .aacMoved
-        }
-        if output.isCancelled() { throw ConversionError.interrupted }
+        try written.record(
+            proof: proof, into: &result, frames: \.frames, validFrames: \.validFrames, encodedAs: .aacEncoded,
+            movedAs: .aacMoved, isCancelled: output.isCancelled)
     }
 }
 

@@ -10,7 +10,8 @@ import SystemLayer
 /// as Apple's afconvert lays out an AAC CAF (`desc`, `kuki`, `pakt`, `free`, `data` at a
 /// multiple of 4096). The `pakt` table's size is known only at the end, so the packets and their
 /// sizes go to two unnamed spool files in the output folder as they come (memory stays bounded
-/// by the block size) and the CAF is assembled in the temporary output once the encoder is done.
+/// by the block size, ``SpooledPackets``) and the CAF is assembled in the temporary output once
+/// the encoder is done.
 package enum AACStage {
     /// The sample rates an AAC file can have (the MPEG-4 sampling frequency table).
     package static let sampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
@@ -70,13 +71,9 @@ package enum AACStage {
         } catch {
             throw ConversionError.encoding(.encoder(reason: error.message))
         }
-        let spooled = Spooled(packets: try Spool(in: folder), table: try Spool(in: folder))
-        guard
-            let frames = try encode(
-                audio, with: encoder, into: spooled, blockSamples: blockSamples, isCancelled: isCancelled)
+        let spooled = try SpooledPackets(in: folder)
+        guard let frames = try spooled.encode(audio, with: encoder, blockSamples: blockSamples, isCancelled: isCancelled)
         else { return nil }
-        try spooled.packets.flush()
-        try spooled.table.flush()
         let framesPerPacket = encoder.framesPerPacket
         var priming = encoder.priming
         var remainder = spooled.count * Int64(framesPerPacket) - Int64(priming) - frames
@@ -99,86 +96,11 @@ package enum AACStage {
         return done ? written : nil
     }
 
-    /// The packets and their sizes as the encoder hands them out, each in its spool file (the
-    /// `pakt` table's size is known only at the end).
-    package final class Spooled {
-        package let packets: Spool
-        package let table: Spool
-        /// Packets so far.
-        package var count: Int64 = 0
-        /// The largest packet's bytes (the `kuki`'s peak bit rate).
-        package var largest = 0
-        private var varint: [UInt8] = []
-
-        package init(packets: Spool, table: Spool) {
-            self.packets = packets
-            self.table = table
-        }
-
-        package func append(_ bytes: UnsafeRawBufferPointer) throws(ConversionError) {
-            try packets.append(bytes)
-            varint.removeAll(keepingCapacity: true)
-            PacketTable.appendVariableLength(UInt64(bytes.count), to: &varint)
-            try table.append(varint)
-            count += 1
-            largest = max(largest, bytes.count)
-        }
-    }
-
-    /// Feeds every frame of `audio` to `encoder` as floats, its packets into `spooled`; returns
-    /// the frames encoded, or `nil` when `isCancelled` said stop (asked before every block).
-    package static func encode(
-        _ audio: any FrameSource, with encoder: AACEncoder, into spooled: Spooled, blockSamples: Int,
-        isCancelled: () -> Bool
-    ) throws(ConversionError) -> Int64? {
-        // A spool's failure passes through the encoder's callback as its own error type; the
-        // original is kept to be thrown instead.
-        var spoolError: ConversionError?
-        let store: (UnsafeRawBufferPointer) throws(AACCodecError) -> Void = { bytes throws(AACCodecError) in
-            do throws(ConversionError) { try spooled.append(bytes) } catch {
-                spoolError = error
-                throw AACCodecError(error.message)
-            }
-        }
-        let channels = audio.channels
-        let blockFrames = max(1, blockSamples / channels)
-        var ints = [Int32](repeating: 0, count: blockFrames * channels)
-        var doubles = [Double](repeating: 0, count: audio.isFloat ? blockFrames * channels : 0)
-        var floats = [Float](repeating: 0, count: blockFrames * channels)
-        var frames: Int64 = 0
-        do {
-            while true {
-                if isCancelled() { return nil }
-                let got: Int
-                do { got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                    throw ConversionError.encoding(.encoderInput(reason: error.message))
-                }
-                if got == 0 { break }
-                let count = got * channels
-                if audio.isFloat {
-                    for index in 0..<count { floats[index] = Float(doubles[index]) }
-                } else {
-                    for index in 0..<count { floats[index] = Float(SampleScaling.float(ints[index])) }
-                }
-                try encoder.encode(floats, frames: got, packet: store)
-                frames += Int64(got)
-            }
-            try encoder.finish(packet: store)
-        } catch let error as AACCodecError {
-            throw spoolError ?? ConversionError.encoding(.encoder(reason: error.message))
-        } catch let error as ConversionError {
-            throw error
-        } catch {
-            throw ConversionError.encoding(.unexpected("\(error)"))
-        }
-        return frames
-    }
-
     /// Lays out the CAF in `output`: the header, `desc`, `kuki` and `pakt` header, the size table
     /// copied from its spool, `free` to the next page, `data`, the packets copied from theirs.
     /// `false` when cancelled.
     package static func assemble(
-        _ written: Written, spooled: Spooled, encoder: AACEncoder, channels: Int, sampleRate: Int, to output: Int32,
+        _ written: Written, spooled: SpooledPackets, encoder: AACEncoder, channels: Int, sampleRate: Int, to output: Int32,
         isCancelled: () -> Bool
     ) throws(ConversionError) -> Bool {
         let header = PacketTableHeader(
@@ -193,7 +115,7 @@ package enum AACStage {
     /// with the `pakt` header `header`, as afconvert does; the `kuki`'s bit rates are the
     /// packets' own. `false` when cancelled.
     package static func assemble(
-        _ spooled: Spooled, config: [UInt8], framesPerPacket: Int, header: PacketTableHeader, channels: Int,
+        _ spooled: SpooledPackets, config: [UInt8], framesPerPacket: Int, header: PacketTableHeader, channels: Int,
         sampleRate: Int, extra: [CAFChunk] = [], to output: Int32, isCancelled: () -> Bool
     ) throws(ConversionError) -> Bool {
         let seconds = Double(max(header.numberPackets, 1) * Int64(framesPerPacket)) / Double(sampleRate)
@@ -206,69 +128,7 @@ package enum AACStage {
         let layout = CAFWriter.aacLayout(
             sampleRate: Double(sampleRate), channels: channels, framesPerPacket: framesPerPacket, cookie: cookie,
             packetTable: header, tableBytes: Int(spooled.table.length), audioBytes: spooled.packets.length, extra: extra)
-        var offset: UInt64 = 0
-        try FileSystem.writeAll(output, layout.before, at: offset)
-        offset += UInt64(layout.before.count)
-        offset = try spooled.table.copy(to: output, at: offset, isCancelled: isCancelled)
-        try FileSystem.writeAll(output, layout.after, at: offset)
-        offset += UInt64(layout.after.count)
-        _ = try spooled.packets.copy(to: output, at: offset, isCancelled: isCancelled)
-        return !isCancelled()
-    }
-
-    /// An unnamed file in the output folder that bytes are appended to through a 64 KiB buffer and
-    /// then copied out; it vanishes when freed.
-    package final class Spool {
-        private let descriptor: Int32
-        private var buffer: [UInt8] = []
-        private var written: UInt64 = 0
-        private static let bufferSize = 1 << 16
-
-        package init(in folder: FileSystem.Folder) throws(ConversionError) {
-            let name = FileSystem.temporaryName(for: "spool")
-            let fd = FileSystem.withPath(name) { cafconv_create_unnamed(folder.descriptor, $0) }
-            guard fd >= 0 else {
-                throw ConversionError.output(.spoolNotCreated(folder: folder.path, errno: errno))
-            }
-            descriptor = fd
-            buffer.reserveCapacity(Self.bufferSize)
-        }
-
-        deinit { close(descriptor) }
-
-        /// The bytes appended so far.
-        package var length: UInt64 { written + UInt64(buffer.count) }
-
-        package func append(_ bytes: UnsafeRawBufferPointer) throws(ConversionError) {
-            buffer.append(contentsOf: bytes)
-            if buffer.count >= Self.bufferSize { try flush() }
-        }
-
-        package func append(_ bytes: [UInt8]) throws(ConversionError) {
-            buffer.append(contentsOf: bytes)
-            if buffer.count >= Self.bufferSize { try flush() }
-        }
-
-        package func flush() throws(ConversionError) {
-            guard !buffer.isEmpty else { return }
-            try FileSystem.writeAll(descriptor, buffer, at: written)
-            written += UInt64(buffer.count)
-            buffer.removeAll(keepingCapacity: true)
-        }
-
-        /// Copies the spool to `output` at `offset` in 1 MiB steps; returns the offset after it.
-        package func copy(to output: Int32, at offset: UInt64, isCancelled: () -> Bool) throws(ConversionError) -> UInt64 {
-            try flush()
-            var done: UInt64 = 0
-            while done < written {
-                if isCancelled() { return offset + done }
-                let count = Int(min(UInt64(1 << 20), written - done))
-                let bytes = try FileSystem.readExactly(descriptor, count: count, at: done)
-                try FileSystem.writeAll(output, bytes, at: offset + done)
-                done += UInt64(count)
-            }
-            return offset + done
-        }
+        return try spooled.write(layout, to: output, isCancelled: isCancelled)
     }
 }
 
@@ -318,4 +178,9 @@ extension AACStage {
         throw ConversionError.encoding(
             .aacLFE(channels: channels, fourth: layout.speakers[3].map(\.description) ?? "unpositioned", layout: "\(layout)"))
     }
+}
+
+extension AACEncoder: FloatPacketEncoder {
+    package static func failure(_ message: String) -> AACCodecError { AACCodecError(message) }
+    package static func message(_ failure: AACCodecError) -> String { failure.message }
 }

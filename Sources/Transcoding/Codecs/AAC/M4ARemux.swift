@@ -30,7 +30,7 @@ package enum M4ARemux {
     ) throws(ConversionError) -> M4ASource.Stream? {
         let stream = source.stream
         let demuxer = try demux(source)
-        let spooled = AACStage.Spooled(packets: try AACStage.Spool(in: folder), table: try AACStage.Spool(in: folder))
+        let spooled = try SpooledPackets(in: folder)
         while true {
             if spooled.count & 1023 == 0, isCancelled() { return nil }
             let next: AVDemuxer.Packet?
@@ -38,11 +38,7 @@ package enum M4ARemux {
                 throw .source(.mp4Unreadable(container: stream.container, reason: error.message))
             }
             guard let packet = next else { break }
-            var failure: ConversionError?
-            packet.bytes.withUnsafeBytes { bytes in
-                do throws(ConversionError) { try spooled.append(bytes) } catch { failure = error }
-            }
-            if let failure { throw failure }
+            try spooled.append(packet.bytes)
         }
         guard spooled.count == stream.packets, spooled.packets.length == stream.audioBytes else {
             throw .source(.sourceEndedEarly)
@@ -76,63 +72,32 @@ package enum M4ARemux {
         }
     }
 
-    /// The proof of a move, without decoding: CAFKit reads the written file back (layout, `pakt`
-    /// accounting, the `kuki`'s AudioSpecificConfig) and hands out its packets, which must be
-    /// byte-identical, in order and in number, to a fresh demuxing of the source; priming,
-    /// remainder and valid frames must be the source's. `nil` when cancelled.
+    /// The proof of a move, without decoding (``PacketMove``): CAFKit reads the written file back
+    /// (layout, `pakt` accounting, the `kuki`'s AudioSpecificConfig) and hands out its packets,
+    /// which must be byte-identical, in order and in number, to a fresh demuxing of the source;
+    /// priming, remainder and valid frames must be the source's. `nil` when cancelled.
     package static func prove(
         _ path: String, source: M4ASource.Source, moved: M4ASource.Stream, isCancelled: () -> Bool
     ) throws(ConversionError) -> Proof? {
-        let (bytes, file) = try ContainerStage.readBackFile(path)
         var expected = CAFExpectations(channels: UInt32(moved.channels), sampleRate: Double(moved.sampleRate))
         expected.formatID = .aac
         expected.validFrames = UInt64(moved.validFrames)
-        if let first = CAFValidator.validate(file, expecting: expected).first {
-            throw .proof(.invalid(finding: "\(first)"))
-        }
-        try checkHeader(file, bytes: bytes, moved: moved)
-        var packets: CAFPacketReader
-        do { packets = try CAFPacketReader(file: file, source: bytes) } catch { throw .proof(.unreadable(reason: error.message)) }
         let demuxer: AVDemuxer
         do { demuxer = try AVDemuxer(path: source.path) } catch { throw .proof(.sourceUnreadable(reason: error.message)) }
-        var index: Int64 = 0
-        while true {
-            if index & 1023 == 0, isCancelled() { return nil }
-            let original: AVDemuxer.Packet?
-            do { original = try demuxer.next() } catch { throw .proof(.sourceUnreadable(reason: error.message)) }
-            let copied: (offset: UInt64, size: Int)?
-            do { copied = try packets.next() } catch { throw .proof(.unreadable(reason: error.message)) }
-            switch (original, copied) {
-            case (nil, nil):
-                var proof = Proof(
-                    comparison: "exact", rule: "aac-packets-moved", sourceDecoder: "libavformat", outputDecoder: "cafkit",
-                    extent: "every-packet")
-                proof.primingFrames = moved.priming
-                return proof
-            case (let original?, let copied?):
-                let held: [UInt8]
-                do { held = try bytes.readExactly(at: copied.offset, count: copied.size) } catch {
-                    throw .proof(.unreadable(reason: "\(error)"))
-                }
-                guard held == original.bytes else { throw .proof(.invalid(finding: "packet \(index) differs from the source's")) }
-            default:
-                throw .proof(
-                    .invalid(finding: "it holds \(copied == nil ? "fewer" : "more") packets than the source (\(index) in common)"))
-            }
-            index += 1
+        let accounting = PacketMove.Accounting(
+            packets: moved.packets, priming: moved.priming, remainder: moved.remainder, validFrames: moved.validFrames)
+        return try PacketMove.prove(
+            path, expecting: expected, accounting: accounting,
+            naming: PacketMove.Naming(codec: "AAC", rule: "aac-packets-moved", sourceReader: "libavformat"),
+            check: { file, bytes throws(ConversionError) in try checkCookie(file, bytes: bytes, moved: moved) },
+            isCancelled: isCancelled
+        ) { () throws(ConversionError) -> [UInt8]? in
+            do throws(AACCodecError) { return try demuxer.next()?.bytes } catch { throw .proof(.sourceUnreadable(reason: error.message)) }
         }
     }
 
-    /// The written `pakt` must hold the source's accounting and the `kuki` its AudioSpecificConfig.
-    private static func checkHeader(_ file: CAFFile, bytes: FileByteSource, moved: M4ASource.Stream) throws(ConversionError) {
-        guard let header = file.packetTableHeader, header.numberPackets == moved.packets,
-            Int(header.primingFrames) == moved.priming, Int(header.remainderFrames) == moved.remainder,
-            header.numberValidFrames == moved.validFrames
-        else {
-            throw .proof(
-                .invalid(
-                    finding: "its 'pakt' does not hold the source's \(moved.packets) packets, \(moved.priming) priming, \(moved.validFrames) valid and \(moved.remainder) remainder frames"))
-        }
+    /// The written `kuki` must hold the source's AudioSpecificConfig.
+    private static func checkCookie(_ file: CAFFile, bytes: FileByteSource, moved: M4ASource.Stream) throws(ConversionError) {
         guard let kuki = file.chunks.first(where: { $0.type == .kuki }), kuki.size <= 1 << 16,
             let cookie = try? bytes.readExactly(at: kuki.bodyOffset, count: Int(kuki.size)),
             let descriptor = try? MPEG4ESDescriptor(parsing: cookie), descriptor.audioSpecificConfig == moved.config

@@ -22,12 +22,7 @@ package final class OpusFileDecoder {
     /// The `kuki`, when the file has Apple's.
     package let cookie: OpusCookie?
     /// Where the packets come from.
-    private enum Packets {
-        case caf(CAFPacketReader, any ByteSource)
-        case ogg(OggOpusReader)
-    }
-    /// `nil` only while a reader is out being advanced (so that it is advanced in place, not copied).
-    private var packets: Packets?
+    private var packets: OpusPackets
     /// Every packet holds `framesPerPacket` frames (CAF); Ogg's packets may vary.
     private let fixedDuration: Bool
     /// The `OpusHead` output gain as a factor (1 for CAF).
@@ -82,9 +77,7 @@ package final class OpusFileDecoder {
             }
             cookie = parsed
         }
-        do { packets = .caf(try CAFPacketReader(file: file, source: source), source) } catch {
-            throw OpusFormatError(error.message)
-        }
+        packets = try OpusPackets(caf: file, source: source)
         guard let header = file.packetTableHeader, header.numberValidFrames >= 0, header.primingFrames >= 0,
             header.remainderFrames >= 0
         else { throw OpusFormatError("its 'pakt' header has negative frame counts") }
@@ -125,10 +118,10 @@ package final class OpusFileDecoder {
             scan = try OggOpusReader(source: source)
             while try scan.next() != nil {}
             accounting = try scan.accounting(maximumTrim: 5760)
-            packets = .ogg(try OggOpusReader(source: source))
         } catch {
             throw OpusFormatError(error.message)
         }
+        packets = try OpusPackets(ogg: source)
         channels = scan.head.channels
         do { decoder = try OpusDecoder(sampleRate: 48_000, channels: channels) } catch { throw OpusFormatError(error.message) }
         sampleRate = 48_000
@@ -165,39 +158,13 @@ package final class OpusFileDecoder {
         return got
     }
 
-    /// The next packet's bytes and index, or `nil` after the last.
-    private func nextPacket() throws(OpusFormatError) -> (bytes: [UInt8], index: Int64)? {
-        guard let current = packets else { return nil }
-        packets = nil
-        switch consume current {
-        case .caf(var reader, let source):
-            let next: (offset: UInt64, size: Int)?
-            do { next = try reader.next() } catch { throw OpusFormatError(error.message) }
-            packets = .caf(reader, source)
-            guard let packet = next else { return nil }
-            do { return (try source.readExactly(at: packet.offset, count: packet.size), reader.packetsRead - 1) } catch {
-                throw OpusFormatError("cannot read packet \(reader.packetsRead - 1): \(error)")
-            }
-        case .ogg(var reader):
-            let next: OggOpusReader.Packet?
-            do { next = try reader.next() } catch { throw OpusFormatError(error.message) }
-            packets = .ogg(reader)
-            return next.map { ($0.bytes, reader.packetsRead - 1) }
-        }
-    }
-
     /// The packets read so far.
-    private var packetCount: Int64 {
-        switch packets {
-        case .caf(let reader, _)?: return reader.packetCount
-        case .ogg(let reader)?: return reader.packetsRead
-        case nil: return 0
-        }
-    }
+    private var packetCount: Int64 { packets.packetCount }
 
     /// Decodes the next packet into `pending`; `false` after the last.
     private func decodeNext() throws(OpusFormatError) -> Bool {
-        guard let (bytes, index) = try nextPacket() else { return false }
+        guard let (bytes, _) = try packets.next() else { return false }
+        let index = packets.packetsRead - 1
         if let toc = bytes.first, (12...15).contains(toc >> 3) { hybridPackets += 1 }
         var decoded: Result<Int, OpusError> = .success(0)
         bytes.withUnsafeBytes { raw in

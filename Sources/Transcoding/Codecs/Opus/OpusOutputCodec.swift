@@ -12,9 +12,10 @@ import SystemLayer
 /// with libopus's reference decoder through CAFKit's packets and requires the source's exact
 /// length, the cross-correlation peak at lag 0 and an SNR above the floor for the bit rate.
 ///
-/// An Ogg Opus source asked for `-d opus` with no rate, channel, bit-rate or strategy change has
-/// its packets moved, not encoded again (``OggOpusRemux``): the proof reads the packets back with
-/// CAFKit and requires them byte-identical to the source's, with its exact frame accounting.
+/// An Ogg Opus or Opus CAF source asked for `-d opus` (or `-d 0`) with no rate, channel, bit-rate
+/// or strategy change has its packets moved, not encoded again (``OpusRemux``): the proof reads
+/// the packets back with CAFKit and requires them byte-identical to the source's, with its exact
+/// frame accounting. An Opus CAF in ffmpeg's layout, whose length cannot be trusted, is encoded.
 package struct OpusOutputCodec: OutputCodec {
     package var spelling: DataFormat.Spelling { DataFormat.Spelling("opus", takesBitRate: true, byteOrderless: "Opus") }
     package var formatIDs: [FourCC] { [.opus] }
@@ -24,27 +25,20 @@ package struct OpusOutputCodec: OutputCodec {
         "opus;b=\(options.bitRate.map(String.init) ?? "default");s=\(options.bitRateStrategy.map(String.init) ?? "vbr");enc=\(LibOpus.version)"
     }
 
-    /// Whether the job moves an Ogg Opus source's packets rather than encoding: the source is
-    /// Ogg Opus, nothing asks for a change the packets cannot carry, and `--reencode` is not given.
-    package static func moves(_ source: SourceStage, options: ConversionOptions) -> Bool {
-        source.encoding == .opus && source.info.major == .ogg && (options.sampleRate == nil || options.sampleRate == 48_000)
-            && (options.channels == nil || options.channels == source.info.channels) && options.bitRate == nil
-            && options.bitRateStrategy == nil && (1...2).contains(source.info.channels) && !options.reencode
-            && options.loudnessTarget == nil
-    }
-
-    /// `-d 0` on an Ogg Opus source moves its packets (as `-d opus` does).
+    /// `-d 0` on an Opus source moves its packets (as `-d opus` does; ``OpusRemux/moves(_:options:)``).
     package func movesPackets(of source: SourceStage, options: ConversionOptions) -> Bool {
-        Self.moves(source, options: options)
+        OpusRemux.moves(source, options: options)
     }
 
     package func plan(_ source: SourceStage, options: ConversionOptions, result: inout FileResult) throws -> OutputPlan {
         let floats = TargetFormat(encoding: .float32, byteOrder: .little)
-        if Self.moves(source, options: options) {
+        if OpusRemux.moves(source, options: options) {
+            let rate = source.info.sampleRate
             result.formatOut = "opus"
             result.channels = source.info.channels
-            result.sampleRate = 48_000
-            return OutputPlan(target: floats, transform: nil, channels: source.info.channels, sampleRate: 48_000, exactRate: 48_000)
+            result.sampleRate = rate
+            return OutputPlan(
+                target: floats, transform: nil, channels: source.info.channels, sampleRate: rate, exactRate: Double(rate))
         }
         let own = source.exactRate == Double(source.info.sampleRate) ? source.info.sampleRate : 0
         let rate = OpusStage.codedRate(asked: options.sampleRate, source: own)
@@ -67,31 +61,25 @@ package struct OpusOutputCodec: OutputCodec {
     }
 
     /// What the Encoder or the move made.
-    package enum Written {
-        case encoded(OpusStage.Written, fileBytes: UInt64)
-        case moved(OggOpusRemux.Remuxed, fileBytes: UInt64)
-    }
+    package typealias Written = PacketOutput<OpusStage.Written, OpusRemux.Remuxed>
 
     package func write(_ plan: OutputPlan, from source: SourceStage, into output: OutputTarget, result: inout FileResult) throws
         -> Written?
     {
         let descriptor = try output.temporary.descriptor()
         defer { close(descriptor) }
-        if plan.bitRate == nil {
+        if plan.bitRate == nil, case .opus(let opus)? = source.codec {
+            let carried = OpusRemux.carried(opus, channels: plan.channels, stripMetadata: output.options.stripMetadata)
+            result.warnings += carried.warnings.map(ConversionWarning.metadata)
             guard
-                let moved = try OggOpusRemux.remux(
-                    source.input, to: descriptor, folder: output.temporary.folder, isCancelled: output.isCancelled)
+                let moved = try OpusRemux.remux(
+                    opus, layout: carried.layout, extra: carried.metadata, to: descriptor, folder: output.temporary.folder,
+                    isCancelled: output.isCancelled)
             else { return nil }
             if moved.outputGain != 0 { result.warnings.append(.metadata(.opusOutputGain(moved.outputGain))) }
             return .moved(moved, fileBytes: try FileSystem.length(of: descriptor))
         }
-        let audio: any FrameSource
-        do {
-            let pumped = try source.pumpAudio()
-            audio = try plan.transform.map { plan throws in try TransformedAudio(source: pumped, plan: plan) } ?? pumped
-        } catch {
-            throw ConversionError.encoding(.sourceUnreadable(reason: "\(error)"))
-        }
+        let audio = try plan.encoderInput(source)
         let settings = try OpusStage.settings(
             asked: plan.bitRate, channels: plan.channels, sampleRate: plan.sampleRate,
             constantBitRate: output.options.bitRateStrategy == 0)
@@ -105,18 +93,13 @@ package struct OpusOutputCodec: OutputCodec {
     }
 
     package func prove(_ written: Written, plan: OutputPlan, source: SourceStage, output: OutputTarget) throws -> Proof? {
-        switch written {
-        case .moved(let moved, _):
-            return try OggOpusRemux.prove(output.temporary.path, source: source.input, moved: moved, isCancelled: output.isCancelled)
-        case .encoded(let encoded, _):
-            let reference = try plan.proofReference(source)
-            guard
-                var proof = try OpusStage.prove(
-                    output.temporary.path, source: reference, written: encoded, blockSamples: output.options.blockSamples,
-                    levelTap: output.levelTap, isCancelled: output.isCancelled)
-            else { return nil }
-            if let transform = plan.transform { proof.rule = [transform.rule, proof.rule].compactMap { $0 }.joined(separator: "; ") }
-            return proof
+        try written.prove(plan: plan, source: source) { moved in
+            guard case .opus(let opus)? = source.codec else { return nil }
+            return try OpusRemux.prove(output.temporary.path, source: opus, moved: moved, isCancelled: output.isCancelled)
+        } encoded: { encoded, reference in
+            try OpusStage.prove(
+                output.temporary.path, source: reference, written: encoded, blockSamples: output.options.blockSamples,
+                levelTap: output.levelTap, isCancelled: output.isCancelled)
         }
     }
 
@@ -124,17 +107,8 @@ package struct OpusOutputCodec: OutputCodec {
         _ written: Written, proof: Proof, plan: OutputPlan, source: SourceStage, into result: inout FileResult,
         output: OutputTarget
     ) throws {
-        result.proof = proof
-        switch written {
-        case .encoded(let encoded, let bytes):
-            result.bytes = bytes
-            result.frames = encoded.frames
-            result.samples = .opusEncoded
-        case .moved(let moved, let bytes):
-            result.bytes = bytes
-            result.frames = moved.validFrames
-            result.samples = .opusMoved
-        }
-        if output.isCancelled() { throw ConversionError.interrupted }
+        try written.record(
+            proof: proof, into: &result, frames: \.frames, validFrames: \.validFrames, encodedAs: .opusEncoded,
+            movedAs: .opusMoved, isCancelled: output.isCancelled)
     }
 }

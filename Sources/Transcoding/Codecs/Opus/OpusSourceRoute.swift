@@ -11,7 +11,8 @@ import SystemLayer
 /// libopus's reference decoder (``OpusFileDecoder``) with the priming (`pakt` priming, Ogg's
 /// pre-skip) dropped and the end trimmed to the valid frames (the `pakt`'s, Ogg's last granule
 /// position), to any output format. Without `-d` the output is 16-bit, as for every lossy source;
-/// `-d opus` or `-d 0` on an Ogg Opus source moves its packets instead (``OggOpusRemux``).
+/// `-d opus` or `-d 0` (the same rate and channels) moves its packets instead (``OpusRemux``),
+/// except from an Opus CAF in ffmpeg's layout (``untrusted(_:)``).
 ///
 /// The proof: libopus's decoding is deterministic (RFC 6716 makes its decoder normative, and the
 /// same packets always decode to the same floats), so a second, independent libopus decoding of
@@ -66,9 +67,7 @@ package enum OpusSourceRoute {
         var file: CAFFile?
         if case .caf(let caf) = content { file = caf }
         let decoder = try decoder(file, input)
-        if let header = file?.packetTableHeader, header.primingFrames == 0, header.remainderFrames == 0,
-            header.numberPackets > 0, header.numberValidFrames == header.numberPackets * Int64(decoder.framesPerPacket)
-        {
+        if let file, let header = file.packetTableHeader, untrusted(file) {
             warnings.append(
                 .source(
                     .opusFrameCountUntrusted(
@@ -81,6 +80,17 @@ package enum OpusSourceRoute {
         return SourceStage(
             path: path, input: input, content: content, reader: nil, info: info, avcodec: nil, samples: nil, probe: nil,
             encoding: .opus, headerFrames: decoder.validFrames, codec: .opus(Source(file: file, input: input)))
+    }
+
+    /// Whether the Opus CAF `file` is in ffmpeg's layout, whose frame count cannot be trusted:
+    /// `pakt` priming and remainder 0 and valid frames = packets x frames per packet (the
+    /// encoder's pre-skip dropped; ffmpeg writes no `kuki` that would hold it).
+    package static func untrusted(_ file: CAFFile) -> Bool {
+        guard let header = file.packetTableHeader else { return false }
+        let (capacity, overflow) = header.numberPackets.multipliedReportingOverflow(
+            by: Int64(file.audioDescription.framesPerPacket))
+        return header.primingFrames == 0 && header.remainderFrames == 0 && header.numberPackets > 0 && !overflow
+            && header.numberValidFrames == capacity
     }
 
     /// A decoder of the Opus in `file` (a CAF), or of the Ogg Opus stream in `input` when `file`

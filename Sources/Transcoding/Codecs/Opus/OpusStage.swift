@@ -82,8 +82,8 @@ package enum OpusStage {
         } catch {
             throw ConversionError.encoding(.encoder(reason: error.message))
         }
-        let spooled = AACStage.Spooled(packets: try AACStage.Spool(in: folder), table: try AACStage.Spool(in: folder))
-        guard let frames = try encode(audio, with: encoder, into: spooled, blockSamples: blockSamples, isCancelled: isCancelled)
+        let spooled = try SpooledPackets(in: folder)
+        guard let frames = try spooled.encode(audio, with: encoder, blockSamples: blockSamples, isCancelled: isCancelled)
         else { return nil }
         let framesPerPacket = encoder.framesPerPacket
         let priming = spooled.count == 0 ? 0 : encoder.lookahead
@@ -108,60 +108,7 @@ package enum OpusStage {
         let layout = CAFWriter.opusLayout(
             sampleRate: Double(settings.sampleRate), channels: settings.channels, framesPerPacket: framesPerPacket,
             cookie: cookie, packetTable: header, tableBytes: Int(spooled.table.length), audioBytes: spooled.packets.length)
-        var offset: UInt64 = 0
-        try FileSystem.writeAll(output, layout.before, at: offset)
-        offset += UInt64(layout.before.count)
-        offset = try spooled.table.copy(to: output, at: offset, isCancelled: isCancelled)
-        try FileSystem.writeAll(output, layout.after, at: offset)
-        offset += UInt64(layout.after.count)
-        _ = try spooled.packets.copy(to: output, at: offset, isCancelled: isCancelled)
-        return isCancelled() ? nil : written
-    }
-
-    /// Feeds every frame of `audio` to `encoder` as floats, its packets into `spooled`; the frames
-    /// encoded, or `nil` when `isCancelled` said stop (asked before every block).
-    static func encode(
-        _ audio: any FrameSource, with encoder: OpusEncoder, into spooled: AACStage.Spooled, blockSamples: Int,
-        isCancelled: () -> Bool
-    ) throws(ConversionError) -> Int64? {
-        var spoolError: ConversionError?
-        let store: (UnsafeRawBufferPointer) throws(OpusError) -> Void = { bytes throws(OpusError) in
-            do throws(ConversionError) { try spooled.append(bytes) } catch {
-                spoolError = error
-                throw OpusError(error.message)
-            }
-        }
-        let channels = audio.channels
-        let blockFrames = max(1, blockSamples / max(channels, 1))
-        var ints = [Int32](repeating: 0, count: audio.isFloat ? 0 : blockFrames * channels)
-        var doubles = [Double](repeating: 0, count: audio.isFloat ? blockFrames * channels : 0)
-        var floats = [Float](repeating: 0, count: blockFrames * channels)
-        var frames: Int64 = 0
-        do throws(OpusError) {
-            while true {
-                if isCancelled() { return nil }
-                let got: Int
-                do { got = try audio.read(ints: &ints, doubles: &doubles, frames: blockFrames) } catch {
-                    spoolError = ConversionError.encoding(.encoderInput(reason: error.message))
-                    throw OpusError(error.message)
-                }
-                if got == 0 { break }
-                let count = got * channels
-                if audio.isFloat {
-                    for index in 0..<count { floats[index] = Float(doubles[index]) }
-                } else {
-                    for index in 0..<count { floats[index] = Float(SampleScaling.float(ints[index])) }
-                }
-                try encoder.encode(floats, frames: got, packet: store)
-                frames += Int64(got)
-            }
-            try encoder.finish(packet: store)
-        } catch {
-            throw spoolError ?? ConversionError.encoding(.encoder(reason: error.message))
-        }
-        try spooled.packets.flush()
-        try spooled.table.flush()
-        return frames
+        return try spooled.write(layout, to: output, isCancelled: isCancelled) ? written : nil
     }
 }
 
@@ -198,4 +145,9 @@ extension OpusStage {
             }
         }
     }
+}
+
+extension OpusEncoder: FloatPacketEncoder {
+    package static func failure(_ message: String) -> OpusError { OpusError(message) }
+    package static func message(_ failure: OpusError) -> String { failure.message }
 }
