@@ -305,7 +305,7 @@ struct Convert {
         if let display { counters = { job in display.counter(for: job) } }
         let report = piped.named(
             Engine.run(
-                inputs: piped.inputs, output: piped.output, options: options, selection: selection, rules: book,
+                inputs: piped.inputs, output: piped.output, options: piped.streaming(options), selection: selection, rules: book,
                 cancellation: interruption.cancellation, keepsState: keepsState,
                 progress: { step in
                     display?.finished(step)
