@@ -111,10 +111,13 @@ enum PersistentWorker {
         }
     }
 
+    /// The subcommands a request may name.
+    static let subcommands = [Convert.name, Info.name, Verify.name, Report.name, AFConvert.name, AFInfo.name]
+
     /// The command line of one request: the startup arguments (the subcommand) and the request's
     /// (which may name the subcommand again).
     static func commandLine(startup: [String], request: [String]) -> [String] {
-        if let first = request.first, ["convert", "info", "verify"].contains(first) { return request }
+        if let first = request.first, subcommands.contains(first) { return request }
         return startup + request
     }
 
