@@ -230,14 +230,25 @@ struct PipesEndToEndTests {
         }
     }
 
-    @Test("a source that fails its conversion: exit 1, nothing on stdout, the error names standard input")
-    func failureWritesNothing() throws {
+    @Test(
+        "a source that fails its conversion: exit 1, nothing on stdout, the error names standard input",
+        arguments: ["not audio", "ratio over 256", "ima4 of junk"])
+    func failureWritesNothing(_ case: String) throws {
+        let (options, input): ([String], [UInt8]) =
+            switch `case` {
+            // A linear PCM stream whose plan fails once the source is open: refused before the
+            // stream's header is written.
+            case "ratio over 256": (["-d", "LEI16@1000"], WAVFixture.signal(.int16, channels: 1, frames: 4000, sampleRate: 384_000).bytes)
+            // A compressed output (written, then copied) whose source is broken.
+            case "ima4 of junk": (["-d", "ima4"], Array("RIFF....WAVEfmt junk".utf8))
+            default: ([], Array("not audio at all".utf8))
+            }
         let folder = TempDirectory()
-        let junk = try Self.piped(["convert", "-", "-o", "-"], input: Array("not audio at all".utf8), in: folder.path)
-        #expect(junk.status == 1, "\(junk.stderr)")
-        #expect(junk.stdout.isEmpty)
-        #expect(junk.stderr.contains("error: -:"), "\(junk.stderr)")
-        #expect(!junk.stderr.contains("cafconv-pipe"), "\(junk.stderr)")
+        let failed = try Self.piped(["convert"] + options + ["-", "-o", "-"], input: input, in: folder.path)
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(failed.stdout.isEmpty, "\(failed.stdout.count) bytes on stdout")
+        #expect(failed.stderr.contains("error: -:"), "\(failed.stderr)")
+        #expect(!failed.stderr.contains("cafconv-pipe"), "\(failed.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
