@@ -77,6 +77,9 @@ struct PipedFiles: Sendable {
         }
         var target = output
         if output == "-" {
+            // A reader that stops early (`| head`) makes a write fail with EPIPE rather than kill
+            // the process with SIGPIPE: the run ends with exit 1, its private folder removed.
+            signal(SIGPIPE, SIG_IGN)
             target = streams.path("standard-output.caf")
             given.append((streams.path("standard-output.caf"), "-"))
         }

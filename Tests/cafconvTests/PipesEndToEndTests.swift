@@ -164,7 +164,7 @@ struct PipesEndToEndTests {
         }
     }
 
-    @Test("through real pipes: convert in.wav -o - | cat, and cat in.wav | convert - -o - | cat")
+    @Test("through real pipes: convert in.wav -o - | cat, cat in.wav | convert - -o - | cat, and | head -c 100")
     func streamedThroughPipes() throws {
         let folder = TempDirectory()
         let input = folder.write("in.wav", WAVFixture.signal(.int16, channels: 2, frames: 100_000).bytes)
@@ -180,6 +180,18 @@ struct PipesEndToEndTests {
             bash, ["-c", "set -o pipefail; cat '\(input)' | '\(executable)' convert -d BEI16 - -o - | cat > '\(folder.file("b.caf"))'"])
         #expect(both.status == 0, "\(both.stderr)")
         #expect(Bool(readFile(folder.file("b.caf")) == expected))
+        // A reader that stops early: the write fails (no SIGPIPE death), exit 1, the private
+        // folder removed.
+        let temporary = TempDirectory()
+        let head = try run(
+            bash,
+            [
+                "-c",
+                "TMPDIR='\(temporary.path)' '\(executable)' convert -d BEI16 '\(input)' -o - | head -c 100 > /dev/null; exit ${PIPESTATUS[0]}",
+            ])
+        #expect(head.status == 1, "\(head.stderr)")
+        #expect(head.stderr.contains("writing standard output failed"), "\(head.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
     }
 
     @Test("a streamed CAF is no file: when its first bytes reach the pipe, the temporary folder holds nothing of its audio")
