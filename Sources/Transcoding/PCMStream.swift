@@ -197,7 +197,9 @@ struct StreamBlock {
         var done = 0
         var more: Int64 = 0
         do throws(SourceError) {
-            while done < wanted {
+            // Most decoders hand out the whole block at once, straight into the reference's arrays.
+            done = try reference.read(ints: &referenceInts, doubles: &referenceDoubles, frames: wanted)
+            while done > 0, done < wanted {
                 var ints = [Int32](repeating: 0, count: reference.isFloat ? 0 : (wanted - done) * channels)
                 var doubles = [Double](repeating: 0, count: reference.isFloat ? (wanted - done) * channels : 0)
                 let got = try reference.read(ints: &ints, doubles: &doubles, frames: wanted - done)
@@ -230,21 +232,25 @@ struct StreamBlock {
         case .floatsToIntegers(let bits): SampleScaling.floatsToIntegers(doubles, into: &ints, count: count, bits: bits)
         case .integers, .floats, .g711: break
         }
-        var writer = ByteWriter()
-        for index in 0..<count {
-            switch (layout.isFloat, layout.bits) {
-            case (true, 32): writer.write(Float(doubles[index]).bitPattern, layout.byteOrder)
-            case (true, _): writer.write(doubles[index].bitPattern, layout.byteOrder)
-            case (false, 8): writer.write(UInt8(bitPattern: Int8(truncatingIfNeeded: ints[index] >> 24)))
-            case (false, 16): writer.write(UInt16(bitPattern: Int16(truncatingIfNeeded: ints[index] >> 16)), layout.byteOrder)
-            case (false, 24):
-                let value = UInt32(bitPattern: ints[index] >> 8)
-                let bytes = [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)]
-                for byte in layout.byteOrder == .little ? bytes : bytes.reversed() { writer.write(byte) }
-            case (false, _): writer.write(UInt32(bitPattern: ints[index]), layout.byteOrder)
+        let width = layout.bits / 8
+        let big = layout.byteOrder == .big
+        var bytes = [UInt8](repeating: 0, count: count * width)
+        bytes.withUnsafeMutableBufferPointer { out in
+            for index in 0..<count {
+                let value: UInt64
+                if layout.isFloat {
+                    value = width == 4 ? UInt64(Float(doubles[index]).bitPattern) : doubles[index].bitPattern
+                } else {
+                    // The sample's top `bits` bits, in two's complement over `width` bytes.
+                    value = UInt64(UInt32(bitPattern: ints[index]) >> UInt32(32 - layout.bits))
+                }
+                let base = index * width
+                for byte in 0..<width {
+                    out[base + byte] = UInt8(truncatingIfNeeded: value >> UInt64(8 * (big ? width - 1 - byte : byte)))
+                }
             }
         }
-        return writer.bytes
+        return bytes
     }
 
     /// Where `bytes`, decoded by CAFKit, first differ from the reference's block.
