@@ -112,6 +112,23 @@ struct PersistentWorkerEndToEndTests {
         #expect(refusedServed.responses.first?["output"] as? String == refusedAlone.stderr + refusedAlone.text)
     }
 
+    @Test("a request naming the worker's own stdin or stdout (-, -o -, /dev/stdin) is refused, and the worker goes on")
+    func standardStreamsRefused() throws {
+        let folder = TempDirectory()
+        folder.write("a.wav", WAVFixture.signal(.int16, channels: 1, frames: 100).bytes)
+        let stream =
+            request(["-q", "a.wav", "-o", "-"], id: 1) + request(["-q", "-", "-o", "b.caf"], id: 2)
+            + request(["-q", "/dev/stdin", "-o", "c.caf"], id: 3) + request(["-q", "a.wav", "-o", "a.caf"], id: 4)
+        let served = try worker(Array(stream.utf8), in: folder)
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(served.responses.map { $0["requestId"] as? Int } == [1, 2, 3, 4])
+        #expect(served.responses.map { $0["exitCode"] as? Int } == [64, 64, 64, 0])
+        for response in served.responses.prefix(3) {
+            #expect((response["output"] as? String)?.contains("carry Bazel's protocol") == true, "\(response)")
+        }
+        #expect(exists(folder.file("a.caf")))
+    }
+
     @Test("requestId is echoed; a request that is not JSON is answered (exit 64) and the worker goes on")
     func badRequests() throws {
         let folder = TempDirectory()
