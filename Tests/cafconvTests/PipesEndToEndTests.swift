@@ -136,6 +136,15 @@ struct PipesEndToEndTests {
         let saved = folder.write("streamed.caf", streamed.stdout)
         let info = try run(executable, ["info", saved])
         #expect(info.status == 0 && info.text.contains("'data'") && info.text.contains("size -1"), "\(info.text)")
+        // The frames and audio bytes run to the end of the file: the file's own.
+        func facts(_ path: String) throws -> [String] {
+            let json = try run(executable, ["info", "--json", path])
+            let object = try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [[String: Any]]
+            return ["frames", "audioBytes", "audioOffset", "error"].map { "\(object?.first?[$0] ?? "missing")" }
+        }
+        let streamedFacts = try facts(saved)
+        #expect(Int(streamedFacts[0]) ?? 0 > 0, "\(streamedFacts)")
+        #expect(try streamedFacts == facts(folder.file("reference.caf")))
         let verify = try run(executable, ["verify", saved])
         #expect(verify.status == 0, "\(verify.text)\(verify.stderr)")
         // ffmpeg decodes the stream to the file's samples; cafconv converts it back (its own reader:
