@@ -63,7 +63,8 @@ package enum PCMStream {
     static func expectedFrames(_ source: SourceStage, plan: OutputPlan) -> UInt64? {
         guard let frames = source.headerFrames, frames >= 0 else { return nil }
         if let same = plan.headerFrames(of: source) { return UInt64(same) }
-        return UInt64((Double(frames) * plan.exactRate / source.exactRate).rounded())
+        let scaled = (Double(frames) * plan.exactRate / source.exactRate).rounded()
+        return scaled.isFinite && scaled >= 0 && scaled < 0x1p62 ? UInt64(scaled) : nil
     }
 
     /// The file road's header for `plan` (libsndfile's empty CAF in a scratch file next to the
