@@ -71,7 +71,8 @@ package enum Converter {
             let codec = OutputCodecs.codec(for: source, options: options)
             // `-o -` with a linear PCM output: streamed, no file to commit.
             if PCMStream.applies(codec, options: options) {
-                return try PCMStream.run(source, job: job, options: options, result: &result, isCancelled: { cancellation.isCancelled })
+                return try PCMStream.run(
+                    source, job: job, options: options, result: &result, isCancelled: { cancellation.isCancelled })
             }
             try chain(
                 codec, source: source, job: job, options: options, result: &result, temporaryFile: &temporaryFile,

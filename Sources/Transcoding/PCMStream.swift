@@ -34,8 +34,11 @@ package enum PCMStream {
             outputRate: plan.exactRate, outputFrames: assumed ?? UInt64(Int64.max), options: options, warnings: &result.warnings)
         let header = try Self.header(source, job: job, plan: plan, metadata: metadata)
         try FileSystem.writeAll(sink, header[...])
-        let encoder = EncoderStage.choose(for: source, target: plan.target, options: options.withoutDirectPayload, plan: plan.transform)
-        guard let (frames, rule, decoder) = try stream(source, encoder: encoder, plan: plan, blockSamples: options.blockSamples, to: sink, isCancelled: isCancelled)
+        let encoder = EncoderStage.choose(
+            for: source, target: plan.target, options: options.withoutDirectPayload, plan: plan.transform)
+        guard
+            let (frames, rule, decoder) = try stream(
+                source, encoder: encoder, plan: plan, blockSamples: options.blockSamples, to: sink, isCancelled: isCancelled)
         else { throw ConversionError.interrupted }
         source.frameProgress?.finishReading()
         try source.reader?.close()
@@ -45,7 +48,8 @@ package enum PCMStream {
         // frames really held would have placed.
         var ignored: [ConversionWarning] = []
         if !metadata.isEmpty,
-            source.metadata(outputRate: plan.exactRate, outputFrames: UInt64(frames), options: options, warnings: &ignored) != metadata
+            source.metadata(outputRate: plan.exactRate, outputFrames: UInt64(frames), options: options, warnings: &ignored)
+                != metadata
         {
             throw ConversionError.proof(.streamedMetadata(assumed: assumed, frames: frames))
         }
@@ -255,7 +259,8 @@ struct StreamBlock {
     }
 
     /// Where `bytes`, decoded by CAFKit, first differ from the reference's block.
-    func firstDifference(_ bytes: [UInt8], frames: Int, layout: PCMLayout, referenceIsFloat: Bool) -> SampleComparison.Difference? {
+    func firstDifference(_ bytes: [UInt8], frames: Int, layout: PCMLayout, referenceIsFloat: Bool) -> SampleComparison.Difference?
+    {
         SampleComparison.firstDifference(
             layout: layout, bytes: bytes[...], sourceIsFloat: referenceIsFloat, ints: referenceInts, doubles: referenceDoubles,
             samples: frames * channels)

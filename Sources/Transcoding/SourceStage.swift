@@ -294,7 +294,8 @@ package struct SourceStage {
             warnings.append(.source(.unknownDataSizeOwnReader(libsndfile: refusal)))
             let info = SoundInfo(
                 frames: own.frames, sampleRate: Int(exactly: caf.audioDescription.sampleRate.rounded()) ?? 0,
-                channels: own.channels, major: .caf, encoding: own.encoding, endianness: own.byteOrder == .little ? .little : .big)
+                channels: own.channels, major: .caf, encoding: own.encoding,
+                endianness: own.byteOrder == .little ? .little : .big)
             return SourceStage(
                 path: path, input: input, content: content, reader: nil, info: info, avcodec: nil, samples: own,
                 probe: nil, encoding: own.encoding, headerFrames: content.audioBytes == 0 ? 0 : own.frames)

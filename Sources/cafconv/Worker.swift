@@ -109,7 +109,9 @@ enum PersistentWorker {
             if let stream = arguments.first(where: standardStreams.contains) {
                 return response(
                     id: request.requestID, status: ExitStatus.usage,
-                    output: "cafconv: error: \(stream): a persistent worker's stdin and stdout carry Bazel's protocol, so a request cannot read or write them; name files\n")
+                    output:
+                        "cafconv: error: \(stream): a persistent worker's stdin and stdout carry Bazel's protocol, "
+                        + "so a request cannot read or write them; name files\n")
             }
             let (status, output) = captured(in: capture) { run(commandLine(startup: startup, request: arguments)) }
             return response(id: request.requestID, status: status, output: output)

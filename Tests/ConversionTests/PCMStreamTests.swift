@@ -12,14 +12,19 @@ import Testing
 @Suite("Streamed linear PCM: the block proof")
 struct PCMStreamTests {
     /// Every linear PCM layout `-d` names, both byte orders.
-    static let layouts: [PCMLayout] = [8, 16, 24, 32].flatMap { bits in
-        [ByteOrder.little, .big].map { PCMLayout(bits: bits, isFloat: false, byteOrder: $0, channels: 2) }
-    } + [32, 64].flatMap { bits in [ByteOrder.little, .big].map { PCMLayout(bits: bits, isFloat: true, byteOrder: $0, channels: 2) } }
+    static let layouts: [PCMLayout] =
+        [8, 16, 24, 32].flatMap { bits in
+            [ByteOrder.little, .big].map { PCMLayout(bits: bits, isFloat: false, byteOrder: $0, channels: 2) }
+        }
+        + [32, 64].flatMap { bits in
+            [ByteOrder.little, .big].map { PCMLayout(bits: bits, isFloat: true, byteOrder: $0, channels: 2) }
+        }
 
     /// A block of 50 frames of left-justified integers with both extremes, and the same as floats.
     static func block() -> StreamBlock {
         var block = StreamBlock(channels: 2, blockSamples: 100)
-        let ints: [Int32] = [.max, .min, 0, -1, 1 << 8, -(1 << 16)] + (0..<94).map { Int32(truncatingIfNeeded: $0 &* 0x2F3A_1B7D) }
+        let ints: [Int32] =
+            [.max, .min, 0, -1, 1 << 8, -(1 << 16)] + (0..<94).map { Int32(truncatingIfNeeded: $0 &* 0x2F3A_1B7D) }
         block.ints = ints
         block.referenceInts = ints
         for index in 0..<100 { block.doubles[index] = SampleScaling.float(ints[index]) }

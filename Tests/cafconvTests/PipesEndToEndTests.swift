@@ -163,7 +163,8 @@ struct PipesEndToEndTests {
         let folder = TempDirectory()
         let input = folder.write("loop.wav", loopingWave())
         for options in [["-d", "LEI16"], ["-d", "BEI24@16000"]] {
-            let reference = try run(RepositoryPaths.executable, ["convert"] + options + [input, "-o", folder.file("reference.caf")])
+            let reference = try run(
+                RepositoryPaths.executable, ["convert"] + options + [input, "-o", folder.file("reference.caf")])
             #expect(reference.status == 0, "\(reference.stderr)")
             let expected = try #require(readFile(folder.file("reference.caf")))
             let streamed = try Self.piped(["convert"] + options + [input, "-o", "-"], input: [], in: folder.path)
@@ -182,11 +183,13 @@ struct PipesEndToEndTests {
         let reference = try run(executable, ["convert", "-d", "BEI16", input, "-o", folder.file("reference.caf")])
         #expect(reference.status == 0, "\(reference.stderr)")
         let expected = Self.streamed(try #require(readFile(folder.file("reference.caf"))))
-        let out = try run(bash, ["-c", "set -o pipefail; '\(executable)' convert -d BEI16 '\(input)' -o - | cat > '\(folder.file("a.caf"))'"])
+        let out = try run(
+            bash, ["-c", "set -o pipefail; '\(executable)' convert -d BEI16 '\(input)' -o - | cat > '\(folder.file("a.caf"))'"])
         #expect(out.status == 0, "\(out.stderr)")
         #expect(Bool(readFile(folder.file("a.caf")) == expected))
         let both = try run(
-            bash, ["-c", "set -o pipefail; cat '\(input)' | '\(executable)' convert -d BEI16 - -o - | cat > '\(folder.file("b.caf"))'"])
+            bash,
+            ["-c", "set -o pipefail; cat '\(input)' | '\(executable)' convert -d BEI16 - -o - | cat > '\(folder.file("b.caf"))'"])
         #expect(both.status == 0, "\(both.stderr)")
         #expect(Bool(readFile(folder.file("b.caf")) == expected))
         // A reader that stops early: the write fails (no SIGPIPE death), exit 1, the private
@@ -259,7 +262,8 @@ struct PipesEndToEndTests {
             switch `case` {
             // A linear PCM stream whose plan fails once the source is open: refused before the
             // stream's header is written.
-            case "ratio over 256": (["-d", "LEI16@1000"], WAVFixture.signal(.int16, channels: 1, frames: 4000, sampleRate: 384_000).bytes)
+            case "ratio over 256":
+                (["-d", "LEI16@1000"], WAVFixture.signal(.int16, channels: 1, frames: 4000, sampleRate: 384_000).bytes)
             // A compressed output (written, then copied) whose source is broken.
             case "ima4 of junk": (["-d", "ima4"], Array("RIFF....WAVEfmt junk".utf8))
             default: ([], Array("not audio at all".utf8))
