@@ -79,6 +79,10 @@ public struct ConversionOptions: Sendable, Equatable {
     /// loudness) while it decodes them anyway, into `FileResult.sourceLevels`/`outputLevels`.
     /// Not part of the fingerprint: it decides what is measured, not what is written.
     public var measuresLevels = false
+    /// `-o -` (stdout): the descriptor a linear PCM output is streamed to as it is made (a CAF
+    /// whose `data` size is -1, proved block by block) instead of a file; `nil` writes files. Other
+    /// outputs ignore it. Not part of the fingerprint: it decides where the bytes go, not which.
+    public var streamsTo: Int32? = nil
     /// `--loudness-group`: files of one group get one gain, so their relative levels stay (as
     /// album gain). `"folder"`: the files of each source folder; any other name: every file of
     /// the run given that name. `nil`: each file its own gain.

@@ -210,6 +210,22 @@ package enum FileSystem {
         }
     }
 
+    /// Writes all of `bytes` at the descriptor's position (a pipe has no offsets: stdout).
+    package static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(ConversionError) {
+        let failure = bytes.withUnsafeBytes { buffer -> ConversionError? in
+            var done = 0
+            while done < buffer.count {
+                let wrote = Syscall.retryOnInterrupt { write(fd, buffer.baseAddress.map { $0 + done }, buffer.count - done) }
+                if wrote <= 0 {
+                    return ConversionError.io(errno: wrote == 0 ? ENOSPC : errno, doing: "writing standard output failed")
+                }
+                done += wrote
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
     /// Reads exactly `count` bytes at `offset`.
     package static func readExactly(_ fd: Int32, count: Int, at offset: UInt64) throws(ConversionError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)

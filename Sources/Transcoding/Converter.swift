@@ -69,6 +69,11 @@ package enum Converter {
             result.formatIn = source.formatCode
             try source.admits(options, result: &result)
             let codec = OutputCodecs.codec(for: source, options: options)
+            // `-o -` with a linear PCM output: streamed, no file to commit.
+            if PCMStream.applies(codec, options: options) {
+                return try PCMStream.run(
+                    source, job: job, options: options, result: &result, isCancelled: { cancellation.isCancelled })
+            }
             try chain(
                 codec, source: source, job: job, options: options, result: &result, temporaryFile: &temporaryFile,
                 isCancelled: { cancellation.isCancelled })

@@ -772,7 +772,7 @@ package enum OutputProof {
     }
 
     /// Frames left in `source` (read and thrown away).
-    private static func remaining(_ source: any FrameSource, _ blockFrames: Int) throws(SourceError) -> Int64 {
+    package static func remaining(_ source: any FrameSource, _ blockFrames: Int) throws(SourceError) -> Int64 {
         var ints = [Int32](repeating: 0, count: source.isFloat ? 0 : blockFrames * source.channels)
         var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * source.channels : 0)
         var total: Int64 = 0

@@ -273,8 +273,8 @@ package struct SourceStage {
     }
 
     /// The sources libsndfile refuses (`refusal`, its words) that cafconv still reads: a RIFX
-    /// WAVE_FORMAT_EXTENSIBLE file whose GUID is in the RIFF layout (cafconv's reader alone), a
-    /// lossless stream libavcodec reads; any other is refused, naming why.
+    /// WAVE_FORMAT_EXTENSIBLE file whose GUID is in the RIFF layout and a linear PCM CAF whose
+    /// `data` size is -1 (cafconv's reader alone), a lossless stream libavcodec reads; any other is refused, naming why.
     private static func openWithoutLibsndfile(
         _ path: String, input: FileByteSource, content: SourceContent, route: DecodeRoute, refusal: String,
         warnings: inout [ConversionWarning]
@@ -295,6 +295,17 @@ package struct SourceStage {
             // A lossless stream libsndfile refuses (FLAC of 12 bits...): libavcodec reads it.
             if let read = try openWithAVCodec(path, input: input, content: content, refusal: refusal) { return read }
             throw .source(.notAudio(prefix: prefix, libsndfile: refusal))
+        case (.caf(let caf), .cafconv(let own)) where caf.dataChunk?.declaredSize == -1:
+            // A streamed CAF (`convert -o -`'s own): libsndfile refuses the `data` size -1 that
+            // CAF allows for a last `data` chunk; cafconv's reader decodes it alone.
+            warnings.append(.source(.unknownDataSizeOwnReader(libsndfile: refusal)))
+            let info = SoundInfo(
+                frames: own.frames, sampleRate: Int(exactly: caf.audioDescription.sampleRate.rounded()) ?? 0,
+                channels: own.channels, major: .caf, encoding: own.encoding,
+                endianness: own.byteOrder == .little ? .little : .big)
+            return SourceStage(
+                path: path, input: input, content: content, reader: nil, info: info, avcodec: nil, samples: own,
+                probe: nil, encoding: own.encoding, headerFrames: content.audioBytes == 0 ? 0 : own.frames)
         case (.caf(let caf), _):
             throw .source(.cafNotDecoded(format: caf.audioDescription.formatName, libsndfile: refusal))
         default:

@@ -341,7 +341,7 @@ struct AFConvert {
             json: false, quiet: !verbose || piped.toStandardOutput, verbose: verbose && !piped.toStandardOutput,
             color: terminal.color)
         let report = piped.named(
-            Engine.run(inputs: piped.inputs, output: piped.output, options: options, cancellation: interruption.cancellation))
+            Engine.run(inputs: piped.inputs, output: piped.output, options: piped.streaming(options), cancellation: interruption.cancellation))
         Output.render(report, style: style)
         if report.interrupted { return ExitStatus.interrupted }
         guard report.succeeded else { return ExitStatus.failure }

@@ -60,7 +60,7 @@ enum CAFConv {
             Program.Entry("SOURCE_DATE_EPOCH", "The date --generate-manual writes into the manual page."),
             Program.Entry(
                 "TMPDIR",
-                "Where convert and afconvert make the private folder (mode 0700) that holds a piped input (-, /dev/stdin, <(...)) and the CAF for -o - (default /tmp)."
+                "Where convert and afconvert make the private folder (mode 0700) that holds a piped input (-, /dev/stdin, <(...)) and the CAF for -o - when it is not linear PCM (default /tmp)."
             ),
             Program.Entry(
                 "CAFCONV_PROGRESS_INTERVAL_MS",
@@ -101,15 +101,6 @@ enum CAFConv {
         let invokedAs = CommandLine.arguments.first.map { FileSystem.baseName($0) }
         if invokedAs == AFConvert.name { arguments.insert(AFConvert.name, at: 0) }
         if invokedAs == AFInfo.name { arguments.insert(AFInfo.name, at: 0) }
-        if arguments.first == AFConvert.name {
-            // afconvert's refused options are named whole (-hf) before the parser splits them, and
-            // -u/-ue take two words: written as the options they are.
-            do throws(CommandLineError) { arguments = [AFConvert.name] + (try AFConvert.translated(Array(arguments.dropFirst()))) } catch {
-                Console.error(program.errorText(error))
-                Console.flush()
-                exit(Program.usageErrorStatus)
-            }
-        }
         // A conversion opens its sources with libsndfile: it starts loading now, on another thread,
         // so that its dynamic linking overlaps the parsing and the planning (see Engine.run).
         // Only a hint: a run it misses loads libsndfile at its first file, one it wrongly starts for
@@ -137,9 +128,19 @@ enum CAFConv {
         exit(status)
     }
 
-    /// Runs one command line (a process's, or one persistent-worker request's) to its exit status.
+    /// Runs one command line (a process's, or one persistent-worker request's, after its
+    /// `--flagfile` is expanded) to its exit status.
     static func run(_ arguments: [String]) -> Int32 {
-        program.run(arguments) { invocation throws(CommandLineError) in
+        var arguments = arguments
+        if arguments.first == AFConvert.name {
+            // afconvert's refused options are named whole (-hf) before the parser splits them, and
+            // -u/-ue take two words: written as the options they are.
+            do throws(CommandLineError) { arguments = [AFConvert.name] + (try AFConvert.translated(Array(arguments.dropFirst()))) } catch {
+                Console.error(program.errorText(error))
+                return Program.usageErrorStatus
+            }
+        }
+        return program.run(arguments) { invocation throws(CommandLineError) in
             switch invocation.path.first {
             case Convert.name: return try Convert(invocation).run()
             case Info.name: return try Info(invocation).run()

@@ -136,9 +136,11 @@ struct Convert {
                 modified. Pipes: - reads the source from standard input, and an input that \
                 is a pipe or a character device (/dev/stdin, <(...)) is read the same way; either is \
                 copied to a private temporary folder first (every reader seeks), is converted alone, and \
-                needs -o. -o - writes the CAF to standard output once it is written and proved in that \
-                folder (result lines then go to stderr; nothing reaches stdout when the file fails); no \
-                file named - is ever written.
+                needs -o. -o - writes the CAF to standard output (result lines then go to stderr): \
+                linear PCM is streamed as it is made, its 'data' size -1, each block proved before it \
+                is written (a failure stops the stream, exit status 1); other formats are written and \
+                proved in that folder first (nothing reaches stdout when the file fails); no file \
+                named - is ever written.
 
                 Re-runs are incremental, like make: an output is converted again only when it is \
                 missing, its source's bytes changed, the conversion options changed, or the output \
@@ -305,7 +307,7 @@ struct Convert {
         if let display { counters = { job in display.counter(for: job) } }
         let report = piped.named(
             Engine.run(
-                inputs: piped.inputs, output: piped.output, options: options, selection: selection, rules: book,
+                inputs: piped.inputs, output: piped.output, options: piped.streaming(options), selection: selection, rules: book,
                 cancellation: interruption.cancellation, keepsState: keepsState,
                 progress: { step in
                     display?.finished(step)

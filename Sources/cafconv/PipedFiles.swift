@@ -7,8 +7,8 @@ import SystemLayer
 /// The files a `convert` or `afconvert` run gives the engine when its command line names pipes:
 /// `-` (stdin), an input that is a pipe or a character device (`/dev/stdin`, `<(...)`), and `-o -`
 /// (stdout). Such inputs are spooled into a private folder (``StandardStreams``) and the run reads
-/// the copy; the CAF for stdout is written and proved there and copied out only after the run
-/// succeeded. Reports name what the command line said, never the private copies.
+/// the copy; a linear PCM CAF for stdout is streamed there as it is made and proved (``streaming(_:)``),
+/// any other is written and proved in the folder and copied out only after the run succeeded. Reports name what the command line said, never the private copies.
 struct PipedFiles: Sendable {
     /// `-`, a pipe or a character device: an input read by spooling it.
     static func isPipe(_ input: String) -> Bool {
@@ -77,6 +77,9 @@ struct PipedFiles: Sendable {
         }
         var target = output
         if output == "-" {
+            // A reader that stops early (`| head`) makes a write fail with EPIPE rather than kill
+            // the process with SIGPIPE: the run ends with exit 1, its private folder removed.
+            signal(SIGPIPE, SIG_IGN)
             target = streams.path("standard-output.caf")
             given.append((streams.path("standard-output.caf"), "-"))
         }
@@ -127,9 +130,19 @@ struct PipedFiles: Sendable {
         return report
     }
 
-    /// Copies the proved CAF to stdout (after the run succeeded).
+    /// `options` with a linear PCM output for stdout streamed there as it is made (a CAF whose
+    /// `data` size is -1, proved block by block: `PCMStream`); other outputs are written in the
+    /// private folder and copied out by ``copyOut()``.
+    func streaming(_ options: ConversionOptions) -> ConversionOptions {
+        guard toStandardOutput else { return options }
+        var options = options
+        options.streamsTo = STDOUT_FILENO
+        return options
+    }
+
+    /// Copies the proved CAF to stdout (after the run succeeded); a streamed CAF left no file.
     func copyOut() throws(StandardStreams.Failure) {
-        guard toStandardOutput, let streams, let output else { return }
+        guard toStandardOutput, let streams, let output, FileSystem.kind(of: output) == .file else { return }
         Console.flush()
         try streams.copyToStandardOutput(output)
     }

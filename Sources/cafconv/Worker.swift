@@ -106,15 +106,30 @@ enum PersistentWorker {
             case .failure(let why): return response(id: request.requestID, status: ExitStatus.usage, output: why.message)
             case .success(let expanded): arguments = expanded
             }
+            if let stream = arguments.first(where: standardStreams.contains) {
+                return response(
+                    id: request.requestID, status: ExitStatus.usage,
+                    output:
+                        "cafconv: error: \(stream): a persistent worker's stdin and stdout carry Bazel's protocol, "
+                        + "so a request cannot read or write them; name files\n")
+            }
             let (status, output) = captured(in: capture) { run(commandLine(startup: startup, request: arguments)) }
             return response(id: request.requestID, status: status, output: output)
         }
     }
 
+    /// The arguments that name the worker's own stdin or stdout (`-` in or out, and their device
+    /// names): a request given one is refused, since reading them would eat the requests that
+    /// follow and writing them would corrupt the responses.
+    static let standardStreams: Set<String> = ["-", "/dev/stdin", "/dev/stdout", "/dev/fd/0", "/dev/fd/1"]
+
+    /// The subcommands a request may name.
+    static let subcommands = [Convert.name, Info.name, Verify.name, Report.name, AFConvert.name, AFInfo.name]
+
     /// The command line of one request: the startup arguments (the subcommand) and the request's
     /// (which may name the subcommand again).
     static func commandLine(startup: [String], request: [String]) -> [String] {
-        if let first = request.first, ["convert", "info", "verify"].contains(first) { return request }
+        if let first = request.first, subcommands.contains(first) { return request }
         return startup + request
     }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// A mono 16-bit 8000 Hz WAV of 1000 frames with one forward `smpl` loop, two `cue ` points
 /// named by `labl`, and an `INAM` title.
-private func loopingWave() -> [UInt8] {
+func loopingWave() -> [UInt8] {
     func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
     func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] {
         Array(id.utf8) + le32(UInt32(body.count)) + body + (body.count % 2 == 1 ? [0] : [])

@@ -7,10 +7,12 @@ import Testing
 @Suite("Persistent worker (Bazel JSON protocol)")
 struct PersistentWorkerEndToEndTests {
     /// Runs a worker with `input` on stdin (then closed); its status, stdout lines and stderr.
-    func worker(_ input: [UInt8], in folder: TempDirectory) throws -> (status: Int32, responses: [[String: Any]], stderr: String) {
+    func worker(_ input: [UInt8], in folder: TempDirectory, startup: [String] = ["convert"]) throws
+        -> (status: Int32, responses: [[String: Any]], stderr: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = ["convert", "--persistent_worker"]
+        process.arguments = startup + ["--persistent_worker"]
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
         let stdin = Pipe()
         let stdout = Pipe()
@@ -79,6 +81,52 @@ struct PersistentWorkerEndToEndTests {
             }
         }
         #expect(!exists(folder.file("w/.cafconv-manifest")))
+    }
+
+    @Test("afconvert's -u property value: a worker request, a parameter file and a command line translate it alike")
+    func afconvertProperties() throws {
+        let folder = TempDirectory()
+        folder.write("in.wav", WAVFixture.signal(.int16, channels: 2, frames: 3000).bytes)
+        func line(_ out: String) -> [String] { ["-f", "caff", "-d", "LEI16@22050", "-u", "srcq", "20", "in.wav", out] }
+        let alone = try run(RepositoryPaths.executable, ["afconvert"] + line("alone.caf"), currentDirectory: folder.path)
+        #expect(alone.status == 0, "\(alone.stderr)")
+        let made = try #require(readFile(folder.file("alone.caf")))
+        // The property in a parameter file, as a Bazel action passes its arguments.
+        folder.write("params", Array((line("flagfile.caf").joined(separator: "\n") + "\n").utf8))
+        let flagfile = try run(RepositoryPaths.executable, ["afconvert", "--flagfile=params"], currentDirectory: folder.path)
+        #expect(flagfile.status == 0, "\(flagfile.stderr)")
+        #expect(readFile(folder.file("flagfile.caf")) == made)
+        // A worker started as afconvert, and a convert worker given a request that names afconvert.
+        let served = try worker(Array(request(line("worker.caf")).utf8), in: folder, startup: ["afconvert"])
+        #expect(served.responses.first?["exitCode"] as? Int == 0, "\(served.responses)")
+        #expect(readFile(folder.file("worker.caf")) == made)
+        let named = try worker(Array(request(["afconvert"] + line("named.caf")).utf8), in: folder)
+        #expect(named.responses.first?["exitCode"] as? Int == 0, "\(named.responses)")
+        #expect(readFile(folder.file("named.caf")) == made)
+        // A property without an equivalent is refused by name on every path.
+        let refused = ["-u", "pgcm", "2", "in.wav", "x.caf"]
+        let refusedAlone = try run(RepositoryPaths.executable, ["afconvert"] + refused, currentDirectory: folder.path)
+        let refusedServed = try worker(Array(request(refused).utf8), in: folder, startup: ["afconvert"])
+        #expect(refusedAlone.status == 64 && refusedAlone.stderr.contains("-u pgcm is not supported"), "\(refusedAlone.stderr)")
+        #expect(refusedServed.responses.first?["exitCode"] as? Int == 64)
+        #expect(refusedServed.responses.first?["output"] as? String == refusedAlone.stderr + refusedAlone.text)
+    }
+
+    @Test("a request naming the worker's own stdin or stdout (-, -o -, /dev/stdin) is refused, and the worker goes on")
+    func standardStreamsRefused() throws {
+        let folder = TempDirectory()
+        folder.write("a.wav", WAVFixture.signal(.int16, channels: 1, frames: 100).bytes)
+        let stream =
+            request(["-q", "a.wav", "-o", "-"], id: 1) + request(["-q", "-", "-o", "b.caf"], id: 2)
+            + request(["-q", "/dev/stdin", "-o", "c.caf"], id: 3) + request(["-q", "a.wav", "-o", "a.caf"], id: 4)
+        let served = try worker(Array(stream.utf8), in: folder)
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(served.responses.map { $0["requestId"] as? Int } == [1, 2, 3, 4])
+        #expect(served.responses.map { $0["exitCode"] as? Int } == [64, 64, 64, 0])
+        for response in served.responses.prefix(3) {
+            #expect((response["output"] as? String)?.contains("carry Bazel's protocol") == true, "\(response)")
+        }
+        #expect(exists(folder.file("a.caf")))
     }
 
     @Test("requestId is echoed; a request that is not JSON is answered (exit 64) and the worker goes on")

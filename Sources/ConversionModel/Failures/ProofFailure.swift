@@ -67,6 +67,9 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case loudnessMissed(expected: Double, measured: Double?)
     /// The packets a move wrote are not the source's (`reason`: which, or the accounting).
     case packetsNotMoved(codec: String, reason: String)
+    /// A streamed CAF's header carried markers or regions placed for `assumed` frames (or an
+    /// unknown length), but the audio held `frames`: the header, already sent, is wrong.
+    case streamedMetadata(assumed: UInt64?, frames: Int64)
 
     /// The kind of failure.
     public var code: ConversionError.Code { .proof }
@@ -125,6 +128,9 @@ public enum ProofFailure: Error, Equatable, Sendable, CustomStringConvertible {
             return
                 "\(failed) it measures \(measured.map { "\(Decibels.tenth($0)) LUFS" } ?? "silent") from its own decoding, not the \(Decibels.tenth(expected)) LUFS its gain was to reach (±0.1 LU)"
         case .packetsNotMoved(let codec, let reason): return "\(failed) its \(codec) packets are not the source's: \(reason)"
+        case .streamedMetadata(let assumed, let frames):
+            return
+                "the streamed CAF's header placed the source's markers and regions for \(assumed.map { "\($0) frames" } ?? "an unknown length"), but the audio held \(frames) frames: write it to a file (-o FILE) to have them placed"
         }
     }
 

@@ -5,6 +5,9 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
     case container(String)
     /// A RIFX WAVE_FORMAT_EXTENSIBLE file libsndfile cannot read: cafconv's reader decoded it alone.
     case rifxExtensibleOwnReader(libsndfile: String)
+    /// A linear PCM CAF whose `data` size is -1 (a streamed CAF), which libsndfile cannot read:
+    /// cafconv's reader decoded it alone.
+    case unknownDataSizeOwnReader(libsndfile: String)
     /// Samples in wider slots than libsndfile reads: cafconv's reader decoded the slots.
     case wideSlots(bits: Int, slotBytes: Int, bytesPerFrame: Int, highJustified: Bool)
     /// A WAV 'data' size that wrapped at 32 bits: cafconv's reader read to the end of the file.
@@ -41,6 +44,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
         case .container(let text): text
         case .rifxExtensibleOwnReader(let libsndfile):
             "libsndfile cannot read this RIFX WAVE_FORMAT_EXTENSIBLE file (its sub-format GUID is laid out as in RIFF): cafconv's own WAV reader decoded it alone (\(libsndfile))"
+        case .unknownDataSizeOwnReader(let libsndfile):
+            "libsndfile cannot read a CAF whose 'data' size is -1 (its audio runs to the end of the file, as a streamed CAF's does): cafconv's own CAF reader decoded it alone (\(libsndfile))"
         case .wideSlots(let bits, let slotBytes, let bytesPerFrame, let highJustified):
             "each \(bits)-bit sample sits in a \(slotBytes)-byte slot (block align \(bytesPerFrame)); libsndfile reads packed \(bits)-bit samples here, so cafconv's own WAV reader decoded the slots (each sample \(highJustified ? "in its top bytes, the low bytes being 0" : "in its low bytes, as ALSA writes them"))"
         case .wrappedDataSize(let libsndfile, let frames):
