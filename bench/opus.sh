@@ -2,7 +2,9 @@
 # Opus benchmark (issue 31), on the music corpus resampled once to 48 kHz by sox (so neither tool
 # resamples and the SNRs compare the encoders alone):
 #   encode:  cafconv `convert -d opus -b 96000 -j 2` (libopus, proof on) against
-#            `ffmpeg -c:a libopus -b:a 96k` to Ogg Opus, one process per file, `xargs -P 2`;
+#            `ffmpeg -c:a libopus -b:a 96k -vbr constrained` to Ogg Opus, one process per file, `xargs -P 2`;
+#            (constrained VBR on both sides: cafconv keeps -b honest with libopus's constrained VBR, so
+#            ffmpeg is run in the same mode; its default, unconstrained VBR, spends other bits)
 #            SNR of each tool's output against the source (ffmpeg's libopus decoding of both,
 #            pre-skip dropped, resampled back by the same soxr call), equal within 0.1 dB.
 #   remux:   the Ogg Opus files ffmpeg made moved into CAF (`convert -d opus`, packets moved,
@@ -15,6 +17,8 @@
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
+source bench/lib.sh
+bench_require "apt-get install hyperfine ffmpeg sox python3-numpy" hyperfine ffmpeg sox python3
 W=bench/work
 RUNS=${BENCH_RUNS:-3}
 R=$W/results/opus
@@ -61,19 +65,19 @@ peer() {
 export -f peer
 
 enc_caf="$BIN convert $src -o $out/cafconv -d opus -b 96000 -j 2 --force -q"
-enc_ffmpeg="bash -c 'peer $src $PWD/$out/ffmpeg wav -c:a libopus -b:a 96k'"
+enc_ffmpeg="bash -c 'peer $src $PWD/$out/ffmpeg wav -c:a libopus -b:a 96k -vbr constrained'"
 
 echo "== encoding" >&2
-hyperfine --warmup 0 --runs "$RUNS" --export-json "$R/encode.json" \
+hyperfine --shell bash --warmup 0 --runs "$RUNS" --export-json "$R/encode.json" \
     -n "cafconv -d opus -b 96000 (1 process, -j 2)" --prepare "rm -rf $out/cafconv" "$enc_caf" \
-    -n "ffmpeg -c:a libopus -b:a 96k to Ogg (xargs -P 2)" --prepare "rm -rf $out/ffmpeg" "$enc_ffmpeg"
+    -n "ffmpeg -c:a libopus -b:a 96k -vbr constrained to Ogg (xargs -P 2)" --prepare "rm -rf $out/ffmpeg" "$enc_ffmpeg"
 rm -rf "$out/cafconv" "$out/ffmpeg"
 $enc_caf --json >"$R/encode-cafconv.json"
-bash -c "peer $src $PWD/$out/ffmpeg wav -c:a libopus -b:a 96k"
+bash -c "peer $src $PWD/$out/ffmpeg wav -c:a libopus -b:a 96k -vbr constrained"
 
 echo "== remux: Ogg Opus to CAF" >&2
 ogg=$out/ffmpeg
-hyperfine --warmup 0 --runs "$RUNS" --export-json "$R/remux.json" \
+hyperfine --shell bash --warmup 0 --runs "$RUNS" --export-json "$R/remux.json" \
     -n "cafconv -d opus (packets moved, -j 2)" --prepare "rm -rf $out/moved" \
     "$BIN convert $ogg -o $out/moved -d opus -j 2 --force -q" \
     -n "cafconv -d opus --reencode (-j 2)" --prepare "rm -rf $out/reencoded" \
@@ -134,10 +138,11 @@ r = sys.argv[1]
 print(open(os.path.join(r, "machine.txt")).read())
 for name, title in (("encode.json", "music corpus to Opus 96 kb/s"), ("remux.json", "Ogg Opus to CAF")):
     t = json.load(open(os.path.join(r, name)))["results"]
-    print(f"| {title} | mean s | ± | ratio to cafconv |")
-    print("|---|---|---|---|")
+    print(f"| {title} | mean s | ± | user CPU s | ratio to cafconv (wall) | ratio (CPU) |")
+    print("|---|---|---|---|---|---|")
     for x in t:
-        print(f"| {x['command']} | {x['mean']:.2f} | {(x['stddev'] or 0):.2f} | {x['mean'] / t[0]['mean']:.2f} |")
+        cpu = lambda y: y['user'] + y['system']
+        print(f"| {x['command']} | {x['mean']:.2f} | {(x['stddev'] or 0):.2f} | {x['user']:.2f} | {x['mean'] / t[0]['mean']:.2f} | {cpu(x) / cpu(t[0]):.2f} |")
     print()
 rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(r, "quality.tsv"))][1:]
 exact = all(int(x[1]) == int(x[2]) == int(x[3]) == int(x[4]) for x in rows)
