@@ -67,8 +67,8 @@ done | tee "$W/rows.txt"
 # The default (the cores, at most 8: ConversionOptions.defaultJobsCap) against the best -j of
 # this run; the issue asks for the default within noise of the best.
 awk -F'|' -v cores="$(nproc)" '
-    { label = $2; gsub(/ /, "", label); wall = $3 + 0 }
-    label == "-jdefault" { fallback = wall; next }
+    { label = $2; sub(/^ +/, "", label); sub(/ +$/, "", label); wall = $3 + 0 }
+    label == "-j default" { fallback = wall; next }
     best == "" || wall < bestWall { best = label; bestWall = wall }
     END {
         printf "default (-j %d of %d cores): %.3f s; best %s: %.3f s; default/best %.2f\n",
@@ -77,12 +77,16 @@ awk -F'|' -v cores="$(nproc)" '
 
 if [[ ${BENCH_STRACE:-1} == 1 ]] && command -v strace >/dev/null; then
     last=$(echo "$JOBS" | awk '{print $NF}')
-    echo "== system calls per file (strace -f -c), -j 1 and -j $last"
+    echo "== system calls per file (strace -f -c): new outputs at -j 1, replaced ones at -j 1 and -j $last"
     echo "| run | all | openat | linkat | renameat2 | unlinkat | brk+mmap+munmap+madvise | futex |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-    for jobs in 1 "$last"; do
-        strace -f -c -o "$W/strace.txt" "$BIN" convert -q --force -d LEI16 -j "$jobs" "$FLAT" -o "$W/out" >/dev/null 2>&1 || true
-            awk -v files="$FILES" -v label="-j $jobs" '
+    # "new": into an empty folder (each output linked straight to its name); "replace": --force
+    # over the outputs of the run before (each swapped with the old file, which is then deleted).
+    for run in "new 1" "replace 1" "replace $last"; do
+        read -r mode jobs <<<"$run"
+        if [[ $mode == new ]]; then rm -rf "$W/out"; force=(); else force=(--force); fi
+        strace -f -c -o "$W/strace.txt" "$BIN" convert -q "${force[@]}" -d LEI16 -j "$jobs" "$FLAT" -o "$W/out" >/dev/null 2>&1 || true
+            awk -v files="$FILES" -v label="$mode -j $jobs" '
                 $NF ~ /^[a-z_0-9]+$/ && $1 ~ /^[0-9.]+$/ {
                     calls = $4
                     count[$NF] = calls
