@@ -12,24 +12,9 @@ struct PipesEndToEndTests {
     {
         let streams = TempDirectory()
         writeFile(streams.file("stdin"), input)
-        writeFile(streams.file("stdout"), [])
-        writeFile(streams.file("stderr"), [])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        process.standardInput = FileHandle(forReadingAtPath: streams.file("stdin"))
-        process.standardOutput = FileHandle(forWritingAtPath: streams.file("stdout"))
-        process.standardError = FileHandle(forWritingAtPath: streams.file("stderr"))
-        try process.run()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, readFile(streams.file("stdout")) ?? [],
-            String(decoding: readFile(streams.file("stderr")) ?? [], as: UTF8.self)
-        )
+        return try BoundedProcess.run(
+            RepositoryPaths.executable, arguments, in: streams.path, currentDirectory: folder,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, stdin: streams.file("stdin"))
     }
 
     /// One second of a 440 Hz tone at half scale as a 16-bit WAV (lossy codecs keep a tone).
