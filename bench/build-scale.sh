@@ -13,7 +13,7 @@
 #   3. N one-file conversions: N processes (`convert IN -o OUT`, the single-file mode, as a build
 #      system runs it unsandboxed) against one persistent worker fed N requests, and the worker's
 #      time per file beyond the conversion itself (N requests of a missing file: no conversion);
-#   4. convert --force over sfx to LEI16 at each -j and at the default -j (all cores).
+#   4. convert --force over sfx to LEI16 at each -j and at the default -j (the cores, at most 8).
 # Bazel is not run (not installed here); row 3 compares against plain processes, not Bazel's
 # sandboxed ones, which cost more per process.
 set -euo pipefail

@@ -234,6 +234,13 @@ if [[ ${CAFCONV_BENCH_SKIP_LOUDNESS:-0} != 1 ]]; then
     CAFCONV_BIN=$BIN BENCH_RUNS=$RUNS bash bench/loudness.sh | tee "$R/loudness.md"
 fi
 
+# Issue 34: the -j sweep into one output folder, the default -j against the best, and the
+# system calls per output (bench/jobs-sweep.sh). CAFCONV_BENCH_SKIP_JOBS=1 skips it.
+if [[ ${CAFCONV_BENCH_SKIP_JOBS:-0} != 1 ]]; then
+    echo "== -j sweep" >&2
+    BENCH_RUNS=$RUNS bash bench/jobs-sweep.sh "$BIN" | tee "$R/jobs-sweep.md"
+fi
+
 # One table of new / base for every row timed against the baseline in this run.
 if [[ -n $BASELINE ]]; then
     echo "== against the baseline" >&2

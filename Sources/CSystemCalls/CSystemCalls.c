@@ -51,15 +51,30 @@ int cafconv_exchange_at(int folder, const char *first, const char *second) {
 #endif
 }
 
+int cafconv_create_anonymous(int folder, int mode) {
+#if defined(__linux__) && defined(O_TMPFILE)
+    int fd = openat(folder, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+    if (fd >= 0) flock(fd, LOCK_EX | LOCK_NB);
+    return fd;
+#else
+    (void)folder; (void)mode;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+int cafconv_link_at(int fd, int folder, const char *name) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, path, folder, name, AT_SYMLINK_FOLLOW);
+}
+
 int cafconv_create_locked(int folder, const char *name, int mode) {
 #if defined(__linux__) && defined(O_TMPFILE)
     // An unnamed file, locked, then given its name: no other process can see it unlocked.
-    int fd = openat(folder, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+    int fd = cafconv_create_anonymous(folder, mode);
     if (fd >= 0) {
-        flock(fd, LOCK_EX | LOCK_NB);
-        char path[64];
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        if (linkat(AT_FDCWD, path, folder, name, AT_SYMLINK_FOLLOW) == 0) return fd;
+        if (cafconv_link_at(fd, folder, name) == 0) return fd;
         int code = errno;
         close(fd);
         // The name is taken (never followed: linkat does not follow the new name), or the

@@ -305,7 +305,7 @@ public enum Settings {
         Setting(
             options: [
                 SettingOption(
-                    "jobs", short: "j", .wholeNumber, help: "Convert this many files at once (default: all cores).")
+                    "jobs", short: "j", .wholeNumber, help: "Convert this many files at once (default: the cores, at most 8).")
             ],
             fromCommandLine: { given, options throws(DataFormatError) in
                 guard let jobs = given("jobs").flatMap({ Int($0) }) else { return [] }

@@ -130,11 +130,17 @@ package enum FileSystem {
         return overflow ? UInt64.max : bytes
     }
 
+    /// An anonymous temporary file of this run (see ``TemporaryFile``) is reopened through its
+    /// descriptor's path (``descriptorPath(_:)``, a link /proc keeps to this process's own open
+    /// file, so followed) and must still have no name at all.
     package static func openForUpdate(_ path: String) throws(ConversionError) -> Int32 {
-        let fd = withPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        let number = path.utf8.dropFirst(descriptorFolder.utf8.count)
+        let ownDescriptor = path.hasPrefix(descriptorFolder) && !number.isEmpty
+            && number.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        let fd = withPath(path) { open($0, O_RDWR | (ownDescriptor ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw ConversionError.output(.notReopened(path: path, errno: errno)) }
         var info = FileStatus()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == (ownDescriptor ? 0 : 1) else {
             close(fd)
             throw ConversionError.output(.replaced(path: path))
         }
@@ -312,6 +318,11 @@ package enum FileSystem {
     }
 
     package static var processID: Int32 { getpid() }
+
+    static let descriptorFolder = "/proc/self/fd/"
+
+    /// The path of this process's open file `fd` (/proc/self/fd/N).
+    package static func descriptorPath(_ fd: Int32) -> String { descriptorFolder + String(fd) }
 
     /// Whether `/proc/self/fd` names this process's open files (Linux with /proc mounted).
     package static let hasProcessFolder: Bool = withPath("/proc/self/fd") { access($0, F_OK) } == 0

@@ -46,7 +46,7 @@ extension FileSystem {
 
         /// A path that names this very folder whatever becomes of ``path`` (`/proc/self/fd/N` where
         /// /proc is mounted), for the readers that take a path: a read-back goes where the write went.
-        package var openedPath: String { FileSystem.hasProcessFolder ? "/proc/self/fd/\(descriptor)" : path }
+        package var openedPath: String { FileSystem.hasProcessFolder ? FileSystem.descriptorPath(descriptor) : path }
 
         /// Whether the root's path still names the folder that was opened for it (not moved away,
         /// not swapped for a symlink to somewhere else).
@@ -295,35 +295,42 @@ extension FileSystem {
     /// the lock, not a process id, tells another run (perhaps in another container, where PIDs
     /// mean nothing) that it is still in use.
     /// ``commit()`` renames it to its target; otherwise it is deleted when freed.
+    /// `anonymous` (where the system has `O_TMPFILE` and /proc): the file gets no name at all
+    /// until ``commit()``, which links it straight to its target when nothing is there (one
+    /// directory operation on the shared output folder instead of a link and a rename; see
+    /// docs/internals.md, "How many jobs"); a crashed run leaves nothing behind.
     package final class TemporaryFile {
         package let folder: Folder
-        package let name: String
+        /// Its hidden name in the folder; `nil` while it is anonymous.
+        package private(set) var name: String?
         package let target: String
         private let lockDescriptor: Int32
         private let replacingSymlink: Bool
         private let identity: Identity
         private var committed = false
 
-        /// The temporary file's path for readers that take a path, through the opened folder.
-        package var path: String { joined(folder.openedPath, name) }
+        /// The temporary file's path for readers that take a path, through the opened folder
+        /// (this process's descriptor of it while it is anonymous).
+        package var path: String {
+            guard let name else { return descriptorPath(lockDescriptor) }
+            return joined(folder.openedPath, name)
+        }
         /// The temporary file's path as the user would spell it, for messages.
-        package var displayPath: String { joined(folder.path, name) }
+        package var displayPath: String { joined(folder.path, name ?? ".(unnamed)") }
 
         /// Creates the temporary file for `target` (a name) in `folder`.
         /// `replacingSymlink`: a symlink at the target is replaced (never followed), for cafconv's
         /// own state files, where a planted link must not stop the record.
-        package init(in folder: Folder, for target: String, replacingSymlink: Bool = false) throws(ConversionError) {
+        package init(
+            in folder: Folder, for target: String, replacingSymlink: Bool = false, anonymous: Bool = false
+        ) throws(ConversionError) {
             try checkReplaceable(target, in: folder, allowingSymlink: replacingSymlink)
             self.replacingSymlink = replacingSymlink
             var fd: Int32 = -1
-            var name = ""
-            for _ in 0..<8 {
-                name = temporaryName(for: target)
-                fd = withPath(name) { cafconv_create_locked(folder.descriptor, $0, 0o666) }
-                if fd >= 0 || errno != EEXIST { break }
-            }
-            guard fd >= 0 else {
-                throw ConversionError.output(.temporaryNotCreated(folder: folder.path, errno: errno))
+            var name: String? = nil
+            if anonymous && hasProcessFolder { fd = cafconv_create_anonymous(folder.descriptor, 0o666) }
+            if fd < 0 {
+                (name, fd) = try Self.createNamed(for: target, in: folder)
             }
             var info = FileStatus()
             _ = fstat(fd, &info)
@@ -339,6 +346,33 @@ extension FileSystem {
             close(lockDescriptor)
         }
 
+        /// A new locked file under a new unguessable name for `target` in `folder`.
+        private static func createNamed(for target: String, in folder: Folder) throws(ConversionError)
+            -> (String, Int32)
+        {
+            for _ in 0..<8 {
+                let name = temporaryName(for: target)
+                let fd = withPath(name) { cafconv_create_locked(folder.descriptor, $0, 0o666) }
+                if fd >= 0 { return (name, fd) }
+                if errno != EEXIST { break }
+            }
+            throw ConversionError.output(.temporaryNotCreated(folder: folder.path, errno: errno))
+        }
+
+        /// Gives an anonymous file its hidden name (for a swap with an existing target).
+        private func giveName() throws(ConversionError) {
+            guard name == nil else { return }
+            for _ in 0..<8 {
+                let candidate = temporaryName(for: target)
+                if withPath(candidate, { cafconv_link_at(lockDescriptor, folder.descriptor, $0) }) == 0 {
+                    name = candidate
+                    return
+                }
+                if errno != EEXIST { break }
+            }
+            throw ConversionError.output(.temporaryNotCreated(folder: folder.path, errno: errno))
+        }
+
         /// A new descriptor of the file (sharing its lock), for a writer that closes it.
         package func descriptor() throws(ConversionError) -> Int32 {
             let fd = fcntl(lockDescriptor, F_DUPFD_CLOEXEC, 0)
@@ -348,6 +382,8 @@ extension FileSystem {
 
         /// Whether `name` in the folder is still this file (not replaced behind our back).
         private var isStillOurs: Bool {
+            // Nobody can reach a file without a name, so nobody can have replaced it.
+            guard let name else { return true }
             guard let info = folder.info(name) else { return false }
             return (info.st_mode & S_IFMT) == S_IFREG
                 && Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) == identity
@@ -369,12 +405,26 @@ extension FileSystem {
                 throw ConversionError.output(.rootMoved(path: folder.rootPath))
             }
             try checkReplaceable(target, in: folder, allowingSymlink: replacingSymlink)
-            if keptWhenIdentical.withLock({ !$0.isEmpty && $0.contains(joined(folder.path, target)) }),
-                sameContents(name, target, in: folder)
-            {
-                discard()
-                return
+            if keptWhenIdentical.withLock({ !$0.isEmpty && $0.contains(joined(folder.path, target)) }) {
+                try giveName()
+                if let name, sameContents(name, target, in: folder) {
+                    discard()
+                    return
+                }
             }
+            if name == nil, folder.info(target) == nil {
+                // Nothing at the target: the unnamed file is linked straight to it. linkat never
+                // replaces and never follows a symlink at the new name, so whatever was planted
+                // meanwhile stays and the file takes the swap below.
+                if withPath(target, { cafconv_link_at(lockDescriptor, folder.descriptor, $0) }) == 0 {
+                    committed = true
+                    return
+                }
+                guard errno == EEXIST else { throw ConversionError.output(.notMovedIntoPlace(errno: errno)) }
+                try checkReplaceable(target, in: folder, allowingSymlink: replacingSymlink)
+            }
+            try giveName()
+            guard let name else { throw ConversionError.output(.temporaryReplaced(path: displayPath)) }
             if folder.info(target) != nil {
                 try replaceExisting(replacingSymlink: replacingSymlink)
             } else {
@@ -395,6 +445,7 @@ extension FileSystem {
 
         /// Puts the file in place of the regular file at the target.
         private func replaceExisting(replacingSymlink: Bool) throws(ConversionError) {
+            guard let name else { throw ConversionError.output(.temporaryReplaced(path: displayPath)) }
             let exchanged =
                 withPath(name, { from in withPath(target) { to in cafconv_exchange_at(folder.descriptor, from, to) } }) == 0
             guard exchanged else {
@@ -419,7 +470,7 @@ extension FileSystem {
 
         /// Deletes the file (only if the name still holds it).
         package func discard() {
-            if isStillOurs { _ = withPath(name) { unlinkat(folder.descriptor, $0, 0) } }
+            if let name, isStillOurs { _ = withPath(name) { unlinkat(folder.descriptor, $0, 0) } }
             committed = true
         }
     }

@@ -82,14 +82,15 @@ package enum Converter {
 
     /// Transforms, Encoder, Container and Proof of one job by `codec`, into a temporary file in
     /// the output folder (below the output root no symlink is followed; the file is new, locked
-    /// and named so that nobody can guess it).
+    /// and without a name until its commit, or, where the system cannot, named so that nobody can
+    /// guess it).
     package static func chain<Codec: OutputCodec>(
         _ codec: Codec, source: SourceStage, job: Job, options: ConversionOptions, result: inout FileResult,
         temporaryFile: inout FileSystem.TemporaryFile?, isCancelled: @escaping () -> Bool
     ) throws {
         func openOutput() throws(ConversionError) -> OutputTarget {
             let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
-            let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output))
+            let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output), anonymous: true)
             temporaryFile = temporary
             return OutputTarget(
                 temporary: temporary, options: options, isCancelled: isCancelled,

@@ -210,7 +210,7 @@ struct G711ConversionTests {
         #expect(try prove(copied.path, source: copied.folder.file("in.wav")).comparison == "exact")
     }
 
-    /// Flips the top bit of the byte at `position` of the first `.tmp` file in `folder` once it
+    /// Flips the top bit of the byte at `position` of the temporary output in `folder` once it
     /// is `size` bytes long: the codes are all written, libsndfile has not closed it yet.
     final class Saboteur: Sendable {
         let done = Atomic<Bool>(false)
@@ -224,11 +224,26 @@ struct G711ConversionTests {
             self.position = position
         }
 
+        /// The temporary output: a named one in the folder, or the unnamed one (`O_TMPFILE`) this
+        /// process holds open, found through /proc/self/fd.
+        func temporary() -> String? {
+            if let name = temporaryFiles(under: folder).first { return folder + "/" + name }
+            guard let listing = opendir("/proc/self/fd") else { return nil }
+            defer { closedir(listing) }
+            while let entry = readdir(listing) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let link = "/proc/self/fd/" + name
+                var buffer = [CChar](repeating: 0, count: 4096)
+                let count = readlink(link, &buffer, buffer.count - 1)
+                guard count > 0 else { continue }
+                let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if target.hasPrefix(folder + "/#") && target.hasSuffix(" (deleted)") { return link }
+            }
+            return nil
+        }
+
         func strike() -> Bool {
-            guard !done.load(ordering: .relaxed),
-                let name = temporaryFiles(under: folder).first
-            else { return false }
-            let path = folder + "/" + name
+            guard !done.load(ordering: .relaxed), let path = temporary() else { return false }
             var status = stat()
             guard stat(path, &status) == 0, Int(status.st_size) == size else { return false }
             let fd = open(path, O_RDWR)

@@ -137,13 +137,7 @@ struct OddSourceTests {
     }()
 
     static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        (try? BoundedProcess.run(tool, arguments, timeout: 120))?.status ?? -1
     }
 
     @Test(

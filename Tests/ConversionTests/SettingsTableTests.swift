@@ -25,6 +25,16 @@ struct SettingsTableTests {
         return try rules.resolve("a.wav", base: ConversionOptions(jobs: 1), commandLine: []).options
     }
 
+    @Test("the default -j is the processors, at most 8 (issue 34's 16-core sweep: more jobs into one folder were slower)")
+    func defaultJobsAreCapped() {
+        #expect(ConversionOptions.defaultJobs(processors: 1) == 1)
+        #expect(ConversionOptions.defaultJobs(processors: 2) == 2)
+        #expect(ConversionOptions.defaultJobs(processors: 8) == 8)
+        #expect(ConversionOptions.defaultJobs(processors: 16) == 8)
+        #expect(ConversionOptions.defaultJobs(processors: 64) == 8)
+        #expect(ConversionOptions().jobs == ConversionOptions.defaultJobs())
+    }
+
     @Test(
         "a setting given on the command line and in a rules file makes the same options, and the command line claims its key",
         arguments: [

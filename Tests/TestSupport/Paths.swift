@@ -60,50 +60,16 @@ public struct ProcessResult: Sendable {
     public var text: String { String(decoding: stdout, as: UTF8.self) }
 }
 
-/// Runs `program` with `arguments` and waits for it; `environment` is added to the test's own.
+/// Runs `program` with `arguments` and waits for it (at most `timeout` seconds: then it is killed
+/// and ``BoundedProcess/Timeout`` thrown); `environment` is added to the test's own.
 public func run(
-    _ program: String, _ arguments: [String], currentDirectory: String? = nil, environment: [String: String] = [:]
+    _ program: String, _ arguments: [String], currentDirectory: String? = nil, environment: [String: String] = [:],
+    timeout: Double = BoundedProcess.defaultTimeout
 ) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    if !environment.isEmpty {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    }
-    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let outData = ReadAll(out.fileHandleForReading)
-    let errData = ReadAll(err.fileHandleForReading)
-    outData.start()
-    errData.start()
-    process.waitUntilExit()
-    let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-    return ProcessResult(
-        status: status, stdout: [UInt8](outData.wait()),
-        stderr: String(decoding: errData.wait(), as: UTF8.self))
-}
-
-/// Reads a pipe to its end on a background thread, so two pipes never deadlock.
-final class ReadAll: @unchecked Sendable {
-    private let handle: FileHandle
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-    init(_ handle: FileHandle) { self.handle = handle }
-    func start() {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-    func wait() -> Data {
-        done.wait()
-        return data
-    }
+    let ran = try BoundedProcess.run(
+        program, arguments, currentDirectory: currentDirectory,
+        environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, timeout: timeout)
+    return ProcessResult(status: ran.status, stdout: ran.stdout, stderr: ran.stderr)
 }
 
 /// The path of a program on `PATH`, or `nil` when it is not installed.

@@ -15,60 +15,64 @@ public struct MergedResult: Sendable {
     }
 }
 
-/// Runs `program` with stdout and stderr on one pipe and waits for it. `environment` is added to
-/// the test's own.
+/// Runs `program` with stdout and stderr on one descriptor (a file) and waits for it, at most
+/// `timeout` seconds (see ``BoundedProcess``). `environment` is added to the test's own.
 public func runMerged(
-    _ program: String, _ arguments: [String], environment: [String: String] = [:]
+    _ program: String, _ arguments: [String], environment: [String: String] = [:],
+    timeout: Double = BoundedProcess.defaultTimeout
 ) throws -> MergedResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-    return MergedResult(status: status, text: String(decoding: data, as: UTF8.self))
+    let streams = TempDirectory("merged")
+    let log = streams.file("log")
+    let child = try BoundedProcess(
+        program, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+        stdout: log, stderr: log)
+    let outcome = child.wait(timeout: timeout)
+    let text = String(decoding: BoundedProcess.readBytes(log), as: UTF8.self)
+    if outcome.timedOut {
+        throw BoundedProcess.Timeout(
+            description: "\(program) \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s; killed. output: \(text)")
+    }
+    return MergedResult(status: outcome.status, text: text)
 }
 
-/// A running program whose stdout and stderr are read on one pipe as they come, so a test can
-/// see what was written before the program ended.
+/// A running program whose stdout and stderr are read from one file as they come, so a test can
+/// see what was written before the program ended. Bounded like ``BoundedProcess``: `timeout`
+/// seconds from the start, then it is killed.
 public final class WatchedProcess {
-    private let process = Process()
-    private let pipe = Pipe()
-    private var bytes = Data()
+    private let child: BoundedProcess
+    private let streams = TempDirectory("watched")
+    private let deadline: Date
+    private var ended: Int32?
     /// Everything read so far.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public private(set) var text = ""
 
     /// Starts `program`.
-    public init(_ program: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+    public init(_ program: String, _ arguments: [String], timeout: Double = BoundedProcess.defaultTimeout) throws {
+        let log = streams.file("log")
+        child = try BoundedProcess(program, arguments, stdout: log, stderr: log)
+        deadline = Date().addingTimeInterval(timeout)
     }
 
-    /// Reads until `text` contains `needle` or the pipe ends; returns whether the program was
-    /// still running when `needle` arrived.
+    private func refresh() { text = String(decoding: BoundedProcess.readBytes(streams.file("log")), as: UTF8.self) }
+
+    /// Reads until `text` contains `needle`, the program ends or the deadline passes; returns
+    /// whether the program was still running when `needle` arrived.
     public func read(until needle: String) -> (found: Bool, stillRunning: Bool) {
-        while !text.contains(needle) {
-            let data = pipe.fileHandleForReading.availableData
-            if data.isEmpty { return (false, process.isRunning) }
-            bytes += data
+        while true {
+            if ended == nil { ended = child.poll() }
+            if ended == nil && Date() >= deadline { ended = child.wait(timeout: 0).status }
+            let running = ended == nil
+            refresh()
+            if text.contains(needle) { return (true, running) }
+            if !running { return (false, false) }
+            usleep(10_000)
         }
-        return (true, process.isRunning)
     }
 
-    /// Reads the rest and waits for the exit status.
+    /// Waits for the exit status (killed at the deadline: -1) and reads the rest.
     public func finish() -> Int32 {
-        bytes += pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return process.terminationStatus
+        if ended == nil { ended = child.wait(timeout: max(0, deadline.timeIntervalSinceNow)).status }
+        refresh()
+        return ended ?? -1
     }
 }

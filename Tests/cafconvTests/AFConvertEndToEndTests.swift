@@ -210,21 +210,8 @@ struct AFConvertEndToEndTests {
     {
         let streams = TempDirectory()
         writeFile(streams.file("stdin"), input)
-        writeFile(streams.file("stdout"), [])
-        writeFile(streams.file("stderr"), [])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)
-        process.standardInput = FileHandle(forReadingAtPath: streams.file("stdin"))
-        process.standardOutput = FileHandle(forWritingAtPath: streams.file("stdout"))
-        process.standardError = FileHandle(forWritingAtPath: streams.file("stderr"))
-        try process.run()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, readFile(streams.file("stdout")) ?? [],
-            String(decoding: readFile(streams.file("stderr")) ?? [], as: UTF8.self)
-        )
+        return try BoundedProcess.run(
+            program, arguments, in: streams.path, currentDirectory: currentDirectory, stdin: streams.file("stdin"))
     }
 
     @Test("- reads standard input and -o - writes the CAF to standard output; no file named -")

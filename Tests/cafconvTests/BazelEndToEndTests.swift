@@ -88,6 +88,38 @@ struct BazelEndToEndTests {
         try bazel.expectReferenceOutputs(in: "sandbox")
     }
 
+    @Test("transitive = True also declares what the libraries need (ldd): hidden from a sandboxed build, the same bytes")
+    func transitiveLibraries() throws {
+        let bazel = try BazelWorkspace(transitive: true)
+        defer { bazel.shutdown() }
+        // What libsndfile needs, as ldd resolves it on this machine, glibc's own left out.
+        let sndfile = try #require(BazelWorkspace.systemCopy("libsndfile.so.1"))
+        let ldd = try run("/usr/bin/ldd", [sndfile])
+        let needed = ldd.text.split(separator: "\n").compactMap { line -> String? in
+            let parts = line.split { $0 == " " || $0 == "\t" }
+            guard parts.count >= 3, parts[1] == "=>", parts[2].hasPrefix("/") else { return nil }
+            let name = String(parts[0])
+            let system = ["libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "ld-linux"]
+            return system.contains { name.hasPrefix($0) } ? nil : name
+        }
+        #expect(needed.contains { $0.hasPrefix("libogg") }, "\(ldd.text)")
+        let query = try bazel.command("transitive", ["aquery", "mnemonic(CafConvert, deps(//:sfx))"])
+        #expect(query.status == 0, "\(query.stderr)")
+        let inputs = query.text.split(separator: "\n").filter { $0.contains("Inputs: [") }
+        #expect(inputs.count == 4, "\(query.text)")
+        for line in inputs {
+            let missing = (BazelWorkspace.libraries + needed).filter { !line.contains("external/cafconv/lib/\($0) ") && !line.contains("external/cafconv/lib/\($0),") && !line.contains("external/cafconv/lib/\($0)]") }
+            #expect(missing.isEmpty, "not declared: \(missing)")
+            #expect(!line.contains("external/cafconv/lib/libc.so"), "glibc itself is declared")
+        }
+        let hidden = (BazelWorkspace.libraries + needed).compactMap(BazelWorkspace.systemCopy).map { "--sandbox_block_path=\($0)" }
+        let built = try bazel.build(
+            "transitive",
+            ["--spawn_strategy=sandboxed", "--strategy=CafConvert=sandboxed", "--sandbox_default_allow_network=false"] + hidden)
+        #expect(built.status == 0, "\(built.stderr)")
+        try bazel.expectReferenceOutputs(in: "transitive")
+    }
+
     @Test("the binary and the libraries it opens are the actions' declared tools: changing one reruns them")
     func toolDeclaration() throws {
         let bazel = try BazelWorkspace(libraryFolder: true)
@@ -140,7 +172,8 @@ final class BazelWorkspace {
 
     /// `libraryFolder`: the libraries are looked for first in `libs/` of the temporary folder,
     /// which holds a copy of libxxhash.
-    init(libraryFolder: Bool = false) throws {
+    /// `transitive`: `cafconv_local(transitive = True)`.
+    init(libraryFolder: Bool = false, transitive: Bool = false) throws {
         let example = RepositoryPaths.root + "/Examples/BazelSounds"
         for name in ["BUILD.bazel", "WORKSPACE", ".bazelrc", "make-sounds.py"] {
             root.write("ws/" + name, readFile(example + "/" + name) ?? [])
@@ -150,6 +183,7 @@ final class BazelWorkspace {
             root.write("libs/libxxhash.so.0", readFile(xxhash) ?? [])
             folders = ", library_dirs = [\"\(root.file("libs"))\", \"/usr/lib/x86_64-linux-gnu\", \"/usr/lib/aarch64-linux-gnu\"]"
         }
+        if transitive { folders += ", transitive = True" }
         let text = String(decoding: readFile(root.file("ws/WORKSPACE")) ?? [], as: UTF8.self)
         let local = "cafconv_local(name = \"cafconv\")"
         #expect(text.contains("\"../../bazel\"") && text.contains(local), "the example's WORKSPACE changed: \(text)")

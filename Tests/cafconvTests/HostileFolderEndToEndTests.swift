@@ -303,17 +303,11 @@ struct HostileFolderEndToEndTests {
     func concurrentRuns() throws {
         let folder = TempDirectory()
         for index in 0..<30 { folder.write("in/f\(index).wav", Self.wave) }
-        let runs = (0..<3).map { _ -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-            process.arguments = ["convert", "-q", "-j", "2", folder.file("in"), "-o", folder.file("out")]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            return process
+        let runs = try (0..<3).map { _ in
+            try BoundedProcess(RepositoryPaths.executable, ["convert", "-q", "-j", "2", folder.file("in"), "-o", folder.file("out")])
         }
-        for process in runs { try process.run() }
-        for process in runs { process.waitUntilExit() }
-        #expect(runs.allSatisfy { $0.terminationStatus == 0 })
+        let outcomes = runs.map { $0.wait(timeout: 120) }
+        #expect(outcomes.allSatisfy { $0.status == 0 }, "\(outcomes)")
         let next = try cafconv(["convert", folder.file("in"), "-o", folder.file("out")])
         #expect(next.stderr.contains("0 converted, 30 up to date"), "\(next.stderr)")
     }

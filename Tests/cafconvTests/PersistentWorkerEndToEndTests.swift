@@ -10,19 +10,13 @@ struct PersistentWorkerEndToEndTests {
     func worker(_ input: [UInt8], in folder: TempDirectory, startup: [String] = ["convert"]) throws
         -> (status: Int32, responses: [[String: Any]], stderr: String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = startup + ["--persistent_worker"]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
         let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
+        let streams = TempDirectory("worker")
         // A worker that stops reading (a refused stream) must not kill the test with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        try process.run()
+        let process = try BoundedProcess(
+            RepositoryPaths.executable, startup + ["--persistent_worker"], currentDirectory: folder.path, stdinPipe: stdin,
+            stdout: streams.file("out"), stderr: streams.file("err"))
         // Written in uneven pieces, as a pipe may deliver them.
         var offset = 0
         var step = 1
@@ -33,15 +27,17 @@ struct PersistentWorkerEndToEndTests {
             step = step * 7 % 61 + 1
         }
         try? stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: out, as: UTF8.self).split(separator: "\n")
+        let outcome = process.wait(timeout: BoundedProcess.defaultTimeout)
+        let err = BoundedProcess.readBytes(streams.file("err"))
+        if outcome.timedOut {
+            throw BoundedProcess.Timeout(description: "cafconv convert --persistent_worker did not end; stderr: \(String(decoding: err, as: UTF8.self))")
+        }
+        let lines = String(decoding: BoundedProcess.readBytes(streams.file("out")), as: UTF8.self).split(separator: "\n")
         let responses = lines.compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
         #expect(responses.count == lines.count, "every stdout line is a response: \(lines)")
-        return (process.terminationStatus, responses, String(decoding: err, as: UTF8.self))
+        return (outcome.status, responses, String(decoding: err, as: UTF8.self))
     }
 
     func request(_ arguments: [String], id: Int = 0) -> String {

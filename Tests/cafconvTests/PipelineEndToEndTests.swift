@@ -23,25 +23,25 @@ func interrupted(
     _ arguments: [String], signal: Int32, then: [Int32] = [], after delay: Double, started: String,
     ignoring: [String] = []
 ) throws -> (status: Int32, bySignal: Bool) {
-    let process = Process()
-    if ignoring.isEmpty {
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = arguments
-    } else {
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let script = "trap '' \(ignoring.joined(separator: " ")); exec \"$0\" \"$@\""
-        process.arguments = ["-c", script, RepositoryPaths.executable] + arguments
-    }
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
+    let script = "trap '' \(ignoring.joined(separator: " ")); exec \"$0\" \"$@\""
+    let process =
+        ignoring.isEmpty
+        ? try BoundedProcess(RepositoryPaths.executable, arguments)
+        : try BoundedProcess("/bin/sh", ["-c", script, RepositoryPaths.executable] + arguments)
     let deadline = Date().addingTimeInterval(10)
-    while !exists(started) && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-    Thread.sleep(forTimeInterval: delay)
-    for number in [signal] + then { kill(process.processIdentifier, number) }
-    process.waitUntilExit()
-    return (process.terminationStatus, process.terminationReason == .uncaughtSignal)
+    var ended = process.pollOutcome()
+    while !exists(started) && ended == nil && Date() < deadline {
+        Thread.sleep(forTimeInterval: 0.005)
+        ended = process.pollOutcome()
+    }
+    if ended == nil {
+        Thread.sleep(forTimeInterval: delay)
+        for number in [signal] + then { kill(process.pid, number) }
+    }
+    let outcome = ended ?? process.wait(timeout: 120)
+    if outcome.timedOut { throw BoundedProcess.Timeout(description: "cafconv \(arguments) did not end within 120 s after the signal") }
+    // As Foundation reported it: the signal's number when a signal ended it.
+    return (outcome.bySignal ? outcome.status - 128 : outcome.status, outcome.bySignal)
 }
 
 @Suite("cafconv convert in builds and CI, end to end")

@@ -13,24 +13,9 @@ struct PipesEndToEndTests {
     {
         let streams = TempDirectory()
         writeFile(streams.file("stdin"), input)
-        writeFile(streams.file("stdout"), [])
-        writeFile(streams.file("stderr"), [])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        process.standardInput = FileHandle(forReadingAtPath: streams.file("stdin"))
-        process.standardOutput = FileHandle(forWritingAtPath: streams.file("stdout"))
-        process.standardError = FileHandle(forWritingAtPath: streams.file("stderr"))
-        try process.run()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, readFile(streams.file("stdout")) ?? [],
-            String(decoding: readFile(streams.file("stderr")) ?? [], as: UTF8.self)
-        )
+        return try BoundedProcess.run(
+            RepositoryPaths.executable, arguments, in: streams.path, currentDirectory: folder,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, stdin: streams.file("stdin"))
     }
 
     /// One second of a 440 Hz tone at half scale as a 16-bit WAV (lossy codecs keep a tone).
@@ -212,16 +197,18 @@ struct PipesEndToEndTests {
         let temporary = TempDirectory()
         // 4 MB of audio: a CAF written before it is copied would be a file of that size.
         let input = folder.write("in.wav", WAVFixture.signal(.int16, channels: 2, frames: 1_000_000).bytes)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = ["convert", "-d", "LEI16", input, "-o", "-"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        var received = stdout.fileHandleForReading.availableData
+        // stdout is a FIFO the test reads: a pipe whose 64 KiB fill up while the program writes.
+        let fifo = folder.file("stdout.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let process = try BoundedProcess(
+            RepositoryPaths.executable, ["convert", "-d", "LEI16", input, "-o", "-"],
+            environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }, stdout: fifo)
+        guard let stdout = FileHandle(forReadingAtPath: fifo) else {
+            process.stop()
+            Issue.record("cannot open \(fifo)")
+            return
+        }
+        var received = stdout.availableData
         #expect(!received.isEmpty)
         // The program is still writing (the pipe holds 64 KiB): whatever it keeps on disk is there now.
         var largest = 0
@@ -233,9 +220,9 @@ struct PipesEndToEndTests {
             }
         }
         #expect(largest < 1 << 20, "a file of \(largest) bytes below TMPDIR")
-        received += stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        received += stdout.readDataToEndOfFile()
+        let outcome = process.wait(timeout: BoundedProcess.defaultTimeout)
+        #expect(outcome.status == 0 && !outcome.timedOut)
         #expect(received.count > 4_000_000)
         #expect(Array(received[received.startIndex..<received.startIndex + 4]) == Array("caff".utf8))
     }

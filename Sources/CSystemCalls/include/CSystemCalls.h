@@ -30,6 +30,15 @@ int cafconv_anonymous_file(const char *name);
 /// with O_CREAT | O_EXCL | O_NOFOLLOW and locked at once. Returns -1 with errno set on failure.
 int cafconv_create_locked(int folder, const char *name, int mode);
 
+/// An unnamed regular file in `folder` (O_TMPFILE), locked (flock LOCK_EX) and open for reading
+/// and writing; nobody else can open it until cafconv_link_at gives it a name, and it vanishes
+/// when closed unnamed. -1 with errno set where the system or file system has no O_TMPFILE.
+int cafconv_create_anonymous(int folder, int mode);
+
+/// Gives the open file `fd` the new name `name` in `folder` (linkat(2) through /proc/self/fd):
+/// never replaces anything (EEXIST) and never follows a symlink at `name`. -1 with errno set.
+int cafconv_link_at(int fd, int folder, const char *name);
+
 /// Creates a file in the open folder `folder` that has no name (O_TMPFILE; where the system
 /// cannot, the new file `fallback_name` is created with O_CREAT | O_EXCL | O_NOFOLLOW and unlinked
 /// at once) and returns it open for reading and writing: it vanishes when closed, even if the
