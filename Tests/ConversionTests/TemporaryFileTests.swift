@@ -1,8 +1,9 @@
 import ConversionModel
 import Foundation
-@testable import OutputFiles
 import TestSupport
 import Testing
+
+@testable import OutputFiles
 
 #if canImport(Glibc)
     import Glibc

@@ -130,14 +130,14 @@ public struct BoundedProcess: Sendable {
         let outcome = child.wait(timeout: timeout)
         let stderr = String(decoding: readBytes(err), as: UTF8.self)
         if outcome.timedOut {
-            throw Timeout(
-                description: "\(program) \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s; killed. stderr: \(stderr)")
+            let command = ([program] + arguments).joined(separator: " ")
+            throw Timeout(description: "\(command) did not end within \(Int(timeout)) s; killed. stderr: \(stderr)")
         }
         return (outcome.status, readBytes(out), stderr)
     }
 
+    /// The bytes of the file at `path` (empty when it cannot be read).
     public static func readBytes(_ path: String) -> [UInt8] {
         FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
     }
 }
-
