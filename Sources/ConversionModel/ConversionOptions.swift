@@ -175,5 +175,11 @@ public struct ConversionOptions: Sendable, Equatable {
         if dataFormat?.byteOrder != nil, let endian, endian == .native || endian == .source {
             throw DataFormatError("-d \(dataFormat?.text ?? "") already names a byte order; drop --endian \(endian.rawValue)")
         }
+        // A group shares one loudness gain: without a target there is no gain to share, and
+        // ignoring the group silently would leave the levels as they are without a word.
+        if let group = loudnessGroup, loudnessTarget == nil {
+            throw DataFormatError(
+                "loudness-group \(group) shares one loudness gain among a group's files, but no loudness target is set: give --loudness LUFS (or loudness in the rules file) with it")
+        }
     }
 }

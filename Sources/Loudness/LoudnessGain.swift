@@ -56,6 +56,27 @@ public struct LoudnessGain: Sendable, Equatable, Codable {
         plan(loudness: loudness, truePeak: truePeaks.compactMap { $0 }.max(), target: target, ceiling: ceiling)
     }
 
+    /// How far above a programme's sample peak libebur128's true-peak meter can read, dB: its
+    /// interpolator (below 96 kHz 4x, below 192 kHz 2x oversampling, by a 49-tap Hann-windowed
+    /// sinc split into one sub-filter per phase) makes each oversampled value a weighted sum of
+    /// input samples, so no value exceeds the sample peak times the largest sum of |coefficients|
+    /// of any phase: 1.86418 (+5.41 dB) at 4x, 2.30683 (+7.26 dB) at 2x; from 192 kHz it does not
+    /// oversample. Rounded up (and a hair more for its float arithmetic).
+    public static func interpolatorOvershoot(sampleRate: Int) -> Double {
+        sampleRate < 96_000 ? 5.411 : sampleRate < 192_000 ? 7.261 : 0.001
+    }
+
+    /// Whether the true peak could cap the gain that takes `loudness` to `target`: only when the
+    /// sample peak (dBFS) plus that gain plus ``interpolatorOvershoot(sampleRate:)`` could pass
+    /// `ceiling`. When it cannot, the true peak need not be measured (its oversampling is most of
+    /// libebur128's work) and the gain is the uncapped one.
+    public static func truePeakCouldDecide(
+        loudness: Double, samplePeak: Double?, sampleRate: Int, target: Double, ceiling: Double
+    ) -> Bool {
+        guard let samplePeak else { return false }
+        return samplePeak + (target - loudness) + interpolatorOvershoot(sampleRate: sampleRate) > ceiling
+    }
+
     public init(decibels: Double, target: Double, reached: Double, ceiling: Double, truePeak: Double) {
         self.decibels = decibels
         self.target = target

@@ -116,6 +116,10 @@ public final class LoudnessMeter {
         case gain = 1
         /// The integrated loudness alone (what a re-measurement needs).
         case integrated = 2
+        /// The integrated loudness and the sample peak, without the true peak's oversampling:
+        /// what a gain needs when ``LoudnessGain/truePeakCouldDecide(loudness:samplePeak:sampleRate:target:ceiling:)``
+        /// says no true peak can reach the ceiling.
+        case gainBySamplePeak = 3
     }
 
     private let state: OpaquePointer
@@ -342,7 +346,7 @@ public final class LoudnessMeter {
     /// The largest true (or sample) peak over all channels, dBTP (dBFS); `nil` for silence or
     /// when this meter's extent does not measure it.
     private func peak(_ isTrue: Bool) -> Double? {
-        guard extent != .integrated else { return nil }
+        guard extent != .integrated, !(isTrue && extent == .gainBySamplePeak) else { return nil }
         var peak = 0.0
         for channel in 0..<channels {
             var value = 0.0

@@ -14,6 +14,11 @@ package enum LoudnessScan {
     /// no ``OutputLoudnessTap``): the work the tap saves, counted for the tests.
     package static let outputsDecodedAgain = Atomic<Int>(0)
 
+    /// How many `--loudness` sources were measured a second time for their true peak (its 4x
+    /// oversampling), because their sample peak could not rule out that it caps the gain: counted
+    /// for the tests.
+    package static let truePeakPasses = Atomic<Int>(0)
+
     /// The loudness of the file at `path`; throws a sentence naming the file when it cannot be
     /// decoded or measured.
     package static func measure(path: String) throws(SourceError) -> LoudnessMeasurement {
@@ -74,14 +79,7 @@ package enum LoudnessScan {
     ) throws(ConversionError) -> LoudnessGain? {
         guard let target = options.loudnessTarget else { return nil }
         if let group = options.loudnessGroupPlan { return try plan(group: group, options: &options, result: &result) }
-        let measured: LoudnessMeasurement
-        do { measured = try metered(try source.proofAudio(), extent: .gain).finish() } catch let error as SourceError {
-            throw .source(.loudnessUnmeasurable(reason: error.message))
-        } catch let error as ConversionError {
-            throw error
-        } catch {
-            throw .source(.loudnessUnmeasurable(reason: "\(error)"))
-        }
+        let measured = try measureForGain(source, target: target, ceiling: options.truePeakCeiling)
         guard let gain = LoudnessGain.plan(measured, target: target, ceiling: options.truePeakCeiling) else {
             throw .source(.silentForLoudness(target: target))
         }
@@ -93,6 +91,30 @@ package enum LoudnessScan {
             result.warnings.append(.source(.loudnessCapped(asked: target, reached: gain.reached, ceiling: gain.ceiling)))
         }
         return gain
+    }
+
+    /// The source's integrated loudness and sample peak; and its true peak, from a second
+    /// decoding, only when ``LoudnessGain/truePeakCouldDecide(loudness:samplePeak:sampleRate:target:ceiling:)``
+    /// says it could cap the gain (memory stays one block either way).
+    static func measureForGain(_ source: SourceStage, target: Double, ceiling: Double) throws(ConversionError)
+        -> LoudnessMeasurement
+    {
+        do {
+            let first = try metered(try source.proofAudio(), extent: .gainBySamplePeak).finish()
+            guard let loudness = first.integrated,
+                LoudnessGain.truePeakCouldDecide(
+                    loudness: loudness, samplePeak: first.samplePeak, sampleRate: first.sampleRate, target: target,
+                    ceiling: ceiling)
+            else { return first }
+            truePeakPasses.add(1, ordering: .relaxed)
+            return try metered(try source.proofAudioAgain(), extent: .gain).finish()
+        } catch let error as SourceError {
+            throw .source(.loudnessUnmeasurable(reason: error.message))
+        } catch let error as ConversionError {
+            throw error
+        } catch {
+            throw .source(.loudnessUnmeasurable(reason: "\(error)"))
+        }
     }
 
     /// `--loudness-group`: the group's one gain, planned by the engine from every member measured

@@ -390,6 +390,10 @@ package struct SourceStage {
         return audio
     }
 
+    /// ``proofAudio()`` once more, feeding no report meter: `--loudness`'s true-peak pass, when the
+    /// first measurement could not rule out that the true peak caps the gain.
+    package func proofAudioAgain() throws(ConversionError) -> SourceAudio { try independentAudio() }
+
     private func independentAudio() throws(ConversionError) -> SourceAudio {
         if let codec { return try codec.audio() }
         if let samples {

@@ -7,8 +7,9 @@ import Testing
 import Transcoding
 
 /// `convert --loudness`: the output's re-measurement comes from the proof's own decoding of the
-/// output (``OutputLoudnessTap``), not from decoding it once more.
-@Suite(.enabled(if: LoudnessMeter.unavailableReason == nil, "libebur128 cannot be loaded (Debian libebur128-dev)"))
+/// output (``OutputLoudnessTap``), not from decoding it once more; and the source is oversampled
+/// for its true peak only when that could cap the gain. Serialized: the tests read global counters.
+@Suite(.serialized, .enabled(if: LoudnessMeter.unavailableReason == nil, "libebur128 cannot be loaded (Debian libebur128-dev)"))
 struct LoudnessTapTests {
     /// Two seconds of a stereo 1 kHz sine at -30 dBFS, 16-bit, 48 kHz.
     static let tone: [UInt8] = {
@@ -37,5 +38,58 @@ struct LoudnessTapTests {
             #expect(abs((file.loudness?.reached ?? 0) - -18) < 0.01, "\(format)")
             #expect(LoudnessScan.outputsDecodedAgain.load(ordering: .relaxed) - before == decodedAgain, "\(format)")
         }
+    }
+
+    /// `--loudness TARGET --true-peak CEILING` (LEF32, one job) of `input`: the file's result and how many true-peak
+    /// passes it took.
+    static func normalise(_ input: String, to target: Double, ceiling: Double = -1, in folder: TempDirectory) throws
+        -> (FileResult, Int)
+    {
+        var options = ConversionOptions(jobs: 1)
+        options.codecs = OutputCodecs.vocabulary
+        options.dataFormat = try DataFormat(parsing: "LEF32")
+        options.loudnessTarget = target
+        options.truePeakCeiling = ceiling
+        let before = LoudnessScan.truePeakPasses.load(ordering: .relaxed)
+        let report = Engine.convert(inputs: [input], output: folder.file("out.caf"), options: options)
+        let file = try #require(report.files.first)
+        return (file, LoudnessScan.truePeakPasses.load(ordering: .relaxed) - before)
+    }
+
+    @Test("a quiet source whose sample peak cannot reach the ceiling after the gain is never oversampled for its true peak")
+    func quietSourceSkipsTheTruePeak() throws {
+        let folder = TempDirectory()
+        let (file, passes) = try Self.normalise(folder.write("in.wav", Self.tone), to: -18, in: folder)
+        #expect(file.status == .converted, "\(file.reason ?? "")")
+        #expect(abs((file.loudness?.reached ?? 0) - -18) < 0.01)
+        #expect(file.warnings.isEmpty, "\(file.warnings)")
+        #expect(passes == 0)
+    }
+
+    @Test(
+        "a source whose inter-sample peak caps the gain is measured for its true peak and gets exactly the gain the full meter gives"
+    )
+    func interSamplePeakStillCaps() throws {
+        // A 12 kHz sine at 48 kHz, -6 dBFS, sampled 45 degrees off its crests: its samples peak
+        // 3 dB below its true peak (as EBU Tech 3341's true-peak cases).
+        let samples = (0..<96_000).flatMap { frame -> [Int32] in
+            let value = Int32((0.5 * 32767 * sin(Double.pi / 2 * Double(frame) + Double.pi / 4)).rounded())
+            return [value, value]
+        }
+        let folder = TempDirectory()
+        let input = folder.write(
+            "in.wav", WAVFixture(encoding: .int16, channels: 2, sampleRate: 48_000, integers: samples).bytes(order: .little))
+        let full = try LoudnessScan.measure(path: input)
+        let expected = try #require(LoudnessGain.plan(full, target: -1, ceiling: -6))
+        try #require(expected.isCapped)
+        let samplePeakCap = -6 - (full.samplePeak ?? 0)
+        #expect(expected.decibels < samplePeakCap - 2.5, "the true peak, not the sample peak, decides")
+        let (file, passes) = try Self.normalise(input, to: -1, ceiling: -6, in: folder)
+        #expect(file.status == .converted, "\(file.reason ?? "")")
+        #expect(passes == 1)
+        // The same gain (the meters differ only in how the frames are handed to libebur128).
+        #expect(abs((file.loudness?.gain ?? 0) - expected.decibels) < 1e-9, "\(file.loudness.map { "\($0)" } ?? "")")
+        #expect(abs((file.loudness?.reached ?? 0) - expected.reached) < 1e-9)
+        #expect(file.warnings.count == 1, "\(file.warnings)")
     }
 }

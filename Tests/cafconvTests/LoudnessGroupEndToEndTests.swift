@@ -168,4 +168,29 @@ struct LoudnessGroupEndToEndTests {
             ["convert", "--loudness", "-18", "--loudness-group", "", folder.file("in/x/a.wav"), "-o", folder.file("z.caf")])
         #expect(refused.status != 0 && refused.stderr.contains("--loudness-group"), "\(refused.stderr)")
     }
+
+    @Test(
+        "loudness-group without a loudness target is refused: a usage error on the command line, a rule error naming the rules file and line"
+    )
+    func groupWithoutTarget() throws {
+        let folder = TempDirectory()
+        _ = folder.write("in/x/a.wav", Self.tone(-30, seconds: 1))
+        let refused = try run(
+            RepositoryPaths.executable, ["convert", "--loudness-group", "folder", folder.file("in"), "-o", folder.file("out")])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr.contains("loudness-group folder") && refused.stderr.contains("--loudness"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out/x/a.caf")))
+        // The rules key: a rule that groups files no loudness reaches fails them, naming the file and line.
+        _ = folder.write("in/cafconv.toml", Array("[[rule]]\nmatch = \"x/**\"\nloudness-group = \"cues\"\n".utf8))
+        let ruled = try run(RepositoryPaths.executable, ["convert", "--json", folder.file("in"), "-o", folder.file("out")])
+        #expect(ruled.status == 1, "\(ruled.stderr)")
+        let reason = try #require(try Self.files(ruled)["a.wav"]?["reason"] as? String, "\(ruled.stderr)")
+        #expect(reason.contains("loudness-group cues") && reason.contains("cafconv.toml:1"), "\(reason)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out/x/a.caf")))
+        // With a target beside it the same rule converts.
+        _ = folder.write(
+            "in/cafconv.toml", Array("[[rule]]\nmatch = \"x/**\"\nloudness = -20\nloudness-group = \"cues\"\n".utf8))
+        let converted = try run(RepositoryPaths.executable, ["convert", folder.file("in"), "-o", folder.file("out")])
+        #expect(converted.status == 0, "\(converted.stderr)")
+    }
 }

@@ -19,7 +19,8 @@ const char *cafconv_ebur128_load(void);
 // default L R C Ls Rs) are libebur128's channel kinds: 0 unused (LFE), 1 left, 2 right, 3
 // centre, 4 left surround, 5 right surround, 6 dual mono.
 // `extent`: 0 everything (I, LRA, S, sample and true peak); 1 the integrated loudness with the
-// sample and true peaks; 2 the integrated loudness alone.
+// sample and true peaks; 2 the integrated loudness alone; 3 the integrated loudness with the
+// sample peak (no true-peak oversampling).
 cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds, int extent);
 void cafconv_ebur128_close(cafconv_ebur128 *meter);
 // Adds `frames` interleaved frames; 0 on success.
