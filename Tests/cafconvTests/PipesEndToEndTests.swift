@@ -200,14 +200,18 @@ struct PipesEndToEndTests {
         // stdout is a FIFO the test reads: a pipe whose 64 KiB fill up while the program writes.
         let fifo = folder.file("stdout.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let process = try BoundedProcess(
-            RepositoryPaths.executable, ["convert", "-d", "LEI16", input, "-o", "-"],
-            environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }, stdout: fifo)
-        guard let stdout = FileHandle(forReadingAtPath: fifo) else {
-            process.stop()
+        // The reading end is opened first (non-blocking, so the open does not wait for a writer):
+        // posix_spawn returns only once the child has opened its end.
+        let reading = open(fifo, O_RDONLY | O_NONBLOCK)
+        guard reading >= 0 else {
             Issue.record("cannot open \(fifo)")
             return
         }
+        _ = fcntl(reading, F_SETFL, fcntl(reading, F_GETFL) & ~O_NONBLOCK)
+        let stdout = FileHandle(fileDescriptor: reading, closeOnDealloc: true)
+        let process = try BoundedProcess(
+            RepositoryPaths.executable, ["convert", "-d", "LEI16", input, "-o", "-"],
+            environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }, stdout: fifo)
         var received = stdout.availableData
         #expect(!received.isEmpty)
         // The program is still writing (the pipe holds 64 KiB): whatever it keeps on disk is there now.
