@@ -118,11 +118,7 @@ struct OpusCAFMoveTests {
         .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
     func ffmpegEncoded() throws {
         let folder = TempDirectory()
-        let wav = folder.write("f.wav", toneFixture(frames: 48_000, channels: 1, sampleRate: 48_000).bytes(order: .little))
-        let caf = folder.file("f.caf")
-        let made = try runMerged(
-            try #require(ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-c:a", "libopus", "-b:a", "64k", caf])
-        try #require(made.status == 0, "\(made.text)")
+        let caf = try OpusSourceTests.ffmpegOpusCAF(in: folder)
         let result = try Self.convert(caf, to: "out.caf", in: folder, options: try Self.options("opus"))
         #expect(result.status == .converted && result.samples == .opusEncoded, "\(result.reason ?? "")")
         #expect(result.warnings.contains { if case .source(.opusFrameCountUntrusted) = $0 { true } else { false } })

@@ -83,16 +83,23 @@ struct OpusSourceTests {
         #expect(again.samples == .opusEncoded && again.frames == 24_077 && again.proof?.peakLag == 0, "\(again.reason ?? "")")
     }
 
-    @Test(
-        "ffmpeg's Opus CAF (priming 0, valid = packets x 960) is read, with a typed warning that its frame count cannot be trusted",
-        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
-    func ffmpegLayout() throws {
-        let folder = TempDirectory()
+    /// One second of a mono tone at 48 kHz encoded by ffmpeg's libopus into CAF: priming 0 and
+    /// valid frames = packets x 960 in its `pakt`, no `kuki` (ffmpeg 5.1's layout).
+    static func ffmpegOpusCAF(in folder: TempDirectory) throws -> String {
         let wav = folder.write("f.wav", toneFixture(frames: 48_000, channels: 1, sampleRate: 48_000).bytes(order: .little))
         let caf = folder.file("f.caf")
         let made = try runMerged(
             try #require(ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-c:a", "libopus", "-b:a", "64k", caf])
         try #require(made.status == 0, "\(made.text)")
+        return caf
+    }
+
+    @Test(
+        "ffmpeg's Opus CAF (priming 0, valid = packets x 960) is read, with a typed warning that its frame count cannot be trusted",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    func ffmpegLayout() throws {
+        let folder = TempDirectory()
+        let caf = try Self.ffmpegOpusCAF(in: folder)
         let (result, _) = try Self.convert(caf, to: "out.caf", in: folder, options: try Self.options(nil))
         #expect(result.status == .converted, "\(result.reason ?? "")")
         let header = try #require(try CAFFile(reading: try FileByteSource(path: caf)).packetTableHeader)
