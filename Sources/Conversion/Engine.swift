@@ -299,6 +299,7 @@ public enum Engine {
         var checks: [ContentCheck] = []
         var coverage = PatternCoverage(rules.booksToCheck(plan.jobs), matchers: matchers)
         var decided: [Int] = []
+        var probe = FileSystem.SourceProbe()
         for (index, job) in plan.jobs.enumerated() {
             var fingerprint = runFingerprint
             if let (book, relative) = rules.rules(for: job) {
@@ -319,8 +320,8 @@ public enum Engine {
                 }
             }
             decision.jobs[index].fingerprint = fingerprint
-            decision.jobs[index].source = FileSystem.canonical(job.input)
-            let stamped = FileSystem.stampAndChange(of: job.input)
+            let (source, stamped) = probe.probe(job.input)
+            decision.jobs[index].source = source
             decision.jobs[index].sourceStamp = stamped?.stamp
             decision.jobs[index].sourceChanged = stamped?.changed
             decided.append(index)
@@ -490,11 +491,11 @@ public enum Engine {
     static func settle(_ checks: [ContentCheck], jobs: [Job], options: ConversionOptions, in decision: inout Decision) {
         guard !checks.isEmpty else { return }
         let digests = Mutex([(source: ContentDigest?, output: ContentDigest?)](repeating: (nil, nil), count: checks.count))
-        Slots.forEach(checks.count, workers: options.jobs) { slot in
+        Slots.forEach(checks.count, workers: options.jobs, scratch: { ContentHash.Reader() }) { reader, slot in
             let check = checks[slot]
             let job = jobs[check.index]
-            let source = check.source ? ContentHash.digest(ofFile: job.input) : nil
-            let output = check.outputBytes ? ContentHash.digest(ofFile: job.output) : nil
+            let source = check.source ? reader?.digest(ofFile: job.input) : nil
+            let output = check.outputBytes ? reader?.digest(ofFile: job.output) : nil
             digests.withLock { $0[slot] = (source, output) }
         }
         let found = digests.withLock { $0 }

@@ -262,16 +262,16 @@ public enum Planner {
         // One job has no other to clash with (a build system runs a process per file): its own
         // input is checked below, and the tables stay empty.
         var sources: [PathKey: [String]] = [:]
+        // Each input's identity is read once, for both checks.
+        let identities = jobs.map { FileSystem.identity(of: $0.input) }
         var inputIdentities: Set<FileSystem.Identity> = []
-        for job in jobs where jobs.count > 1 {
-            if let identity = FileSystem.identity(of: job.input) { inputIdentities.insert(identity) }
+        for (job, identity) in zip(jobs, identities) where jobs.count > 1 {
+            if let identity { inputIdentities.insert(identity) }
             sources[PathKey(job.output), default: []].append(job.input)
         }
-        for job in jobs {
+        for (job, inputIdentity) in zip(jobs, identities) {
             let outputIdentity = FileSystem.identity(of: job.output)
-            if job.output.utf8.elementsEqual(job.input.utf8)
-                || (outputIdentity != nil && outputIdentity == FileSystem.identity(of: job.input))
-            {
+            if job.output.utf8.elementsEqual(job.input.utf8) || (outputIdentity != nil && outputIdentity == inputIdentity) {
                 failures.append(.failed(job.input, output: job.output, error: .output(.outputIsSource)))
                 continue
             }

@@ -277,8 +277,51 @@ package enum FileSystem {
     /// symlinks as ``stamp(of:)``; `nil` when there is no regular file.
     package static func stampAndChange(of path: String) -> (stamp: Stamp, changed: Int64)? {
         var info = FileStatus()
-        guard status(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard status(path, &info) == 0 else { return nil }
+        return stampAndChange(info)
+    }
+
+    static func stampAndChange(_ info: FileStatus) -> (stamp: Stamp, changed: Int64)? {
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return (Stamp(info), Int64(info.changeTime.tv_sec) * 1_000_000_000 + Int64(info.changeTime.tv_nsec))
+    }
+
+    /// The canonical paths, stamps and change times of many files, each folder resolved once.
+    /// A file that is not a symlink has its folder's canonical path followed by its name, so one
+    /// lstat(2) per file stands for both realpath(3) (a readlink(2) per path component, and the
+    /// working folder for a relative path) and ``stampAndChange(of:)``. A symlink, or a path whose
+    /// last name is empty, `.` or `..`, takes those two calls as before. A probe lives for one
+    /// run's decisions: folders are not looked up again while it lives.
+    package struct SourceProbe {
+        private var folders: [String: String?] = [:]
+
+        package init() {}
+
+        /// ``canonical(_:)`` and ``stampAndChange(of:)`` of `path`, the same as calling both.
+        package mutating func probe(_ path: String) -> (canonical: String?, stamped: (stamp: Stamp, changed: Int64)?) {
+            let folder: String
+            let name: Substring
+            if let slash = path.lastIndex(of: "/") {
+                folder = slash == path.startIndex ? "/" : String(path[..<slash])
+                name = path[path.index(after: slash)...]
+            } else {
+                folder = "."
+                name = path[...]
+            }
+            var info = FileStatus()
+            guard !name.isEmpty, name != ".", name != "..", linkStatus(path, &info) == 0,
+                (info.st_mode & S_IFMT) != S_IFLNK
+            else { return (canonical(path), stampAndChange(of: path)) }
+            let resolved: String?
+            if let known = folders[folder] {
+                resolved = known
+            } else {
+                resolved = canonical(folder)
+                folders[folder] = resolved
+            }
+            guard let resolved else { return (canonical(path), stampAndChange(of: path)) }
+            return ((resolved == "/" ? "" : resolved) + "/" + name, stampAndChange(info))
+        }
     }
 
     package static func stamp(of path: String) -> Stamp? {

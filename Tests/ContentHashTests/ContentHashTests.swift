@@ -8,6 +8,16 @@ import Testing
 @Suite struct ContentHashTests {
     static let available = ContentHash.unavailable == nil
 
+    /// A file in /tmp holding `bytes`, named after this process and `label`.
+    static func written(_ bytes: [UInt8], _ label: String) -> String {
+        let path = "/tmp/cafconv-contenthash-\(getpid())-\(label)"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        #expect(fd >= 0)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        return path
+    }
+
     /// The binding's layout and word order against XXH3-128's published values (xxHash's
     /// `sanity_test_vectors.h` and its README: the empty input hashes to 99aa06d3014798d86001c324468d497f).
     @Test(.enabled(if: available, "libxxhash.so.0 is not installed")) func publishedVectors() throws {
@@ -23,11 +33,7 @@ import Testing
                 state = state &* 1_103_515_245 &+ 12345
                 bytes[index] = UInt8(truncatingIfNeeded: state >> 16)
             }
-            let path = "/tmp/cafconv-contenthash-\(getpid())-\(size)"
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            #expect(fd >= 0)
-            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            close(fd)
+            let path = Self.written(bytes, "\(size)")
             defer { unlink(path) }
             #expect(ContentHash.digest(ofFile: path) == ContentHash.digest(bytes), "size \(size)")
             #expect(ContentHash.digest(ofFile: path, limit: UInt64(max(0, size - 1))) == (size == 0 ? ContentHash.digest([]) : nil))
@@ -35,6 +41,22 @@ import Testing
                 bytes[size / 2] ^= 1
                 #expect(ContentHash.digest(ofFile: path) != ContentHash.digest(bytes))
             }
+        }
+    }
+
+    /// One reader digests many files with one block and one hash state: each digest is that of
+    /// its own file's bytes alone (the state starts afresh), whatever came before, and a file that
+    /// cannot be read leaves the next one unaffected.
+    @Test(.enabled(if: available, "libxxhash.so.0 is not installed")) func readerReusedAcrossFiles() throws {
+        let reader = try #require(ContentHash.Reader(blockSize: 4096))
+        let sizes = [5000, 0, 4096, 3, 9000, 4097]
+        for (round, size) in sizes.enumerated() {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ round) }
+            let path = Self.written(bytes, "reader-\(round)")
+            defer { unlink(path) }
+            #expect(reader.digest(ofFile: path) == ContentHash.digest(bytes), "file \(round), \(size) bytes")
+            #expect(reader.digest(ofFile: path, limit: UInt64(max(0, size - 1))) == (size == 0 ? ContentHash.digest([]) : nil))
+            #expect(reader.digest(ofFile: "/tmp") == nil)
         }
     }
 
