@@ -3,6 +3,9 @@
 
 #include <LazyLibrary.h>
 
+#include <dlfcn.h>
+#include <pthread.h>
+
 // The library's own types, as its ABI has them (XXH_errorcode is an int-sized enum, XXH_OK = 0).
 typedef struct {
     uint64_t low64;
@@ -32,10 +35,36 @@ _Static_assert(sizeof xxh / sizeof(void *) == sizeof symbols / sizeof symbols[0]
 
 static cafconv_lazy_library library = CAFCONV_LAZY_LIBRARY_INIT(names, symbols, &xxh);
 
-const char *cafconv_xxh_load(void) { return cafconv_lazy_load(&library) == 0 ? NULL : library.error; }
+// Builds of libxxhash with its x86 dispatcher (Debian's among them) also export `_dispatch`
+// variants of the functions, which pick the widest vector unit the processor has (AVX2, AVX-512)
+// at their first call; the plain ones use SSE2. Same algorithm, same hashes: taken when present.
+static pthread_once_t dispatch_once = PTHREAD_ONCE_INIT;
+
+static void find_dispatch(void) {
+    for (const char *const *name = names; *name; name++) {
+        void *handle = dlopen(*name, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+        if (!handle) continue;
+        void *update = dlsym(handle, "XXH3_128bits_update_dispatch");
+        void *once = dlsym(handle, "XXH3_128bits_dispatch");
+        if (update && once) {
+            xxh.update = (int (*)(void *, const void *, size_t))update;
+            xxh.once = (xxh128_hash(*)(const void *, size_t))once;
+        }
+        dlclose(handle);
+        return;
+    }
+}
+
+static int load(void) {
+    if (cafconv_lazy_load(&library) != 0) return -1;
+    pthread_once(&dispatch_once, find_dispatch);
+    return 0;
+}
+
+const char *cafconv_xxh_load(void) { return load() == 0 ? NULL : library.error; }
 
 void *cafconv_xxh3_create(void) {
-    if (cafconv_lazy_load(&library) != 0) return NULL;
+    if (load() != 0) return NULL;
     return xxh.create_state();
 }
 void cafconv_xxh3_free(void *state) {
@@ -51,4 +80,4 @@ cafconv_xxh128 cafconv_xxh3_128(const void *bytes, size_t length) {
     xxh128_hash hash = xxh.once(bytes, length);
     return (cafconv_xxh128){hash.low64, hash.high64};
 }
-unsigned cafconv_xxh_version(void) { return cafconv_lazy_load(&library) == 0 ? xxh.version() : 0; }
+unsigned cafconv_xxh_version(void) { return load() == 0 ? xxh.version() : 0; }
