@@ -296,7 +296,10 @@ package struct Manifest {
             // `copied`: raw bytes already written; `next`: the first raw line not known to come first.
             var copied = 0
             var next = 0
-            for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            // The keys are sorted alone: moving whole entries while sorting costs more than the
+            // lookups after it.
+            for key in entries.keys.sorted() {
+                guard let entry = entries[key] else { continue }
                 var text = key.text
                 text.withUTF8 { key in
                     guard let base = lines.baseAddress else { return }
