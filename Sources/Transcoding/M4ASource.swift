@@ -40,6 +40,8 @@ package enum M4ASource {
         package var primingKnown: Bool
         /// The container's metadata (title, artist...), as libavformat names it.
         package var tags: [String: String]
+        /// The audio tracks the file holds: only one is read (libavformat's best).
+        package var audioTracks = 1
     }
 
     /// An opened source: its path and what the scan found.
@@ -90,6 +92,7 @@ package enum M4ASource {
         if !stream.primingKnown {
             warnings.append(.source(.aacPrimingUnknown(container: stream.container, frames: stream.validFrames)))
         }
+        if stream.audioTracks > 1 { warnings.append(.source(.otherAudioTracks(count: stream.audioTracks))) }
         let info = SoundInfo(
             frames: stream.validFrames, sampleRate: stream.sampleRate, channels: stream.channels, major: .other(0),
             encoding: .float32, endianness: .little)
@@ -226,7 +229,8 @@ extension M4ASource {
             return Stream(
                 container: container, channels: demuxer.channels, sampleRate: demuxer.sampleRate, config: config,
                 framesPerPacket: framesPerPacket, packets: packets, priming: Int(priming), remainder: Int(remainder),
-                validFrames: valid, audioBytes: bytes, largestPacket: largest, primingKnown: known, tags: tags)
+                validFrames: valid, audioBytes: bytes, largestPacket: largest, primingKnown: known, tags: tags,
+                audioTracks: max(1, demuxer.audioStreams))
         }
 
         /// An MP4's priming and valid frames, and whether the file records them.

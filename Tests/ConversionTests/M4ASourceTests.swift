@@ -132,6 +132,23 @@ struct M4ASourceTests {
     }
 
     @Test(
+        "an MP4 with two audio tracks moves one and says the other was left out; one track says nothing",
+        .enabled(if: ready, "ffmpeg, ffprobe or libavcodec is absent"))
+    func otherAudioTracks() throws {
+        let folder = TempDirectory()
+        let one = try Self.source("one.m4a", frames: 12_000, channels: 1, in: folder)
+        let other = folder.write("other.wav", WAVFixture.signal(.int16, channels: 2, frames: 9_000, sampleRate: 44_100).bytes)
+        let two = folder.file("two.m4a")
+        try Self.ffmpeg(["-i", one, "-i", other, "-map", "0:a", "-map", "1:a", "-c:a:0", "copy", "-c:a:1", "aac", two])
+        let (single, _) = try Self.run(one, try Self.options("aac"), in: folder, name: "single.caf")
+        #expect(single.status == .converted && !single.warnings.contains { "\($0)".contains("audio tracks") }, "\(single.warnings)")
+        let (result, caf) = try Self.run(two, try Self.options("aac"), in: folder)
+        #expect(result.status == .converted && result.samples == .aacMoved, "\(result.reason ?? "")")
+        #expect(result.warnings.contains(.source(.otherAudioTracks(count: 2))), "\(result.warnings)")
+        #expect(try Self.packets(caf).1.count > 0)
+    }
+
+    @Test(
         "without -d an M4A stays AAC, its packets moved (afconvert keeps a source's format); -b forces a re-encode",
         .enabled(if: ready, "ffmpeg, ffprobe or libavcodec is absent"))
     func keptWithoutDataFormat() throws {

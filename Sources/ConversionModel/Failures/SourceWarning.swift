@@ -24,6 +24,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
     case noFrames
     /// More than two channels without a mask were mixed in the WAVE default order.
     case noChannelMask(channels: Int, layout: String)
+    /// An MP4 with `count` audio tracks: one was converted.
+    case otherAudioTracks(count: Int)
     /// `--loudness`: the true-peak ceiling capped the gain below the target.
     case loudnessCapped(asked: Double, reached: Double, ceiling: Double)
 
@@ -62,6 +64,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
             "the source has no channel mask (it is not WAVE_FORMAT_EXTENSIBLE): its \(channels) channels were mixed as the WAVE default order \(layout)"
         case .opusFrameCountUntrusted(let packets, let framesPerPacket, let validFrames):
             "its 'pakt' declares no priming and \(validFrames) valid frames, exactly its \(packets) packets of \(framesPerPacket) frames (ffmpeg's layout, which drops the encoder's pre-skip): the frame count cannot be trusted, and the encoder's priming is decoded as audio at the start"
+        case .otherAudioTracks(let count):
+            "it holds \(count) audio tracks: only one is converted (libavformat's choice, `av_find_best_stream`); \(count == 2 ? "the other is" : "the other \(count - 1) are") left out"
         case .loudnessCapped(let asked, let reached, let ceiling):
             "\(Decibels.tenth(asked)) LUFS asked, \(Decibels.tenth(reached)) reached: true peak limited to \(Decibels.tenth(ceiling)) dBTP"
         }
