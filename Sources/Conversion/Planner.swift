@@ -186,23 +186,25 @@ public enum Planner {
 
         mutating func walk(folder: String, relative: String) {
             guard let identity = FileSystem.identity(of: folder), visited.insert(identity).inserted else { return }
-            let names: [String]
-            do { names = try FileSystem.entries(of: folder) } catch {
+            let names: [(name: String, kind: FileSystem.Kind?)]
+            do { names = try FileSystem.typedEntries(of: folder) } catch {
                 failures.append(.failed(folder, error: error))
                 return
             }
             // A manifest here records outputs cafconv wrote (beside their inputs, or into this
             // folder as -o): they are never taken as inputs, whatever their name.
-            if names.contains(Manifest.fileName) {
+            if names.contains(where: { $0.name == Manifest.fileName }) {
                 let manifest = Manifest.load(folder: folder)
                 for (key, entry) in manifest.entries {
                     written[PathKey(FileSystem.joined(folder, key.text))] = entry.source
                 }
             }
-            for name in names {
+            for (name, listed) in names {
                 let path = FileSystem.joined(folder, name)
                 let childRelative = relative.isEmpty ? name : relative + "/" + name
-                let kind = FileSystem.kind(of: path)
+                // The folder's own word for a file or folder; a symlink or an unknown type is
+                // followed by stat(2), as a path the user typed would be.
+                let kind = listed ?? FileSystem.kind(of: path)
                 if kind == .directory {
                     if let skip, FileSystem.identity(of: path) == skip {
                         warnings.append(.outputFolderInsideInputs(path: path))

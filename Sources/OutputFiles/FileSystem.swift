@@ -56,11 +56,20 @@ package enum FileSystem {
     package static func entries(of path: String, sorted: Bool = true, hiddenOnly: Bool = false) throws(ConversionError)
         -> [String]
     {
+        try typedEntries(of: path, sorted: sorted, hiddenOnly: hiddenOnly).map(\.name)
+    }
+
+    /// ``entries(of:sorted:hiddenOnly:)`` with each entry's kind when the directory says it
+    /// (`d_type`: a regular file or a folder, not a symlink), so that a walk need not `stat`
+    /// those; `nil` for anything else (a symlink, a special file, a file system that does not say).
+    package static func typedEntries(of path: String, sorted: Bool = true, hiddenOnly: Bool = false) throws(ConversionError)
+        -> [(name: String, kind: Kind?)]
+    {
         guard let dir = PathBytes.withCString(path, { opendir($0) }) ?? nil else {
             throw ConversionError.io(errno: errno, doing: "cannot read folder", path: path)
         }
         defer { closedir(dir) }
-        var names: [String] = []
+        var found: [(bytes: [UInt8], name: String, kind: Kind?)] = []
         while let entry = readdir(dir) {
             // Names are bytes: one that is not UTF-8 is kept as it is (see PathBytes), never skipped.
             let name: String? = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -72,10 +81,18 @@ package enum FileSystem {
                 // time for the call into BinaryIO.
                 return PathBytes.decode(UnsafeRawBufferPointer(rebasing: raw.prefix { $0 != 0 }))
             }
-            if let name, name != "." && name != ".." { names.append(name) }
+            guard let name, name != "." && name != ".." else { continue }
+            let kind: Kind? =
+                switch Int32(entry.pointee.d_type) {
+                case Int32(DT_REG): .file
+                case Int32(DT_DIR): .directory
+                default: nil
+                }
+            // Each name's bytes are made once for the sort below, not at every comparison.
+            found.append((sorted ? PathBytes.encode(name) : [], name, kind))
         }
-        guard sorted else { return names }
-        return names.sorted { PathBytes.encode($0).lexicographicallyPrecedes(PathBytes.encode($1)) }
+        if sorted { found.sort { $0.bytes.lexicographicallyPrecedes($1.bytes) } }
+        return found.map { ($0.name, $0.kind) }
     }
 
     /// Creates a folder and its parents (like `mkdir -p`).

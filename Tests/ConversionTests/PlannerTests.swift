@@ -8,6 +8,10 @@ import Testing
 import Transcoding
 import Verification
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("Planning: folders, mirroring, names")
 struct PlannerTests {
     static let wav = WAVFixture.signal(.int16, channels: 1, frames: 10).bytes
@@ -27,6 +31,25 @@ struct PlannerTests {
                 folder.file("out/B.caf"), folder.file("out/a.caf"), folder.file("out/d.caf"), folder.file("out/deep/er/c.caf"),
             ])
         #expect(plan.ignored.map(\.input) == [folder.file("in/notes.txt")])
+    }
+
+    /// The walk takes a file's or folder's kind from the directory listing (`d_type`) and
+    /// `stat`s only the rest: symlinks to files and folders are still followed, a FIFO and a
+    /// broken link still fail by name, in the listing's order.
+    @Test("symlinks, a FIFO and a broken link in a walked folder: followed or refused as stat(2) sees them")
+    func walkKinds() {
+        let folder = TempDirectory()
+        folder.write("real/r.wav", Self.wav)
+        folder.write("in/a.wav", Self.wav)
+        symlink(folder.file("real/r.wav"), folder.file("in/b.wav"))
+        symlink(folder.file("real"), folder.file("in/c"))
+        symlink(folder.file("nowhere.wav"), folder.file("in/d.wav"))
+        mkfifo(folder.file("in/e.wav"), 0o600)
+        let plan = Planner.plan(inputs: [folder.file("in")], output: folder.file("out"))
+        #expect(
+            plan.jobs.map(\.output) == [folder.file("out/a.caf"), folder.file("out/b.caf"), folder.file("out/c/r.caf")])
+        #expect(plan.failures.map(\.input) == [folder.file("in/d.wav"), folder.file("in/e.wav")])
+        #expect(plan.failures.map(\.reason) == [FileResult.failed("", error: .input(.brokenLink)).reason, FileResult.failed("", error: .input(.specialFileInFolder)).reason])
     }
 
     @Test("without -o each output sits beside its input")
