@@ -368,20 +368,27 @@ package struct LossyComparison {
             var signal = 0.0
             var noise = 0.0
             if channels == 2 {
-                // The usual case, unrolled: the same sums in the same order as the loop below.
+                // The usual case, unrolled, with the sums split between even and odd frames so
+                // that no loop iteration waits for the previous one's additions.
+                var odd = (signal: 0.0, noise: 0.0)
                 for frame in 0..<frames {
                     let left = Double(source[2 * frame])
                     let right = Double(source[2 * frame + 1])
                     let dLeft = left - Double(output[2 * frame])
                     let dRight = right - Double(output[2 * frame + 1])
                     let power = left * left + right * right
-                    signal += power
-                    noise += dLeft * dLeft + dRight * dRight
+                    if frame & 1 == 0 {
+                        signal += power
+                        noise += dLeft * dLeft + dRight * dRight
+                    } else {
+                        odd.signal += power
+                        odd.noise += dLeft * dLeft + dRight * dRight
+                    }
                     mono.source[frame] = source[2 * frame] + source[2 * frame + 1]
                     mono.output[frame] = output[2 * frame] + output[2 * frame + 1]
                     mono.power[frame] = power
                 }
-                return (signal, noise)
+                return (signal + odd.signal, noise + odd.noise)
             }
             for frame in 0..<frames {
                 var s: Float = 0
@@ -412,10 +419,17 @@ package struct LossyComparison {
             let count = Int(min(Int64(LossyComparison.window), framesSeen - nextWindow))
             nextWindow += Int64(LossyComparison.window)
             windowsJudged += 1
-            var energy = 0.0
+            var sums = (0.0, 0.0)
             sourcePower.withUnsafeBufferPointer { power in
-                for index in start..<start + count { energy += power[index] }
+                var index = start
+                while index + 1 < start + count {
+                    sums.0 += power[index]
+                    sums.1 += power[index + 1]
+                    index += 2
+                }
+                if index < start + count { sums.0 += power[index] }
             }
+            let energy = sums.0 + sums.1
             let threshold = pow(10, LossyComparison.loudWindowLevel / 10) * Double(count * channels)
             guard count > 0, energy >= threshold else { return }
             if chosen.count == LossyComparison.windowsCorrelated {
