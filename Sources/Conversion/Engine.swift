@@ -145,6 +145,15 @@ public enum Engine {
         return result
     }
 
+    /// The order several workers take the jobs of these source `sizes` in: the largest first
+    /// (ties in plan order), so that the last files to start are small and the workers finish
+    /// together rather than one converting the largest file alone at the end. One worker keeps
+    /// plan order.
+    static func largestFirst(sizes: [UInt64], workers: Int) -> [Int] {
+        guard workers > 1 else { return Array(sizes.indices) }
+        return sizes.indices.sorted { sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1 }
+    }
+
     /// The conversion step of a run: converts the jobs `decision.work` names on `options.jobs`
     /// workers (one runs on this thread), records each converted output in its manifest (saved
     /// now and then, and once at the end), and stores every job's record in `decision`. Returns
@@ -158,8 +167,10 @@ public enum Engine {
             RunState(manifests: decision.manifests, dirty: decision.dirty, lastSave: FileSystem.now()))
         let results = Mutex([FileResult?](repeating: nil, count: work.count))
         let decided = decision.jobs
+        let order = largestFirst(sizes: work.map { decision.jobs[$0].sourceStamp?.size ?? 0 }, workers: options.jobs)
         // One worker runs on this thread: a one-file run starts no thread at all.
-        Slots.forEach(work.count, workers: options.jobs) { slot in
+        Slots.forEach(work.count, workers: options.jobs) { position in
+            let slot = order[position]
             let index = work[slot]
             let job = jobs[index]
             let result = convertOne(

@@ -126,6 +126,20 @@ public final class OpusEncoder {
     ) throws(OpusError) {
         let count = max(0, min(frames, samples.count / channels))
         var index = 0
+        // Whole frames while nothing is pending are coded from `samples` in place, not copied.
+        if pendingFrames == 0 {
+            let whole = count / framesPerPacket * framesPerPacket
+            var failure: OpusError?
+            samples.withUnsafeBufferPointer { samples in
+                do throws(OpusError) {
+                    while index < whole {
+                        try emit(UnsafeBufferPointer(rebasing: samples[(index * channels)...]), store)
+                        index += framesPerPacket
+                    }
+                } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
         while index < count {
             let take = min(framesPerPacket - pendingFrames, count - index)
             pending.append(contentsOf: samples[(index * channels)..<((index + take) * channels)])
@@ -149,16 +163,29 @@ public final class OpusEncoder {
         }
     }
 
+    /// Codes the pending frame.
     private func emit(_ store: (UnsafeRawBufferPointer) throws(OpusError) -> Void) throws(OpusError) {
-        let frameSize = Int32(framesPerPacket)
-        let capacity = Int32(packet.count)
-        let bytes = pending.withUnsafeBufferPointer { samples in
-            packet.withUnsafeMutableBufferPointer { out in
-                cafconv_opus_encode_float(handle, samples.baseAddress, frameSize, out.baseAddress, capacity)
-            }
+        var failure: OpusError?
+        pending.withUnsafeBufferPointer { samples in
+            do throws(OpusError) { try emit(samples, store) } catch { failure = error }
         }
         pending.removeAll(keepingCapacity: true)
         pendingFrames = 0
+        if let failure { throw failure }
+    }
+
+    /// Codes one frame from the start of `samples` (at least a frame's samples).
+    private func emit(_ samples: UnsafeBufferPointer<Float>, _ store: (UnsafeRawBufferPointer) throws(OpusError) -> Void)
+        throws(OpusError)
+    {
+        let frameSize = Int32(framesPerPacket)
+        let capacity = Int32(packet.count)
+        guard samples.count >= framesPerPacket * channels else {
+            throw OpusError("libopus was handed \(samples.count) samples for a \(framesPerPacket)-frame packet")
+        }
+        let bytes = packet.withUnsafeMutableBufferPointer { out in
+            cafconv_opus_encode_float(handle, samples.baseAddress, frameSize, out.baseAddress, capacity)
+        }
         guard bytes > 0 else {
             throw OpusError("libopus cannot encode packet \(packets): \(LibOpus.sentence(bytes))")
         }

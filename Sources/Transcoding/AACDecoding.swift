@@ -319,24 +319,30 @@ package struct LossyComparison {
 
         /// Adds `frames` frames of interleaved `source` and `output` samples.
         package mutating func add(source: [Float], output: [Float], frames: Int) {
-            for frame in 0..<frames {
-                var s: Float = 0
-                var o: Float = 0
-                var power = 0.0
-                for channel in 0..<channels {
-                    let index = frame * channels + channel
-                    let value = Double(source[index])
-                    let d = value - Double(output[index])
-                    signal += value * value
-                    noise += d * d
-                    power += value * value
-                    s += source[index]
-                    o += output[index]
+            let frames = max(0, min(frames, source.count / channels, output.count / channels))
+            let start = sourceMono.count
+            sourceMono.append(contentsOf: repeatElement(0, count: frames))
+            outputMono.append(contentsOf: repeatElement(0, count: frames))
+            sourcePower.append(contentsOf: repeatElement(0, count: frames))
+            let channels = self.channels
+            let sums = source.withUnsafeBufferPointer { source in
+                output.withUnsafeBufferPointer { output in
+                    sourceMono.withUnsafeMutableBufferPointer { sourceMono in
+                        outputMono.withUnsafeMutableBufferPointer { outputMono in
+                            sourcePower.withUnsafeMutableBufferPointer { power in
+                                Self.mix(
+                                    source, output, frames: frames, channels: channels,
+                                    into: (
+                                        UnsafeMutableBufferPointer(rebasing: sourceMono[start...]),
+                                        UnsafeMutableBufferPointer(rebasing: outputMono[start...]),
+                                        UnsafeMutableBufferPointer(rebasing: power[start...])))
+                            }
+                        }
+                    }
                 }
-                sourceMono.append(s)
-                outputMono.append(o)
-                sourcePower.append(power)
             }
+            signal += sums.signal
+            noise += sums.noise
             framesSeen += Int64(frames)
             samples += Int64(frames * channels)
             let lag = Int64(LossyComparison.maximumLag)
@@ -351,6 +357,61 @@ package struct LossyComparison {
             }
         }
 
+        /// One block's sums, on buffers rather than arrays so the loop carries no bounds checks
+        /// or reallocation: each frame's channels summed (`mono.source`, `mono.output`) and its
+        /// source power, and the source's and the error's energies over the block.
+        private static func mix(
+            _ source: UnsafeBufferPointer<Float>, _ output: UnsafeBufferPointer<Float>, frames: Int, channels: Int,
+            into mono: (source: UnsafeMutableBufferPointer<Float>, output: UnsafeMutableBufferPointer<Float>,
+                power: UnsafeMutableBufferPointer<Double>)
+        ) -> (signal: Double, noise: Double) {
+            var signal = 0.0
+            var noise = 0.0
+            if channels == 2 {
+                // The usual case, unrolled, with the sums split between even and odd frames so
+                // that no loop iteration waits for the previous one's additions.
+                var odd = (signal: 0.0, noise: 0.0)
+                for frame in 0..<frames {
+                    let left = Double(source[2 * frame])
+                    let right = Double(source[2 * frame + 1])
+                    let dLeft = left - Double(output[2 * frame])
+                    let dRight = right - Double(output[2 * frame + 1])
+                    let power = left * left + right * right
+                    if frame & 1 == 0 {
+                        signal += power
+                        noise += dLeft * dLeft + dRight * dRight
+                    } else {
+                        odd.signal += power
+                        odd.noise += dLeft * dLeft + dRight * dRight
+                    }
+                    mono.source[frame] = source[2 * frame] + source[2 * frame + 1]
+                    mono.output[frame] = output[2 * frame] + output[2 * frame + 1]
+                    mono.power[frame] = power
+                }
+                return (signal + odd.signal, noise + odd.noise)
+            }
+            for frame in 0..<frames {
+                var s: Float = 0
+                var o: Float = 0
+                var power = 0.0
+                var error = 0.0
+                for index in (frame * channels)..<(frame * channels + channels) {
+                    let value = Double(source[index])
+                    let d = value - Double(output[index])
+                    power += value * value
+                    error += d * d
+                    s += source[index]
+                    o += output[index]
+                }
+                signal += power
+                noise += error
+                mono.source[frame] = s
+                mono.output[frame] = o
+                mono.power[frame] = power
+            }
+            return (signal, noise)
+        }
+
         /// Judges the window at `nextWindow` (cut at the end of the file) and moves on.
         private mutating func judgeWindow() {
             let lag = LossyComparison.maximumLag
@@ -358,8 +419,17 @@ package struct LossyComparison {
             let count = Int(min(Int64(LossyComparison.window), framesSeen - nextWindow))
             nextWindow += Int64(LossyComparison.window)
             windowsJudged += 1
-            var energy = 0.0
-            for index in start..<start + count { energy += sourcePower[index] }
+            var sums = (0.0, 0.0)
+            sourcePower.withUnsafeBufferPointer { power in
+                var index = start
+                while index + 1 < start + count {
+                    sums.0 += power[index]
+                    sums.1 += power[index + 1]
+                    index += 2
+                }
+                if index < start + count { sums.0 += power[index] }
+            }
+            let energy = sums.0 + sums.1
             let threshold = pow(10, LossyComparison.loudWindowLevel / 10) * Double(count * channels)
             guard count > 0, energy >= threshold else { return }
             if chosen.count == LossyComparison.windowsCorrelated {
@@ -372,6 +442,26 @@ package struct LossyComparison {
             let available = min(outputMono.count, start + count + lag) - (start - lag)
             for index in 0..<available { output[index] = outputMono[start - lag + index] }
             chosen.append(Segment(energy: energy, source: Array(sourceMono[start..<start + count]), output: output))
+        }
+
+        /// The sum of `a[i] * b[i]` over `a`'s indices (`b` at least as long), in doubles, in four
+        /// independent partial sums so the loop is not one long chain of dependent additions.
+        private static func dot(_ a: UnsafeBufferPointer<Float>, _ b: UnsafeBufferPointer<Float>) -> Double {
+            var sums = (0.0, 0.0, 0.0, 0.0)
+            let count = min(a.count, b.count)
+            var index = 0
+            while index + 4 <= count {
+                sums.0 += Double(a[index]) * Double(b[index])
+                sums.1 += Double(a[index + 1]) * Double(b[index + 1])
+                sums.2 += Double(a[index + 2]) * Double(b[index + 2])
+                sums.3 += Double(a[index + 3]) * Double(b[index + 3])
+                index += 4
+            }
+            while index < count {
+                sums.0 += Double(a[index]) * Double(b[index])
+                index += 1
+            }
+            return (sums.0 + sums.1) + (sums.2 + sums.3)
         }
 
         /// The measures.
@@ -394,9 +484,7 @@ package struct LossyComparison {
                         var sliding = 0.0
                         for index in 0..<source.count { sliding += Double(output[index]) * Double(output[index]) }
                         for offset in 0...(2 * maximumLag) {
-                            var sum = 0.0
-                            for index in 0..<source.count { sum += Double(source[index]) * Double(output[offset + index]) }
-                            correlations[offset] += sum
+                            correlations[offset] += Self.dot(source, UnsafeBufferPointer(rebasing: output[offset...]))
                             outputEnergies[offset] += max(0, sliding)
                             if offset < 2 * maximumLag {
                                 let leaving = Double(output[offset])

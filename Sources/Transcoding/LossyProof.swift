@@ -180,11 +180,7 @@ package enum LossyProof {
                 for index in 0..<count { widened[index] = Double(outputFloats[index]) }
                 levelTap.add(ints: [], doubles: widened, frames: got, isFloat: true)
             }
-            if source.isFloat {
-                for index in 0..<count { sourceFloats[index] = Float(doubles[index]) }
-            } else {
-                for index in 0..<count { sourceFloats[index] = Float(SampleScaling.float(ints[index])) }
-            }
+            SampleScaling.floats(from: source.isFloat ? nil : ints, doubles, count: count, into: &sourceFloats)
             accumulator.add(source: sourceFloats, output: outputFloats, frames: got)
             compared += Int64(got)
         }

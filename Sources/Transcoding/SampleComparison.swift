@@ -51,6 +51,26 @@ public enum SampleScaling {
         for index in 0..<count { target[index] = float(source[index]) }
     }
 
+    /// The first `count` samples as single-precision floats for an encoder or a comparison:
+    /// `ints` (left-justified, `x / 2^31`) when given, else `doubles` narrowed. `Float(x) * 2^-31`
+    /// equals `Float(x / 2^31)` (scaling by a power of two commutes with rounding), so this is
+    /// ``float(_:)`` narrowed, on buffers so the loop vectorises.
+    public static func floats(from ints: [Int32]?, _ doubles: [Double], count: Int, into target: inout [Float]) {
+        let scale: Float = 1 / 2_147_483_648
+        target.withUnsafeMutableBufferPointer { target in
+            let count = min(count, target.count)
+            if let ints {
+                ints.withUnsafeBufferPointer { ints in
+                    for index in 0..<min(count, ints.count) { target[index] = Float(ints[index]) * scale }
+                }
+            } else {
+                doubles.withUnsafeBufferPointer { doubles in
+                    for index in 0..<min(count, doubles.count) { target[index] = Float(doubles[index]) }
+                }
+            }
+        }
+    }
+
     /// One left-justified 32-bit integer as a float: `x / 2^31`.
     @inline(__always) public static func float(_ sample: Int32) -> Double { Double(sample) / 2_147_483_648.0 }
 

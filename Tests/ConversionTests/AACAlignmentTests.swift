@@ -123,6 +123,37 @@ struct AACAlignmentTests {
         #expect(aligned.result().finding(snrFloor: 0) == nil)
     }
 
+    @Test("the SNR and error level are every sample's, mono and stereo, whatever the blocks", arguments: [1, 2, 3])
+    func sums(channels: Int) {
+        var state: UInt32 = 7
+        func next() -> Float {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(Int32(bitPattern: state)) / Float(Int32.max) * 0.5
+        }
+        let frames = 20011
+        let source = (0..<(frames * channels)).map { _ in next() }
+        // A different error in every channel, so a channel left out of a sum shows.
+        let output = source.enumerated().map { $0.element * 0.9 + Float($0.offset % channels + 1) * 0.001 }
+        var signal = 0.0
+        var noise = 0.0
+        for (a, b) in zip(source, output) {
+            signal += Double(a) * Double(a)
+            noise += (Double(a) - Double(b)) * (Double(a) - Double(b))
+        }
+        var accumulator = LossyComparison.Accumulator(channels: channels)
+        var start = 0
+        for count in [1, 4095, 9000, 6915] {
+            accumulator.add(
+                source: Array(source[channels * start..<channels * (start + count)]),
+                output: Array(output[channels * start..<channels * (start + count)]), frames: count)
+            start += count
+        }
+        let measured = accumulator.result()
+        #expect(abs((measured.snr ?? 0) - 10 * log10(signal / noise)) < 1e-9)
+        #expect(abs(measured.errorLevel - 10 * log10(noise / Double(frames * channels))) < 1e-9)
+        #expect(measured.peakLag == 0)
+    }
+
     @Test("memory holds a few windows: a long source keeps its buffers bounded")
     func boundedWork() {
         var accumulator = LossyComparison.Accumulator(channels: 1)

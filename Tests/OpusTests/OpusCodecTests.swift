@@ -61,6 +61,23 @@ struct OpusCodecTests {
         return 10 * log10(signal / max(noise, 1e-30))
     }
 
+    @Test(
+        "the packets do not depend on how the input is cut into blocks", .enabled(if: available, "libopus is absent"),
+        arguments: [1, 2])
+    func blocks(channels: Int) throws {
+        // Whole 20 ms frames at the start of a block are coded in place, others through the
+        // pending frame: blocks of 960 x 5 take the first road only, 1000 and 2003 both, 7 the second.
+        let source = Self.tone(frames: 960 * 23 + 11, rate: 48_000, channels: channels)
+        var packets: [[[UInt8]]] = []
+        for block in [960 * 5, 1000, 2003, 7] {
+            let encoder = try OpusEncoder(
+                sampleRate: 48_000, channels: channels, application: .audio, bitRate: 64_000 * channels, constantBitRate: false)
+            packets.append(try Self.encode(source, encoder: encoder, block: block))
+        }
+        #expect(packets[0].count == 24)
+        for other in packets.dropFirst() { #expect(other == packets[0]) }
+    }
+
     @Test("the look-ahead is libopus's pre-skip: 312 frames at 48 kHz, 156 at 24 kHz", .enabled(if: available, "libopus is absent"))
     func lookahead() throws {
         let at48 = try OpusEncoder(sampleRate: 48_000, channels: 2, application: .audio, bitRate: 96_000, constantBitRate: false)

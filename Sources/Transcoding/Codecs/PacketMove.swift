@@ -296,11 +296,7 @@ extension SpooledPackets {
                 }
                 if got == 0 { break }
                 let count = got * channels
-                if audio.isFloat {
-                    for index in 0..<count { floats[index] = Float(doubles[index]) }
-                } else {
-                    for index in 0..<count { floats[index] = Float(SampleScaling.float(ints[index])) }
-                }
+                SampleScaling.floats(from: audio.isFloat ? nil : ints, doubles, count: count, into: &floats)
                 try encoder.encode(floats, frames: got, packet: store)
                 frames += Int64(got)
             }

@@ -143,7 +143,12 @@ package final class OpusFileDecoder {
         while (pending.count - pendingStart) / channels < wanted, try decodeNext() {}
         let got = min(wanted, (pending.count - pendingStart) / channels)
         if output.count < got * channels { output = [Float](repeating: 0, count: got * channels) }
-        for index in 0..<(got * channels) { output[index] = pending[pendingStart + index] }
+        let start = pendingStart
+        output.withUnsafeMutableBufferPointer { output in
+            pending.withUnsafeBufferPointer { pending in
+                _ = output.update(fromContentsOf: pending[start..<(start + got * channels)])
+            }
+        }
         pendingStart += got * channels
         framesOut += Int64(got)
         if pendingStart > 1 << 16 {
