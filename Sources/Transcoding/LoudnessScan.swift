@@ -7,8 +7,10 @@ import Synchronization
 /// Frames go to the meter in blocks of ``blockFrames``: memory is one block and the meter's 3 s
 /// window, whatever the file's length.
 package enum LoudnessScan {
-    /// Frames decoded and measured at a time.
-    package static let blockFrames = 16_384
+    /// Frames decoded and measured at a time: small enough that the block's buffers (up to
+    /// stereo) stay below glibc's threshold for mapping fresh pages, so that each file's are
+    /// reused from the heap rather than mapped and zero-filled again.
+    package static let blockFrames = 4096
 
     /// How many outputs were decoded a second time to re-measure them (their proof's decoder has
     /// no ``OutputLoudnessTap``): the work the tap saves, counted for the tests.
@@ -140,19 +142,23 @@ package enum LoudnessScan {
         }
     }
 
-    /// The proof's last step under `--loudness`: the output, measured from its own decoding, is
-    /// within 0.1 LU of the loudness its gain was to reach. The measurement is the tap's (the
-    /// proof's decoding of the output, which happens anyway) when the proof fed it, else the
-    /// output decoded again here.
+    /// The proof's last step under `--loudness`: the output, measured from its own decoding by
+    /// cafconv's own BS.1770 meter (``KWeightedLoudness``, not libebur128, which measured the
+    /// source), is within 0.1 LU of the loudness its gain was to reach. The measurement is the
+    /// tap's (the proof's decoding of the output, which happens anyway) when the proof fed it,
+    /// else the output decoded again here.
     package static func check(_ output: String, reaches gain: LoudnessGain, tap: OutputLoudnessTap?) throws(ConversionError) {
         let measured: LoudnessMeasurement
         if let tapped = tap?.measurement() {
             measured = tapped
         } else {
             outputsDecodedAgain.add(1, ordering: .relaxed)
-            do {
+            do throws(SourceError) {
                 let audio = try SourceAudio.open(output)
-                measured = try metered(audio, extent: .integrated).finish()
+                let again = OutputLoudnessTap()
+                try again.measure(audio)
+                guard let whole = again.measurement() else { throw SourceError("its loudness cannot be measured") }
+                measured = whole
             } catch { throw .proof(.undecodable(reason: "\(output): \(error.message)")) }
         }
         guard let loudness = measured.integrated, abs(loudness - gain.reached) <= 0.1 else {
