@@ -206,9 +206,28 @@ public final class LoudnessMeter {
         guard samples.count >= frameCount * channels else {
             throw LoudnessError("\(samples.count) samples cannot hold \(frameCount) frames of \(channels) channels")
         }
+        try feed(frameCount) { state, done, count in cafconv_ebur128_add(state, base + done * channels, count) }
+    }
+
+    /// Adds `frameCount` interleaved frames of left-justified 32-bit integers (full scale 2^31),
+    /// as they are decoded: libebur128 scales them itself, to exactly the doubles `x / 2^31`.
+    public func add(leftJustified samples: UnsafeBufferPointer<Int32>, frames frameCount: Int) throws(LoudnessError) {
+        guard frameCount > 0, let base = samples.baseAddress else { return }
+        guard samples.count >= frameCount * channels else {
+            throw LoudnessError("\(samples.count) samples cannot hold \(frameCount) frames of \(channels) channels")
+        }
+        try feed(frameCount) { state, done, count in cafconv_ebur128_add_int(state, base + done * channels, count) }
+    }
+
+    /// Gives libebur128 `frameCount` frames through `push` (the state, the frames already
+    /// pushed and how many more; 0 on success), reading the windows and gating blocks on the way
+    /// when this meter measures everything.
+    private func feed(
+        _ frameCount: Int, _ push: (OpaquePointer, Int, Int) -> Int32
+    ) throws(LoudnessError) {
         if extent != .full {
             // No windows to read, no blocks to keep: the frames go in at once.
-            guard cafconv_ebur128_add(state, base, frameCount) == 0 else {
+            guard push(state, 0, frameCount) == 0 else {
                 throw LoudnessError("libebur128 cannot take the frames (out of memory?)")
             }
             frames += Int64(frameCount)
@@ -222,7 +241,7 @@ public final class LoudnessMeter {
             let untilHop = momentaryHop - frames % momentaryHop
             let untilBlock = hundredMilliseconds - frames % hundredMilliseconds
             let count = Int(min(untilHop, untilBlock, Int64(frameCount - done)))
-            guard cafconv_ebur128_add(state, base + done * channels, count) == 0 else {
+            guard push(state, done, count) == 0 else {
                 throw LoudnessError("libebur128 cannot take the frames (out of memory?)")
             }
             done += count

@@ -50,15 +50,21 @@ package enum LoudnessScan {
             throw SourceError("cannot measure its loudness: \(error.message)")
         }
         let channels = source.channels
-        var ints = [Int32](repeating: 0, count: blockFrames * channels)
-        var doubles = [Double](repeating: 0, count: blockFrames * channels)
+        var ints = [Int32](repeating: 0, count: source.isFloat ? 0 : blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
         while true {
             let got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames)
             guard got > 0 else { break }
             if !source.isFloat {
-                // Integers come left-justified in 32 bits: full scale is 2^31.
-                for index in 0..<(got * channels) { doubles[index] = Double(ints[index]) * 0x1p-31 }
-            } else if let bad = doubles[0..<(got * channels)].firstIndex(where: { !$0.isFinite }) {
+                // Integers come left-justified in 32 bits (full scale 2^31), as libebur128 takes them.
+                do {
+                    try ints.withUnsafeBufferPointer { buffer throws(LoudnessError) in
+                        try meter.add(leftJustified: buffer, frames: got)
+                    }
+                } catch { throw SourceError("cannot measure its loudness: \(error.message)") }
+                continue
+            }
+            if let bad = doubles[0..<(got * channels)].firstIndex(where: { !$0.isFinite }) {
                 // A NaN or an infinity has no loudness: libebur128 would carry it into every
                 // reading (and a NaN would read as silence).
                 throw SourceError(

@@ -71,4 +71,21 @@ struct KWeightedLoudnessTests {
         let reference = try measure(samples, channels: 2).integrated
         #expect(near(measured, try #require(reference), 0.01), "\(String(describing: measured)) vs \(String(describing: reference))")
     }
+
+    @Test("libebur128 takes left-justified integers as the doubles x / 2^31: every reading the same, fed in any blocks")
+    func libebur128Integers() throws {
+        let doubles = Signals.noise(seconds: 5, channels: 2, levels: [-20, -35, -12]).map { ($0 * 32768).rounded() / 32768 }
+        let integers = doubles.map { Int32($0 * 32768) << 16 }
+        let expected = try measure(doubles, channels: 2)
+        for block in [1, 999, integers.count / 2] {
+            let meter = try LoudnessMeter(channels: 2, sampleRate: Signals.rate)
+            var start = 0
+            while start < integers.count / 2 {
+                let count = min(block, integers.count / 2 - start)
+                try integers[(start * 2)..<((start + count) * 2)].withUnsafeBufferPointer { try meter.add(leftJustified: $0, frames: count) }
+                start += count
+            }
+            #expect(meter.finish() == expected, "block \(block)")
+        }
+    }
 }
