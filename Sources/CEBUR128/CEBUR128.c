@@ -45,7 +45,7 @@ cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, con
     if (cafconv_ebur128_load()) return NULL;
     int mode = extent == 3   ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK
                : extent == 2 ? EBUR128_MODE_I
-               : extent == 1 ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK
+               : extent == 1 || extent == 4 ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK
                              : EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_S | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK;
     ebur128_state *state = lib.init(channels, rate, mode);
     if (!state) return NULL;

@@ -120,6 +120,10 @@ public final class LoudnessMeter {
         /// what a gain needs when ``LoudnessGain/truePeakCouldDecide(loudness:samplePeak:sampleRate:target:ceiling:)``
         /// says no true peak can reach the ceiling.
         case gainBySamplePeak = 3
+        /// What a `--loudness-group` member needs: the integrated loudness, the sample and true
+        /// peaks and the gating blocks (``gatingBlocks``); no loudness range, no maximum
+        /// momentary or short-term loudness (libebur128's 3 s window is not kept).
+        case group = 4
     }
 
     private let state: OpaquePointer
@@ -225,7 +229,7 @@ public final class LoudnessMeter {
     private func feed(
         _ frameCount: Int, _ push: (OpaquePointer, Int, Int) -> Int32
     ) throws(LoudnessError) {
-        if extent != .full {
+        if extent != .full && extent != .group {
             // No windows to read, no blocks to keep: the frames go in at once.
             guard push(state, 0, frameCount) == 0 else {
                 throw LoudnessError("libebur128 cannot take the frames (out of memory?)")
@@ -236,9 +240,10 @@ public final class LoudnessMeter {
         var done = 0
         while done < frameCount {
             // Up to the next 10 ms boundary, where the momentary (and every fifth time the
-            // short-term) loudness is read, or the next 100 ms boundary, where libebur128 ends a
-            // gating block.
-            let untilHop = momentaryHop - frames % momentaryHop
+            // short-term) loudness is read (not for a group's meter), or the next 100 ms
+            // boundary, where libebur128 ends a gating block.
+            let readsWindows = extent == .full
+            let untilHop = readsWindows ? momentaryHop - frames % momentaryHop : Int64.max
             let untilBlock = hundredMilliseconds - frames % hundredMilliseconds
             let count = Int(min(untilHop, untilBlock, Int64(frameCount - done)))
             guard push(state, done, count) == 0 else {
@@ -246,7 +251,7 @@ public final class LoudnessMeter {
             }
             done += count
             frames += Int64(count)
-            if frames % momentaryHop == 0 { readWindows(shortTerm: frames % shortTermHop == 0) }
+            if readsWindows && frames % momentaryHop == 0 { readWindows(shortTerm: frames % shortTermHop == 0) }
             if frames % hundredMilliseconds == 0 && frames >= 4 * hundredMilliseconds { recordBlock() }
         }
     }

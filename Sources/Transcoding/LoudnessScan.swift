@@ -33,7 +33,7 @@ package enum LoudnessScan {
     package static func measureForGroup(path: String) throws(SourceError) -> (LoudnessMeasurement, blocks: [Double]) {
         let audio = try SourceAudio.open(path)
         do {
-            let meter = try metered(audio)
+            let meter = try metered(audio, extent: .group)
             return (meter.finish(), meter.gatingBlocks)
         } catch { throw SourceError("\(path): \(error.message)") }
     }

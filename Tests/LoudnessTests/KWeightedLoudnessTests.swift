@@ -88,4 +88,31 @@ struct KWeightedLoudnessTests {
             #expect(meter.finish() == expected, "block \(block)")
         }
     }
+
+    @Test("A group member's meter (no 3 s window, no momentary readings) keeps the full meter's gating blocks, loudness and peaks")
+    func groupExtent() throws {
+        let samples = Signals.noise(seconds: 7, channels: 2, levels: [-20, -45, -12, -30])
+        for frames in [samples.count / 2, 9_000] {
+            let part = Array(samples[0..<(frames * 2)])
+            let full = try LoudnessMeter(channels: 2, sampleRate: Signals.rate)
+            let group = try LoudnessMeter(channels: 2, sampleRate: Signals.rate, extent: .group)
+            for meter in [full, group] {
+                var start = 0
+                while start < frames {
+                    let count = min(1_234, frames - start)
+                    try part[(start * 2)..<((start + count) * 2)].withUnsafeBufferPointer { try meter.add($0, frames: count) }
+                    start += count
+                }
+            }
+            // The same sums, but over a ring of another length (libebur128's window): equal to
+            // the last bits, not bit for bit.
+            let (blocks, expected) = (group.gatingBlocks, full.gatingBlocks)
+            #expect(blocks.count == expected.count && !blocks.isEmpty, "\(frames) frames")
+            #expect(zip(blocks, expected).allSatisfy { abs($0 - $1) <= 1e-12 * $1 }, "\(frames) frames")
+            let (a, b) = (group.finish(), full.finish())
+            #expect(near(a.integrated, try #require(b.integrated), 1e-9), "\(frames) frames")
+            #expect(a.truePeak == b.truePeak && a.samplePeak == b.samplePeak, "\(frames) frames")
+            #expect(a.isShortClip == b.isShortClip && a.maxShortTerm == nil)
+        }
+    }
 }
