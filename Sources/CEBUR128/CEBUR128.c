@@ -43,9 +43,9 @@ const char *cafconv_ebur128_load(void) { return cafconv_lazy_load(&library) == 0
 
 cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds, int extent) {
     if (cafconv_ebur128_load()) return NULL;
-    int mode = extent == 3   ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK
+    int mode = extent == 3 || extent == 4 ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK
                : extent == 2 ? EBUR128_MODE_I
-               : extent == 1 || extent == 4 ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK
+               : extent == 1 ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK
                              : EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_S | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK;
     ebur128_state *state = lib.init(channels, rate, mode);
     if (!state) return NULL;

@@ -120,8 +120,9 @@ public final class LoudnessMeter {
         /// what a gain needs when ``LoudnessGain/truePeakCouldDecide(loudness:samplePeak:sampleRate:target:ceiling:)``
         /// says no true peak can reach the ceiling.
         case gainBySamplePeak = 3
-        /// What a `--loudness-group` member needs: the integrated loudness, the sample and true
-        /// peaks and the gating blocks (``gatingBlocks``); no loudness range, no maximum
+        /// What a `--loudness-group` member needs first: the integrated loudness, the sample peak
+        /// and the gating blocks (``gatingBlocks``); no true peak (measured apart, only when the
+        /// sample peak says it could cap the group's gain), no loudness range, no maximum
         /// momentary or short-term loudness (libebur128's 3 s window is not kept).
         case group = 4
     }
@@ -370,7 +371,7 @@ public final class LoudnessMeter {
     /// The largest true (or sample) peak over all channels, dBTP (dBFS); `nil` for silence or
     /// when this meter's extent does not measure it.
     private func peak(_ isTrue: Bool) -> Double? {
-        guard extent != .integrated, !(isTrue && extent == .gainBySamplePeak) else { return nil }
+        guard extent != .integrated, !(isTrue && (extent == .gainBySamplePeak || extent == .group)) else { return nil }
         var peak = 0.0
         for channel in 0..<channels {
             var value = 0.0

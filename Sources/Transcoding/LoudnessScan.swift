@@ -28,14 +28,25 @@ package enum LoudnessScan {
         do { return try measure(audio) } catch { throw SourceError("\(path): \(error.message)") }
     }
 
-    /// `--loudness-group`: the loudness of the file at `path` and its gating blocks (for the
-    /// group's loudness, ``LoudnessMeter/integrated(ofBlocks:)``).
+    /// `--loudness-group`: the loudness of the file at `path`, its sample peak and its gating
+    /// blocks (for the group's loudness, ``LoudnessMeter/integrated(ofBlocks:)``); no true peak
+    /// (``truePeak(path:)``, only for the members whose sample peak could let it cap the gain).
     package static func measureForGroup(path: String) throws(SourceError) -> (LoudnessMeasurement, blocks: [Double]) {
         let audio = try SourceAudio.open(path)
         do {
             let meter = try metered(audio, extent: .group)
             return (meter.finish(), meter.gatingBlocks)
         } catch { throw SourceError("\(path): \(error.message)") }
+    }
+
+    /// `--loudness-group`: the true peak of the file at `path` (dBTP; `nil` for silence), from a
+    /// decoding of its own; counted in ``truePeakPasses``.
+    package static func truePeak(path: String) throws(SourceError) -> Double? {
+        truePeakPasses.add(1, ordering: .relaxed)
+        let audio = try SourceAudio.open(path)
+        do { return try metered(audio, extent: .gain).finish().truePeak } catch {
+            throw SourceError("\(path): \(error.message)")
+        }
     }
 
     /// The loudness of every frame `source` yields from where it stands.

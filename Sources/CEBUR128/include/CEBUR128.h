@@ -20,7 +20,7 @@ const char *cafconv_ebur128_load(void);
 // centre, 4 left surround, 5 right surround, 6 dual mono.
 // `extent`: 0 everything (I, LRA, S, sample and true peak); 1 the integrated loudness with the
 // sample and true peaks; 2 the integrated loudness alone; 3 the integrated loudness with the
-// sample peak (no true-peak oversampling); 4 as 1 (cafconv reads the gating blocks itself).
+// sample peak (no true-peak oversampling); 4 as 3 (cafconv reads the gating blocks itself).
 cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds, int extent);
 void cafconv_ebur128_close(cafconv_ebur128 *meter);
 // Adds `frames` interleaved frames; 0 on success.
