@@ -12,6 +12,7 @@ static struct {
     void (*destroy)(ebur128_state **);
     int (*set_channel)(ebur128_state *, unsigned int, int);
     int (*add_frames_double)(ebur128_state *, const double *, size_t);
+    int (*add_frames_int)(ebur128_state *, const int *, size_t);
     int (*loudness_global)(ebur128_state *, double *);
     int (*loudness_global_multiple)(ebur128_state **, size_t, double *);
     int (*loudness_range)(ebur128_state *, double *);
@@ -24,7 +25,7 @@ static struct {
 } lib;
 
 static const char *const symbols[] = {
-    "ebur128_init", "ebur128_destroy", "ebur128_set_channel", "ebur128_add_frames_double", "ebur128_loudness_global",
+    "ebur128_init", "ebur128_destroy", "ebur128_set_channel", "ebur128_add_frames_double", "ebur128_add_frames_int", "ebur128_loudness_global",
     "ebur128_loudness_global_multiple", "ebur128_loudness_range", "ebur128_loudness_momentary",
     "ebur128_loudness_shortterm", "ebur128_loudness_window", "ebur128_sample_peak", "ebur128_true_peak",
     "ebur128_get_version", NULL,
@@ -42,7 +43,7 @@ const char *cafconv_ebur128_load(void) { return cafconv_lazy_load(&library) == 0
 
 cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds, int extent) {
     if (cafconv_ebur128_load()) return NULL;
-    int mode = extent == 3   ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK
+    int mode = extent == 3 || extent == 4 ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK
                : extent == 2 ? EBUR128_MODE_I
                : extent == 1 ? EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK
                              : EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_S | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_TRUE_PEAK;
@@ -67,6 +68,9 @@ void cafconv_ebur128_close(cafconv_ebur128 *meter) {
 
 int cafconv_ebur128_add(cafconv_ebur128 *meter, const double *samples, size_t frames) {
     return lib.add_frames_double((ebur128_state *)meter, samples, frames);
+}
+int cafconv_ebur128_add_int(cafconv_ebur128 *meter, const int *samples, size_t frames) {
+    return lib.add_frames_int((ebur128_state *)meter, samples, frames);
 }
 int cafconv_ebur128_integrated(cafconv_ebur128 *meter, double *out) {
     return lib.loudness_global((ebur128_state *)meter, out);
@@ -100,12 +104,15 @@ void cafconv_ebur128_version(int *major, int *minor, int *patch) {
 #else
 // Built without <ebur128.h> (Debian libebur128-dev): nothing can be measured.
 const char *cafconv_ebur128_load(void) { return "cafconv was built without libebur128's header (ebur128.h)"; }
-cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds) {
-    (void)channels, (void)rate, (void)kinds;
+cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds, int extent) {
+    (void)channels, (void)rate, (void)kinds, (void)extent;
     return NULL;
 }
 void cafconv_ebur128_close(cafconv_ebur128 *meter) { (void)meter; }
 int cafconv_ebur128_add(cafconv_ebur128 *meter, const double *samples, size_t frames) {
+    return (void)meter, (void)samples, (void)frames, -1;
+}
+int cafconv_ebur128_add_int(cafconv_ebur128 *meter, const int *samples, size_t frames) {
     return (void)meter, (void)samples, (void)frames, -1;
 }
 int cafconv_ebur128_integrated(cafconv_ebur128 *meter, double *out) { return (void)meter, (void)out, -1; }

@@ -97,7 +97,8 @@ enum LoudnessGroups {
             }
             results.withLock { $0[slot] = measured }
         }
-        let found = results.withLock { $0 }
+        var found = results.withLock { $0 }
+        measureTruePeaks(wanted, found: &found, jobs: jobs, options: options)
         var slot = 0
         for group in wanted {
             let measured = Array(found[slot..<(slot + group.members.count)])
@@ -106,6 +107,39 @@ enum LoudnessGroups {
                 var own = decision.jobs[index].options ?? options
                 own.loudnessGroupPlan = plan(group, measured: measured, member: member)
                 decision.jobs[index].options = own
+            }
+        }
+    }
+
+    /// The true peaks of the members (`found`, every member of `wanted` in turn) whose sample
+    /// peak could take their true peak above the ceiling after the group's uncapped gain
+    /// (``LoudnessGain/truePeakCouldDecide(loudness:samplePeak:sampleRate:target:ceiling:)``
+    /// with the group's loudness): the others cannot cap it, and are not oversampled.
+    static func measureTruePeaks(_ wanted: [Group], found: inout [Measured], jobs: [Job], options: ConversionOptions) {
+        var needed: [Int] = []
+        var slot = 0
+        for group in wanted {
+            let range = slot..<(slot + group.members.count)
+            slot += group.members.count
+            guard let loudness = LoudnessMeter.integrated(ofBlocks: found[range].map(\.blocks)) else { continue }
+            needed += range.filter { index in
+                guard let measured = found[index].measurement else { return false }
+                return LoudnessGain.truePeakCouldDecide(
+                    loudness: loudness, samplePeak: measured.samplePeak, sampleRate: measured.sampleRate,
+                    target: group.target, ceiling: group.ceiling)
+            }
+        }
+        let all = wanted.flatMap(\.members)
+        let paths = needed.map { jobs[all[$0]].input }
+        let peaks = Mutex([Result<Double?, SourceError>](repeating: .success(nil), count: paths.count))
+        Slots.forEach(paths.count, workers: options.jobs) { slot in
+            let peak = Result { () throws(SourceError) in try LoudnessScan.truePeak(path: paths[slot]) }
+            peaks.withLock { $0[slot] = peak }
+        }
+        for (slot, result) in peaks.withLock({ $0 }).enumerated() {
+            switch result {
+            case .success(let peak): found[needed[slot]].measurement?.truePeak = peak
+            case .failure(let error): found[needed[slot]].error = error.message
             }
         }
     }

@@ -120,6 +120,11 @@ public final class LoudnessMeter {
         /// what a gain needs when ``LoudnessGain/truePeakCouldDecide(loudness:samplePeak:sampleRate:target:ceiling:)``
         /// says no true peak can reach the ceiling.
         case gainBySamplePeak = 3
+        /// What a `--loudness-group` member needs first: the integrated loudness, the sample peak
+        /// and the gating blocks (``gatingBlocks``); no true peak (measured apart, only when the
+        /// sample peak says it could cap the group's gain), no loudness range, no maximum
+        /// momentary or short-term loudness (libebur128's 3 s window is not kept).
+        case group = 4
     }
 
     private let state: OpaquePointer
@@ -206,9 +211,28 @@ public final class LoudnessMeter {
         guard samples.count >= frameCount * channels else {
             throw LoudnessError("\(samples.count) samples cannot hold \(frameCount) frames of \(channels) channels")
         }
-        if extent != .full {
+        try feed(frameCount) { state, done, count in cafconv_ebur128_add(state, base + done * channels, count) }
+    }
+
+    /// Adds `frameCount` interleaved frames of left-justified 32-bit integers (full scale 2^31),
+    /// as they are decoded: libebur128 scales them itself, to exactly the doubles `x / 2^31`.
+    public func add(leftJustified samples: UnsafeBufferPointer<Int32>, frames frameCount: Int) throws(LoudnessError) {
+        guard frameCount > 0, let base = samples.baseAddress else { return }
+        guard samples.count >= frameCount * channels else {
+            throw LoudnessError("\(samples.count) samples cannot hold \(frameCount) frames of \(channels) channels")
+        }
+        try feed(frameCount) { state, done, count in cafconv_ebur128_add_int(state, base + done * channels, count) }
+    }
+
+    /// Gives libebur128 `frameCount` frames through `push` (the state, the frames already
+    /// pushed and how many more; 0 on success), reading the windows and gating blocks on the way
+    /// when this meter measures everything.
+    private func feed(
+        _ frameCount: Int, _ push: (OpaquePointer, Int, Int) -> Int32
+    ) throws(LoudnessError) {
+        if extent != .full && extent != .group {
             // No windows to read, no blocks to keep: the frames go in at once.
-            guard cafconv_ebur128_add(state, base, frameCount) == 0 else {
+            guard push(state, 0, frameCount) == 0 else {
                 throw LoudnessError("libebur128 cannot take the frames (out of memory?)")
             }
             frames += Int64(frameCount)
@@ -217,17 +241,18 @@ public final class LoudnessMeter {
         var done = 0
         while done < frameCount {
             // Up to the next 10 ms boundary, where the momentary (and every fifth time the
-            // short-term) loudness is read, or the next 100 ms boundary, where libebur128 ends a
-            // gating block.
-            let untilHop = momentaryHop - frames % momentaryHop
+            // short-term) loudness is read (not for a group's meter), or the next 100 ms
+            // boundary, where libebur128 ends a gating block.
+            let readsWindows = extent == .full
+            let untilHop = readsWindows ? momentaryHop - frames % momentaryHop : Int64.max
             let untilBlock = hundredMilliseconds - frames % hundredMilliseconds
             let count = Int(min(untilHop, untilBlock, Int64(frameCount - done)))
-            guard cafconv_ebur128_add(state, base + done * channels, count) == 0 else {
+            guard push(state, done, count) == 0 else {
                 throw LoudnessError("libebur128 cannot take the frames (out of memory?)")
             }
             done += count
             frames += Int64(count)
-            if frames % momentaryHop == 0 { readWindows(shortTerm: frames % shortTermHop == 0) }
+            if readsWindows && frames % momentaryHop == 0 { readWindows(shortTerm: frames % shortTermHop == 0) }
             if frames % hundredMilliseconds == 0 && frames >= 4 * hundredMilliseconds { recordBlock() }
         }
     }
@@ -346,7 +371,7 @@ public final class LoudnessMeter {
     /// The largest true (or sample) peak over all channels, dBTP (dBFS); `nil` for silence or
     /// when this meter's extent does not measure it.
     private func peak(_ isTrue: Bool) -> Double? {
-        guard extent != .integrated, !(isTrue && extent == .gainBySamplePeak) else { return nil }
+        guard extent != .integrated, !(isTrue && (extent == .gainBySamplePeak || extent == .group)) else { return nil }
         var peak = 0.0
         for channel in 0..<channels {
             var value = 0.0

@@ -7,8 +7,10 @@ import Synchronization
 /// Frames go to the meter in blocks of ``blockFrames``: memory is one block and the meter's 3 s
 /// window, whatever the file's length.
 package enum LoudnessScan {
-    /// Frames decoded and measured at a time.
-    package static let blockFrames = 16_384
+    /// Frames decoded and measured at a time: small enough that the block's buffers (up to
+    /// stereo) stay below glibc's threshold for mapping fresh pages, so that each file's are
+    /// reused from the heap rather than mapped and zero-filled again.
+    package static let blockFrames = 4096
 
     /// How many outputs were decoded a second time to re-measure them (their proof's decoder has
     /// no ``OutputLoudnessTap``): the work the tap saves, counted for the tests.
@@ -26,14 +28,25 @@ package enum LoudnessScan {
         do { return try measure(audio) } catch { throw SourceError("\(path): \(error.message)") }
     }
 
-    /// `--loudness-group`: the loudness of the file at `path` and its gating blocks (for the
-    /// group's loudness, ``LoudnessMeter/integrated(ofBlocks:)``).
+    /// `--loudness-group`: the loudness of the file at `path`, its sample peak and its gating
+    /// blocks (for the group's loudness, ``LoudnessMeter/integrated(ofBlocks:)``); no true peak
+    /// (``truePeak(path:)``, only for the members whose sample peak could let it cap the gain).
     package static func measureForGroup(path: String) throws(SourceError) -> (LoudnessMeasurement, blocks: [Double]) {
         let audio = try SourceAudio.open(path)
         do {
-            let meter = try metered(audio)
+            let meter = try metered(audio, extent: .group)
             return (meter.finish(), meter.gatingBlocks)
         } catch { throw SourceError("\(path): \(error.message)") }
+    }
+
+    /// `--loudness-group`: the true peak of the file at `path` (dBTP; `nil` for silence), from a
+    /// decoding of its own; counted in ``truePeakPasses``.
+    package static func truePeak(path: String) throws(SourceError) -> Double? {
+        truePeakPasses.add(1, ordering: .relaxed)
+        let audio = try SourceAudio.open(path)
+        do { return try metered(audio, extent: .gain).finish().truePeak } catch {
+            throw SourceError("\(path): \(error.message)")
+        }
     }
 
     /// The loudness of every frame `source` yields from where it stands.
@@ -48,15 +61,21 @@ package enum LoudnessScan {
             throw SourceError("cannot measure its loudness: \(error.message)")
         }
         let channels = source.channels
-        var ints = [Int32](repeating: 0, count: blockFrames * channels)
-        var doubles = [Double](repeating: 0, count: blockFrames * channels)
+        var ints = [Int32](repeating: 0, count: source.isFloat ? 0 : blockFrames * channels)
+        var doubles = [Double](repeating: 0, count: source.isFloat ? blockFrames * channels : 0)
         while true {
             let got = try source.read(ints: &ints, doubles: &doubles, frames: blockFrames)
             guard got > 0 else { break }
             if !source.isFloat {
-                // Integers come left-justified in 32 bits: full scale is 2^31.
-                for index in 0..<(got * channels) { doubles[index] = Double(ints[index]) * 0x1p-31 }
-            } else if let bad = doubles[0..<(got * channels)].firstIndex(where: { !$0.isFinite }) {
+                // Integers come left-justified in 32 bits (full scale 2^31), as libebur128 takes them.
+                do {
+                    try ints.withUnsafeBufferPointer { buffer throws(LoudnessError) in
+                        try meter.add(leftJustified: buffer, frames: got)
+                    }
+                } catch { throw SourceError("cannot measure its loudness: \(error.message)") }
+                continue
+            }
+            if let bad = doubles[0..<(got * channels)].firstIndex(where: { !$0.isFinite }) {
                 // A NaN or an infinity has no loudness: libebur128 would carry it into every
                 // reading (and a NaN would read as silence).
                 throw SourceError(
@@ -140,19 +159,23 @@ package enum LoudnessScan {
         }
     }
 
-    /// The proof's last step under `--loudness`: the output, measured from its own decoding, is
-    /// within 0.1 LU of the loudness its gain was to reach. The measurement is the tap's (the
-    /// proof's decoding of the output, which happens anyway) when the proof fed it, else the
-    /// output decoded again here.
+    /// The proof's last step under `--loudness`: the output, measured from its own decoding by
+    /// cafconv's own BS.1770 meter (``KWeightedLoudness``, not libebur128, which measured the
+    /// source), is within 0.1 LU of the loudness its gain was to reach. The measurement is the
+    /// tap's (the proof's decoding of the output, which happens anyway) when the proof fed it,
+    /// else the output decoded again here.
     package static func check(_ output: String, reaches gain: LoudnessGain, tap: OutputLoudnessTap?) throws(ConversionError) {
         let measured: LoudnessMeasurement
         if let tapped = tap?.measurement() {
             measured = tapped
         } else {
             outputsDecodedAgain.add(1, ordering: .relaxed)
-            do {
+            do throws(SourceError) {
                 let audio = try SourceAudio.open(output)
-                measured = try metered(audio, extent: .integrated).finish()
+                let again = OutputLoudnessTap()
+                try again.measure(audio)
+                guard let whole = again.measurement() else { throw SourceError("its loudness cannot be measured") }
+                measured = whole
             } catch { throw .proof(.undecodable(reason: "\(output): \(error.message)")) }
         }
         guard let loudness = measured.integrated, abs(loudness - gain.reached) <= 0.1 else {

@@ -281,9 +281,16 @@ package final class TransformedAudio: FrameSource {
     private var converted: [Double]
     private var mixed: [Double]
     private var resampled: [Double] = []
-    /// Output frames waiting to be read (interleaved), from `pendingStart`.
+    /// Output frames waiting to be read (interleaved), from `pendingStart`: the resampler's.
     private var pending: [Double] = []
     private var pendingStart = 0
+    /// Without a resampler, the last chunk is read straight from `mixed`: its frames, and how
+    /// many of them were read (no buffer grows to what a caller asks at once).
+    private var mixedFrames = 0
+    private var mixedRead = 0
+    /// The gain of each channel when the matrix only scales each channel by its own (no mix,
+    /// as `--loudness`'s gain alone): applied as the samples become `Double`s.
+    private let channelGains: [Double]?
     private var sourceFrames: Int64 = 0
     private var madeFrames: Int64 = 0
     private var sourceEnded = false
@@ -303,7 +310,8 @@ package final class TransformedAudio: FrameSource {
         let inputs = plan.inputChannels
         sourceInts = [Int32](repeating: 0, count: source.isFloat ? 0 : chunkFrames * inputs)
         sourceDoubles = [Double](repeating: 0, count: chunkFrames * inputs)
-        converted = [Double](repeating: 0, count: plan.matrix == nil ? 0 : chunkFrames * inputs)
+        channelGains = plan.matrix.flatMap { Self.diagonal($0.gains) }
+        converted = [Double](repeating: 0, count: plan.matrix == nil || channelGains != nil ? 0 : chunkFrames * inputs)
         mixed = [Double](repeating: 0, count: chunkFrames * plan.outputChannels)
         if plan.dither == .tpdf, plan.integerBits != nil { dither = TPDFNoise() }
         if let rate = plan.rate {
@@ -320,33 +328,96 @@ package final class TransformedAudio: FrameSource {
     }
 
     package func read(ints: inout [Int32], doubles: inout [Double], frames: Int) throws(SourceError) -> Int {
+        if resampler == nil { return try readChunks(ints: &ints, doubles: &doubles, frames: frames) }
         while (pending.count - pendingStart) / channels < frames && !finished { try produce() }
         let available = (pending.count - pendingStart) / channels
         let count = min(frames, available)
         guard count > 0 else { return 0 }
         let samples = count * channels
-        if let integerBits = plan.integerBits {
-            let scale = Double(Int64(1) << (integerBits - 1))
-            let high = scale - 1
-            let low = -scale
-            let shift = Int32(32 - integerBits)
-            for index in 0..<samples {
-                var value = pending[pendingStart + index] * scale
-                if dither != nil { value += dither?.next() ?? 0 }
-                value = value.rounded(.toNearestOrEven)
-                if value.isNaN { value = 0 }
-                value = min(max(value, low), high)
-                ints[index] = Int32(value) << shift
-            }
-        } else {
-            for index in 0..<samples { doubles[index] = pending[pendingStart + index] }
-        }
+        hand(pending, from: pendingStart, samples: samples, ints: &ints, doubles: &doubles, at: 0)
         pendingStart += samples
         if pendingStart >= 1 << 16 || pendingStart == pending.count {
             pending.removeFirst(pendingStart)
             pendingStart = 0
         }
         return count
+    }
+
+    /// Without a resampler: `frames` frames (fewer at the end) handed out chunk by chunk from `mixed`.
+    private func readChunks(ints: inout [Int32], doubles: inout [Double], frames: Int) throws(SourceError) -> Int {
+        var done = 0
+        while done < frames {
+            if mixedRead == mixedFrames {
+                if finished { break }
+                try produce()
+                continue
+            }
+            let count = min(frames - done, mixedFrames - mixedRead)
+            hand(mixed, from: mixedRead * channels, samples: count * channels, ints: &ints, doubles: &doubles, at: done * channels)
+            mixedRead += count
+            done += count
+        }
+        return done
+    }
+
+    /// Hands `samples` samples of `values` from `start` to the caller's buffers from `offset`:
+    /// left-justified integers rounded (or dithered) to the plan's bits, or the `Double`s.
+    private func hand(
+        _ values: [Double], from start: Int, samples: Int, ints: inout [Int32], doubles: inout [Double], at offset: Int
+    ) {
+        guard let integerBits = plan.integerBits else {
+            doubles[offset..<(offset + samples)] = values[start..<(start + samples)]
+            return
+        }
+        let scale = Double(Int64(1) << (integerBits - 1))
+        let high = scale - 1
+        let low = -scale
+        let shift = Int32(32 - integerBits)
+        // The noise generator as a local while the block is rounded (the same sequence).
+        var noise = dither
+        for index in 0..<samples {
+            var value = values[start + index] * scale
+            if noise != nil { value += noise?.next() ?? 0 }
+            value = value.rounded(.toNearestOrEven)
+            if value.isNaN { value = 0 }
+            value = min(max(value, low), high)
+            ints[offset + index] = Int32(value) << shift
+        }
+        dither = noise
+    }
+
+    /// The gain of each channel when `gains` (a square matrix) only scales each channel by its
+    /// own, every gain non-zero; `nil` otherwise.
+    private static func diagonal(_ gains: [[Double]]) -> [Double]? {
+        var diagonal: [Double] = []
+        for (row, values) in gains.enumerated() {
+            guard values.count == gains.count, values[row] != 0,
+                values.indices.allSatisfy({ $0 == row || values[$0] == 0 })
+            else { return nil }
+            diagonal.append(values[row])
+        }
+        return diagonal
+    }
+
+    /// What the matrix gives when it only scales each channel (0 + gain x sample), into `mixed`,
+    /// without its sums over every input: `count` samples of the chunk just read.
+    private func scale(count: Int, by gains: [Double]) {
+        let isFloat = source.isFloat
+        mixed.withUnsafeMutableBufferPointer { mixed in
+            for (channel, gain) in gains.enumerated() {
+                if isFloat {
+                    sourceDoubles.withUnsafeBufferPointer { input in
+                        for index in stride(from: channel, to: count, by: gains.count) { mixed[index] = 0 + gain * input[index] }
+                    }
+                } else {
+                    sourceInts.withUnsafeBufferPointer { input in
+                        for index in stride(from: channel, to: count, by: gains.count) {
+                            mixed[index] = 0 + gain * SampleScaling.float(input[index])
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Runs one chunk of the source through the stage (or, at its end, flushes libsoxr).
@@ -362,7 +433,9 @@ package final class TransformedAudio: FrameSource {
             sourceFrames += Int64(got)
             // Into `converted` when a matrix follows, else straight into `mixed`.
             let count = got * inputs
-            if plan.matrix == nil {
+            if let channelGains {
+                scale(count: count, by: channelGains)
+            } else if plan.matrix == nil {
                 if source.isFloat {
                     for index in 0..<count { mixed[index] = sourceDoubles[index] }
                 } else {
@@ -373,14 +446,14 @@ package final class TransformedAudio: FrameSource {
             } else {
                 for index in 0..<count { converted[index] = SampleScaling.float(sourceInts[index]) }
             }
-            if let matrix = plan.matrix {
+            if let matrix = plan.matrix, channelGains == nil {
                 converted.withUnsafeBufferPointer { input in
                     mixed.withUnsafeMutableBufferPointer { output in matrix.apply(input, frames: got, into: output) }
                 }
             }
         }
         guard let resampler, let rate = plan.rate else {
-            pending.append(contentsOf: mixed[0..<got * outputs])
+            (mixedFrames, mixedRead) = (got, 0)
             madeFrames += Int64(got)
             if sourceEnded { finished = true }
             return

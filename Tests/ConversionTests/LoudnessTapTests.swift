@@ -45,15 +45,24 @@ struct LoudnessTapTests {
     static func normalise(_ input: String, to target: Double, ceiling: Double = -1, in folder: TempDirectory) throws
         -> (FileResult, Int)
     {
+        let (files, passes) = try run([input], into: folder.file("out.caf"), to: target, ceiling: ceiling, group: nil)
+        return (try #require(files.first), passes)
+    }
+
+    /// `convert -d LEF32 -j 1 --loudness TARGET --true-peak CEILING [--loudness-group GROUP]` of `inputs` into
+    /// `output`: the results and how many true-peak passes the run took.
+    static func run(_ inputs: [String], into output: String, to target: Double, ceiling: Double, group: String?) throws
+        -> ([FileResult], Int)
+    {
         var options = ConversionOptions(jobs: 1)
         options.codecs = OutputCodecs.vocabulary
         options.dataFormat = try DataFormat(parsing: "LEF32")
         options.loudnessTarget = target
         options.truePeakCeiling = ceiling
+        options.loudnessGroup = group
         let before = LoudnessScan.truePeakPasses.load(ordering: .relaxed)
-        let report = Engine.convert(inputs: [input], output: folder.file("out.caf"), options: options)
-        let file = try #require(report.files.first)
-        return (file, LoudnessScan.truePeakPasses.load(ordering: .relaxed) - before)
+        let report = Engine.convert(inputs: inputs, output: output, options: options)
+        return (report.files, LoudnessScan.truePeakPasses.load(ordering: .relaxed) - before)
     }
 
     @Test("a quiet source whose sample peak cannot reach the ceiling after the gain is never oversampled for its true peak")
@@ -91,5 +100,38 @@ struct LoudnessTapTests {
         #expect(abs((file.loudness?.gain ?? 0) - expected.decibels) < 1e-9, "\(file.loudness.map { "\($0)" } ?? "")")
         #expect(abs((file.loudness?.reached ?? 0) - expected.reached) < 1e-9)
         #expect(file.warnings.count == 1, "\(file.warnings)")
+    }
+
+    /// `--loudness TARGET --loudness-group folder` of the folder `in` of `folder`.
+    static func normaliseGroup(to target: Double, ceiling: Double, in folder: TempDirectory) throws -> ([FileResult], Int) {
+        try run([folder.file("in")], into: folder.file("out"), to: target, ceiling: ceiling, group: "folder")
+    }
+
+    @Test(
+        "a group: only the members whose sample peak could cap the gain are oversampled, and the cap is the one their true peaks give"
+    )
+    func groupTruePeaks() throws {
+        let hot = (0..<96_000).flatMap { frame -> [Int32] in
+            let value = Int32((0.5 * 32767 * sin(Double.pi / 2 * Double(frame) + Double.pi / 4)).rounded())
+            return [value, value]
+        }
+        let hotBytes = WAVFixture(encoding: .int16, channels: 2, sampleRate: 48_000, integers: hot).bytes(order: .little)
+        // Quiet: -18 LUFS is reached without a cap, and no member is oversampled.
+        let quiet = TempDirectory()
+        quiet.write("in/a.wav", Self.tone)
+        quiet.write("in/b.wav", Self.tone)
+        let (quietFiles, quietPasses) = try Self.normaliseGroup(to: -18, ceiling: -1, in: quiet)
+        #expect(quietFiles.count == 2 && quietFiles.allSatisfy { $0.status == .converted }, "\(quietFiles.map { $0.reason ?? "" })")
+        #expect(quietFiles.allSatisfy { abs(($0.loudness?.reached ?? 0) - -18) < 0.01 && $0.warnings.isEmpty })
+        #expect(quietPasses == 0)
+        // Hot: the 12 kHz sine's true peak (3 dB over its samples) caps the group; the quiet
+        // tone beside it cannot, and is not oversampled.
+        let folder = TempDirectory()
+        let inputs = [folder.write("in/hot.wav", hotBytes), folder.write("in/quiet.wav", Self.tone)]
+        let (files, passes) = try Self.normaliseGroup(to: -1, ceiling: -6, in: folder)
+        #expect(files.count == 2 && files.allSatisfy { $0.status == .converted }, "\(files.map { $0.reason ?? "" })")
+        #expect(passes == 1)
+        let truePeak = try #require(try LoudnessScan.measure(path: inputs[0]).truePeak)
+        #expect(files.allSatisfy { abs(($0.loudness?.gain ?? 0) - (-6 - truePeak)) < 1e-9 }, "\(files.map { $0.loudness.map { "\($0)" } ?? "" })")
     }
 }

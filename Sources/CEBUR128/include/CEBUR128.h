@@ -20,11 +20,14 @@ const char *cafconv_ebur128_load(void);
 // centre, 4 left surround, 5 right surround, 6 dual mono.
 // `extent`: 0 everything (I, LRA, S, sample and true peak); 1 the integrated loudness with the
 // sample and true peaks; 2 the integrated loudness alone; 3 the integrated loudness with the
-// sample peak (no true-peak oversampling).
+// sample peak (no true-peak oversampling); 4 as 3 (cafconv reads the gating blocks itself).
 cafconv_ebur128 *cafconv_ebur128_open(unsigned channels, unsigned long rate, const int *kinds, int extent);
 void cafconv_ebur128_close(cafconv_ebur128 *meter);
 // Adds `frames` interleaved frames; 0 on success.
 int cafconv_ebur128_add(cafconv_ebur128 *meter, const double *samples, size_t frames);
+// Adds `frames` interleaved frames of 32-bit integers (full scale 2^31: libebur128 divides by
+// it exactly, so left-justified samples read as the doubles `x / 2^31`); 0 on success.
+int cafconv_ebur128_add_int(cafconv_ebur128 *meter, const int *samples, size_t frames);
 // Each reading: 0 on success, the value in `out` (LUFS, LU, or a linear peak).
 int cafconv_ebur128_integrated(cafconv_ebur128 *meter, double *out);
 // The gated integrated loudness of several meters taken together (album gain).
