@@ -327,22 +327,26 @@ final class ProgressLine: Sendable {
         }
     }
 
-    private static func draw(_ state: inout State, now: UInt64) {
+    private static func draw(_ state: inout State, now: UInt64, above lines: [String] = []) {
         state.lastDraw = now
         let text = [state.files, state.file ?? ""].filter { !$0.isEmpty }.joined(separator: "; ")
-        let padding = String(repeating: " ", count: max(0, state.width - text.count))
+        var output = "\r"
+        if !lines.isEmpty {
+            // Erased, the lines written, then the line drawn again on a fresh row.
+            output += String(repeating: " ", count: state.width) + "\r" + lines.joined(separator: "\n") + "\n"
+            state.width = 0
+        }
+        output += text + String(repeating: " ", count: max(0, state.width - text.count))
         state.text = text
         state.width = text.count
-        Console.error("\r" + text + padding, terminator: "")
+        Console.error(output, terminator: "")
     }
 
-    /// Prints whole lines above the progress line: erases it, writes them, draws it again.
+    /// Prints whole lines above the progress line: erases it, writes them, draws it again as the
+    /// run stands now (a step the ten-a-second limit held back included).
     func print(_ lines: [String]) {
-        state.withLock { state in
-            var text = state.width > 0 ? "\r" + String(repeating: " ", count: state.width) + "\r" : ""
-            text += lines.joined(separator: "\n") + "\n" + state.text
-            Console.error(text, terminator: "")
-        }
+        let now = Self.now()
+        state.withLock { state in Self.draw(&state, now: now, above: lines) }
     }
 
     /// Erases the line.
