@@ -47,8 +47,12 @@ static void find_dispatch(void) {
         void *update = dlsym(handle, "XXH3_128bits_update_dispatch");
         void *once = dlsym(handle, "XXH3_128bits_dispatch");
         if (update && once) {
+            // The dispatcher picks its code at its first call, without a lock of its own: that
+            // first call is made here, under pthread_once, before any thread can reach it.
+            xxh128_hash (*dispatched)(const void *, size_t) = (xxh128_hash(*)(const void *, size_t))once;
+            (void)dispatched("", 0);
             xxh.update = (int (*)(void *, const void *, size_t))update;
-            xxh.once = (xxh128_hash(*)(const void *, size_t))once;
+            xxh.once = dispatched;
         }
         dlclose(handle);
         return;

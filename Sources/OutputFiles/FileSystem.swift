@@ -336,8 +336,11 @@ package enum FileSystem {
                 resolved = canonical(folder)
                 folders[folder] = resolved
             }
-            guard let resolved else { return (canonical(path), stampAndChange(of: path)) }
-            return ((resolved == "/" ? "" : resolved) + "/" + name, stampAndChange(info))
+            let joined = resolved.map { ($0 == "/" ? "" : $0) + "/" + name }
+            // realpath(3) refuses a result of PATH_MAX bytes or more (a short path through a
+            // symlinked folder can resolve to a long one): the same answer, from it.
+            guard let joined, joined.utf8.count < Int(PATH_MAX) else { return (canonical(path), stampAndChange(of: path)) }
+            return (joined, stampAndChange(info))
         }
     }
 

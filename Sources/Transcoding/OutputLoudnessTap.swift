@@ -46,6 +46,7 @@ package final class OutputLoudnessTap {
         while done < samples, failure == nil {
             let count = min(chunk, samples - done)
             let start = bytes.startIndex + done * width
+            guard start < bytes.endIndex else { break }
             let part = bytes[start..<min(bytes.endIndex, start + count * width)]
             if layout.isFloat {
                 add(layout.decodeFloats(part), samples: count, scale: 1)

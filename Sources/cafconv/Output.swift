@@ -253,10 +253,10 @@ final class LiveLog: Sendable {
         if !lines.isEmpty {
             printedLines.withLock { $0.formUnion(lines) }
             if let line {
-                line.print(lines)
-            } else {
-                for text in lines { Console.error(text) }
+                line.print(lines, step: step)
+                return
             }
+            for text in lines { Console.error(text) }
         }
         line?.update(step)
     }
@@ -298,10 +298,8 @@ final class ProgressLine: Sendable {
 
     static func now() -> UInt64 { FrameProgress.monotonicNanoseconds() }
 
-    /// Redraws the line for one step of the run.
-    func update(_ step: Engine.Progress) {
-        guard step.filesTotal > 0 else { return }
-        let now = Self.now()
+    /// The files part of the line at one step of the run.
+    private func files(_ step: Engine.Progress, now: UInt64) -> String {
         let seconds = Double(now - started) / 1e9
         let rate = seconds > 0 ? Double(step.bytesDone) / seconds : 0
         var text = "\(step.filesDone)/\(step.filesTotal) files, \(Self.size(step.bytesDone)) of \(Self.size(step.bytesTotal))"
@@ -310,6 +308,14 @@ final class ProgressLine: Sendable {
             let remaining = Double(step.bytesTotal - min(step.bytesDone, step.bytesTotal)) / rate
             text += ", ETA \(Int(remaining.rounded(.up))) s"
         }
+        return text
+    }
+
+    /// Redraws the line for one step of the run.
+    func update(_ step: Engine.Progress) {
+        guard step.filesTotal > 0 else { return }
+        let now = Self.now()
+        let text = files(step, now: now)
         state.withLock { state in
             state.files = text
             guard now - state.lastDraw >= 100_000_000 || step.filesDone == step.filesTotal else { return }
@@ -343,10 +349,15 @@ final class ProgressLine: Sendable {
     }
 
     /// Prints whole lines above the progress line: erases it, writes them, draws it again as the
-    /// run stands now (a step the ten-a-second limit held back included).
-    func print(_ lines: [String]) {
+    /// run stands now: at `step` (the step whose result the lines tell) when given, else with the
+    /// last step seen (one the ten-a-second limit held back included).
+    func print(_ lines: [String], step: Engine.Progress? = nil) {
         let now = Self.now()
-        state.withLock { state in Self.draw(&state, now: now, above: lines) }
+        let text = step.flatMap { $0.filesTotal > 0 ? files($0, now: now) : nil }
+        state.withLock { state in
+            if let text { state.files = text }
+            Self.draw(&state, now: now, above: lines)
+        }
     }
 
     /// Erases the line.

@@ -135,11 +135,11 @@ struct LogsAndGatesEndToEndTests {
         #expect(
             before.contains("\r1/4 files, ") || before.contains("\r\(folder.file("in/tone 0 é.wav")): "), "\(screen.debugDescription)")
         #expect(before.last == "\r", "\(screen.debugDescription)")
-        // ...drawn again below it as the run stands (the first file done), and the run was still
-        // going: the line is drawn after it, up to 4/4.
+        // ...drawn again below it as the run stands (two files done: the failed one counts), and
+        // the run was still going: the line is drawn after it, up to 4/4.
         let after = screen[error.upperBound...]
         let redrawn = try #require(after.range(of: "\n"), "\(screen.debugDescription)")
-        #expect(after[redrawn.upperBound...].hasPrefix("1/4 files, "), "\(screen.debugDescription)")
+        #expect(after[redrawn.upperBound...].hasPrefix("2/4 files, "), "\(screen.debugDescription)")
         #expect(after.contains("\r4/4 files, "), "\(screen.debugDescription)")
     }
 
