@@ -254,10 +254,11 @@ final class LiveLog: Sendable {
             printedLines.withLock { $0.formUnion(lines) }
             if let line {
                 line.print(lines, step: step)
-                return
+            } else {
+                for text in lines { Console.error(text) }
             }
-            for text in lines { Console.error(text) }
         }
+        // Held back by the ten-a-second limit right after a redraw, except the last step's.
         line?.update(step)
     }
 
