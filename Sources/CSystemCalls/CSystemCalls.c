@@ -11,6 +11,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <unistd.h>
 
 ssize_t cafconv_copy_file_range(int input, int64_t *input_offset, int output, int64_t *output_offset, size_t length) {
@@ -182,5 +185,13 @@ int cafconv_anonymous_file(const char *name) {
     (void)name;
     errno = ENOSYS;
     return -1;
+#endif
+}
+
+void cafconv_keep_freed_memory(void) {
+#if defined(__GLIBC__)
+    // Setting either value also stops glibc from moving them as blocks come and go.
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
+    mallopt(M_TRIM_THRESHOLD, 16 << 20);
 #endif
 }

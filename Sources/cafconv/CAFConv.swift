@@ -93,6 +93,8 @@ enum CAFConv {
     }
 
     static func main() {
+        // Each file's block buffers are reused from the heap, not mapped and zero-filled again.
+        cafconv_keep_freed_memory()
         // Arguments are bytes: a path that is not UTF-8 is kept as it is (PathBytes), not repaired.
         var arguments = (1..<Int(CommandLine.argc)).map { index in
             CommandLine.unsafeArgv[index].map { PathBytes.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""

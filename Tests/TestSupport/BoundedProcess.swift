@@ -18,6 +18,8 @@ public struct BoundedProcess: Sendable {
         public var timedOut: Bool
         /// Whether a signal ended it (`status` is then 128 + the signal).
         public var bySignal = false
+        /// The minor page faults the child took (its `rusage`), when it was reaped by ``pollOutcome()``.
+        public var minorFaults = 0
     }
 
     /// A child that did not end within its deadline (it was killed): the command and its stderr.
@@ -82,10 +84,13 @@ public struct BoundedProcess: Sendable {
     /// ``poll()`` with whether a signal ended the child.
     public func pollOutcome() -> Outcome? {
         var status: Int32 = 0
-        let reaped = waitpid(pid, &status, WNOHANG)
+        var usage = rusage()
+        let reaped = wait4(pid, &status, WNOHANG, &usage)
         if reaped == pid {
             let signal = status & 0x7f
-            return Outcome(status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, timedOut: false, bySignal: signal != 0)
+            return Outcome(
+                status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, timedOut: false, bySignal: signal != 0,
+                minorFaults: usage.ru_minflt)
         }
         if reaped < 0 && errno != EINTR { return Outcome(status: -1, timedOut: false) }
         return nil
@@ -120,6 +125,19 @@ public struct BoundedProcess: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment, stdin: String = "/dev/null",
         timeout: Double = defaultTimeout
     ) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
+        let (outcome, stdout, stderr) = try runOutcome(
+            program, arguments, in: folder, currentDirectory: currentDirectory, environment: environment, stdin: stdin,
+            timeout: timeout)
+        return (outcome.status, stdout, stderr)
+    }
+
+    /// ``run(_:_:in:currentDirectory:environment:stdin:timeout:)`` with the whole ``Outcome``
+    /// (the child's page faults among it).
+    public static func runOutcome(
+        _ program: String, _ arguments: [String], in folder: String? = nil, currentDirectory: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment, stdin: String = "/dev/null",
+        timeout: Double = defaultTimeout
+    ) throws -> (outcome: Outcome, stdout: [UInt8], stderr: String) {
         let scratch = folder == nil ? TempDirectory("bounded") : nil
         let place = folder ?? scratch?.path ?? "/tmp"
         let out = place + "/.run.out"
@@ -133,7 +151,7 @@ public struct BoundedProcess: Sendable {
             let command = ([program] + arguments).joined(separator: " ")
             throw Timeout(description: "\(command) did not end within \(Int(timeout)) s; killed. stderr: \(stderr)")
         }
-        return (outcome.status, readBytes(out), stderr)
+        return (outcome, readBytes(out), stderr)
     }
 
     /// The bytes of the file at `path` (empty when it cannot be read).

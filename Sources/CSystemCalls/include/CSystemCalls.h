@@ -63,4 +63,12 @@ void cafconv_unwatch_interrupts(void);
 /// The number of the last SIGINT or SIGTERM received while watching, or 0.
 int cafconv_interrupt_received(void);
 
+/// Tells glibc's allocator to keep freed blocks of a conversion's size for the next file instead
+/// of giving their pages back to the kernel (mallopt(3): blocks under 4 MiB come from the heap,
+/// whose free top is trimmed only past 16 MiB). Without it every file's block buffers, a few
+/// hundred KiB per job, were mapped, faulted in and zero-filled by the kernel again, and given
+/// back when the file ended: most of a short file's CPU time. Memory stays bounded by the largest
+/// buffers in use at once plus 16 MiB an arena. Does nothing outside glibc.
+void cafconv_keep_freed_memory(void);
+
 #endif
