@@ -160,9 +160,11 @@ enum LoudnessGroups {
             plan.failure = .silentForLoudness(target: group.target)
             return plan
         }
+        // The members' output formats may differ: the room 16-bit rounding needs below the
+        // ceiling (more than 24-bit's or a float's; 8-bit and G.711 members need more still).
         let gain = LoudnessGain.plan(
             group: loudness, truePeaks: measured.map { $0.measurement?.truePeak }, target: group.target,
-            ceiling: group.ceiling)
+            ceiling: group.ceiling, headroom: LoudnessGain.codingHeadroom(bits: 16, companded: false, ceiling: group.ceiling))
         plan.loudness = loudness
         plan.gain = gain.decibels
         plan.reached = gain.reached

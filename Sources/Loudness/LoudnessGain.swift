@@ -28,20 +28,24 @@ public struct LoudnessGain: Sendable, Equatable, Codable {
 
     /// The gain for `measurement`; `nil` when it is silent (no integrated loudness: no gain
     /// reaches a target from silence).
-    public static func plan(_ measurement: LoudnessMeasurement, target: Double, ceiling: Double) -> LoudnessGain? {
+    public static func plan(
+        _ measurement: LoudnessMeasurement, target: Double, ceiling: Double, headroom: Double = 0
+    ) -> LoudnessGain? {
         guard let loudness = measurement.integrated else { return nil }
-        return plan(loudness: loudness, truePeak: measurement.truePeak, target: target, ceiling: ceiling)
+        return plan(loudness: loudness, truePeak: measurement.truePeak, target: target, ceiling: ceiling, headroom: headroom)
     }
 
     /// The gain that takes `loudness` to `target`, capped so that `truePeak` (dBTP; `nil` for
-    /// none) stays at or below `ceiling`.
-    public static func plan(loudness: Double, truePeak: Double?, target: Double, ceiling: Double) -> LoudnessGain {
+    /// none) stays at or below `ceiling` less `headroom` (``codingHeadroom(bits:companded:ceiling:)``).
+    public static func plan(
+        loudness: Double, truePeak: Double?, target: Double, ceiling: Double, headroom: Double = 0
+    ) -> LoudnessGain {
         var gain = target - loudness
         // Exactly the target when not capped (`loudness + gain` may round a hair below it, which
         // would read as a shortfall).
         var reached = target
-        if let truePeak, truePeak + gain > ceiling {
-            gain = ceiling - truePeak
+        if let truePeak, truePeak + gain > ceiling - headroom {
+            gain = ceiling - headroom - truePeak
             reached = loudness + gain
         }
         return LoudnessGain(
@@ -52,8 +56,29 @@ public struct LoudnessGain: Sendable, Equatable, Codable {
     /// One gain for a group whose files keep their relative levels (as album gain): the group's
     /// loudness (``LoudnessMeter/integrated(ofBlocks:)``) to `target`, capped by the loudest true peak
     /// of any file.
-    public static func plan(group loudness: Double, truePeaks: [Double?], target: Double, ceiling: Double) -> LoudnessGain {
-        plan(loudness: loudness, truePeak: truePeaks.compactMap { $0 }.max(), target: target, ceiling: ceiling)
+    public static func plan(
+        group loudness: Double, truePeaks: [Double?], target: Double, ceiling: Double, headroom: Double = 0
+    ) -> LoudnessGain {
+        plan(loudness: loudness, truePeak: truePeaks.compactMap { $0 }.max(), target: target, ceiling: ceiling, headroom: headroom)
+    }
+
+    /// How far below `ceiling` (dBTP) a capped gain must leave the true peak so that the output's
+    /// own coding cannot take it over: rounding with TPDF dither moves an integer sample of `bits`
+    /// bits by less than 1.5 steps, and µ-law or A-law (`companded`) by half its coarsest step,
+    /// 1/64 of full scale; the true-peak meter's interpolator raises such an error by its
+    /// overshoot (at most 1.865 times, see ``interpolatorOvershoot(sampleRate:)``). Floats
+    /// (`bits` nil) round by a part in 2^24 of the sample. dB, 0.0001 at least.
+    public static func codingHeadroom(bits: Int?, companded: Bool, ceiling: Double) -> Double {
+        let ceilingLevel = pow(10, ceiling / 20)
+        let error: Double
+        if companded {
+            error = 1.0 / 64 * 1.865
+        } else if let bits, bits > 1 {
+            error = 1.5 * pow(2, -Double(bits - 1)) * 1.865
+        } else {
+            error = ceilingLevel * pow(2, -24) * 1.865
+        }
+        return max(0.0001, 20 * log10(1 + error / ceilingLevel))
     }
 
     /// How far above a programme's sample peak libebur128's true-peak meter can read, dB: its

@@ -61,23 +61,48 @@ package enum Converter {
         progress: FrameProgress? = nil
     ) -> FileResult {
         return run(job) { result, temporaryFile in
-            // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
-            var source = try SourceStage.open(job, options: options, warnings: &result.warnings)
-            if options.measuresLevels { source.levelTap = LevelTap() }
-            source.frameProgress = progress
-            progress?.setTotal(source.headerFrames)
-            result.formatIn = source.formatCode
-            try source.admits(options, result: &result)
-            let codec = OutputCodecs.codec(for: source, options: options)
-            // `-o -` with a linear PCM output: streamed, no file to commit.
-            if PCMStream.applies(codec, options: options) {
-                return try PCMStream.run(
-                    source, job: job, options: options, result: &result, isCancelled: { cancellation.isCancelled })
+            // `--loudness`: an output that missed its loudness by what the plan cannot foresee
+            // (``LoudnessScan/Retry``) is encoded again from a fresh start, its gain corrected.
+            let fresh = result
+            var correction = 0.0
+            for attempt in 1...LoudnessScan.Retry.attempts {
+                do {
+                    return try attemptJob(
+                        job, options: options, correction: correction, cancellation: cancellation, progress: progress,
+                        result: &result, temporaryFile: &temporaryFile)
+                } catch let error as ConversionError {
+                    guard attempt < LoudnessScan.Retry.attempts, options.loudnessTarget != nil,
+                        let retry = LoudnessScan.Retry.after(error, correction: correction)
+                    else { throw error }
+                    correction = retry.correction
+                    result = fresh
+                    temporaryFile = nil
+                }
             }
-            try chain(
-                codec, source: source, job: job, options: options, result: &result, temporaryFile: &temporaryFile,
-                isCancelled: { cancellation.isCancelled })
         }
+    }
+
+    /// One attempt at `job` (see ``convert(_:options:sequence:cancellation:progress:)``).
+    private static func attemptJob(
+        _ job: Job, options: ConversionOptions, correction: Double, cancellation: Cancellation, progress: FrameProgress?,
+        result: inout FileResult, temporaryFile: inout FileSystem.TemporaryFile?
+    ) throws {
+        // The source, of whatever kind the route table names (`DecodeRoute`), opened once.
+        var source = try SourceStage.open(job, options: options, warnings: &result.warnings)
+        if options.measuresLevels { source.levelTap = LevelTap() }
+        source.frameProgress = progress
+        progress?.setTotal(source.headerFrames)
+        result.formatIn = source.formatCode
+        try source.admits(options, result: &result)
+        let codec = OutputCodecs.codec(for: source, options: options)
+        // `-o -` with a linear PCM output: streamed, no file to commit.
+        if PCMStream.applies(codec, options: options) {
+            return try PCMStream.run(
+                source, job: job, options: options, result: &result, isCancelled: { cancellation.isCancelled })
+        }
+        try chain(
+            codec, source: source, job: job, options: options, loudnessCorrection: correction, result: &result,
+            temporaryFile: &temporaryFile, isCancelled: { cancellation.isCancelled })
     }
 
     /// Transforms, Encoder, Container and Proof of one job by `codec`, into a temporary file in
@@ -85,8 +110,8 @@ package enum Converter {
     /// and without a name until its commit, or, where the system cannot, named so that nobody can
     /// guess it).
     package static func chain<Codec: OutputCodec>(
-        _ codec: Codec, source: SourceStage, job: Job, options: ConversionOptions, result: inout FileResult,
-        temporaryFile: inout FileSystem.TemporaryFile?, isCancelled: @escaping () -> Bool
+        _ codec: Codec, source: SourceStage, job: Job, options: ConversionOptions, loudnessCorrection: Double = 0,
+        result: inout FileResult, temporaryFile: inout FileSystem.TemporaryFile?, isCancelled: @escaping () -> Bool
     ) throws {
         func openOutput() throws(ConversionError) -> OutputTarget {
             let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
@@ -100,7 +125,14 @@ package enum Converter {
         var output = try codec.opensOutputFirst ? openOutput() : nil
         // `--loudness`: the source measured from its own decoding, one static gain planned.
         var options = options
-        let loudness = try LoudnessScan.plan(source, options: &options, result: &result)
+        var shape: TransformPlan? = nil
+        if options.loudnessTarget != nil, options.loudnessGroupPlan == nil {
+            // The job's transform without the gain (its warnings are given by the plan below).
+            var ignored = result
+            shape = try codec.plan(source, options: options, result: &ignored).transform
+        }
+        let loudness = try LoudnessScan.plan(
+            source, shape: shape, correction: loudnessCorrection, options: &options, result: &result)
         let plan = try codec.plan(source, options: options, result: &result)
         try source.admits(plan.target)
         if output == nil { output = try openOutput() }

@@ -1,5 +1,6 @@
 import ConversionModel
 import Loudness
+import SndFile
 import Synchronization
 
 /// A file's loudness (BS.1770 / EBU R 128, libebur128's meter), measured from its decoding as
@@ -93,14 +94,31 @@ package enum LoudnessScan {
     /// and plans one static gain to the target, capped at the true-peak ceiling (a warning names
     /// the shortfall); sets `options.loudnessGain`, which the transforms apply before the encoder.
     /// `nil` without `--loudness`.
+    /// `shape` is the job's transform planned without the gain: when it changes the channels or
+    /// the rate, what is measured is the source through it (what the encoder will be fed, before
+    /// the gain), since a mix or a lower rate changes the loudness and the peaks.
+    ///
+    /// `correction` (LU) is what an earlier encoding of this job measured above the loudness its
+    /// gain was planned to reach (``Retry``): the gain is planned for `target - correction`, and
+    /// the output is expected at what that reaches plus `correction`.
     package static func plan(
-        _ source: SourceStage, options: inout ConversionOptions, result: inout FileResult
+        _ source: SourceStage, shape: TransformPlan?, correction: Double = 0, options: inout ConversionOptions,
+        result: inout FileResult
     ) throws(ConversionError) -> LoudnessGain? {
         guard let target = options.loudnessTarget else { return nil }
         if let group = options.loudnessGroupPlan { return try plan(group: group, options: &options, result: &result) }
-        let measured = try measureForGain(source, target: target, ceiling: options.truePeakCeiling)
-        guard let gain = LoudnessGain.plan(measured, target: target, ceiling: options.truePeakCeiling) else {
+        let headroom = codingHeadroom(OutputPlan.target(source, options: options).encoding, ceiling: options.truePeakCeiling)
+        let measured = try measureForGain(
+            source, through: shape?.measuring, target: target - correction, ceiling: options.truePeakCeiling - headroom)
+        guard
+            var gain = LoudnessGain.plan(
+                measured, target: target - correction, ceiling: options.truePeakCeiling, headroom: headroom)
+        else {
             throw .source(.silentForLoudness(target: target))
+        }
+        if correction != 0 {
+            gain.target = target
+            gain.reached = gain.isCapped ? gain.reached + correction : target
         }
         options.loudnessGain = gain.decibels
         result.loudness = FileResult.Loudness(
@@ -115,18 +133,22 @@ package enum LoudnessScan {
     /// The source's integrated loudness and sample peak; and its true peak, from a second
     /// decoding, only when ``LoudnessGain/truePeakCouldDecide(loudness:samplePeak:sampleRate:target:ceiling:)``
     /// says it could cap the gain (memory stays one block either way).
-    static func measureForGain(_ source: SourceStage, target: Double, ceiling: Double) throws(ConversionError)
-        -> LoudnessMeasurement
+    static func measureForGain(_ source: SourceStage, through shape: TransformPlan?, target: Double, ceiling: Double)
+        throws(ConversionError) -> LoudnessMeasurement
     {
+        func shaped(_ audio: SourceAudio) throws -> any FrameSource {
+            guard let shape else { return audio }
+            return try TransformedAudio(source: audio, plan: shape)
+        }
         do {
-            let first = try metered(try source.proofAudio(), extent: .gainBySamplePeak).finish()
+            let first = try metered(try shaped(source.proofAudio()), extent: .gainBySamplePeak).finish()
             guard let loudness = first.integrated,
                 LoudnessGain.truePeakCouldDecide(
                     loudness: loudness, samplePeak: first.samplePeak, sampleRate: first.sampleRate, target: target,
                     ceiling: ceiling)
             else { return first }
             truePeakPasses.add(1, ordering: .relaxed)
-            return try metered(try source.proofAudioAgain(), extent: .gain).finish()
+            return try metered(try shaped(source.proofAudioAgain()), extent: .gain).finish()
         } catch let error as SourceError {
             throw .source(.loudnessUnmeasurable(reason: error.message))
         } catch let error as ConversionError {
@@ -134,6 +156,18 @@ package enum LoudnessScan {
         } catch {
             throw .source(.loudnessUnmeasurable(reason: "\(error)"))
         }
+    }
+
+    /// The room a capped gain leaves below the ceiling for the output's own rounding
+    /// (``LoudnessGain/codingHeadroom(bits:companded:ceiling:)``); none for a lossy output, whose
+    /// decoded peaks the encoder moves by more than any margin planned here.
+    static func codingHeadroom(_ encoding: Encoding, ceiling: Double) -> Double {
+        if encoding.isFloat { return LoudnessGain.codingHeadroom(bits: nil, companded: false, ceiling: ceiling) }
+        if encoding == .ulaw || encoding == .alaw {
+            return LoudnessGain.codingHeadroom(bits: nil, companded: true, ceiling: ceiling)
+        }
+        guard let bits = encoding.bits else { return 0 }
+        return LoudnessGain.codingHeadroom(bits: bits, companded: false, ceiling: ceiling)
     }
 
     /// `--loudness-group`: the group's one gain, planned by the engine from every member measured
@@ -180,6 +214,33 @@ package enum LoudnessScan {
         }
         guard let loudness = measured.integrated, abs(loudness - gain.reached) <= 0.1 else {
             throw .proof(.loudnessMissed(expected: gain.reached, measured: measured.integrated))
+        }
+    }
+
+    /// A job to encode again with its gain corrected: its output measured `correction` LU above
+    /// the loudness planned (below, when negative). The plan assumes the loudness moves by
+    /// exactly the gain, which BS.1770 makes true of the samples the gain scales, except where
+    /// (1) the -70 LUFS absolute gate lets quiet blocks in or out as the level moves (a quiet
+    /// source with a long fading tail, brought up 30 dB or more), or (2) the encoder changes the
+    /// loudness (a lossy codec dropping high bands: Opus or AAC at low bit rates on noise).
+    package struct Retry: Error {
+        package var correction: Double
+
+        /// How many times a job is encoded at most under `--loudness`: the first correction
+        /// takes the measured error out, a second one what the absolute gate moves with it.
+        package static let attempts = 3
+
+        /// A miss larger than this is not corrected (the output is refused): something other
+        /// than the gate or a codec's band limit is wrong.
+        package static let largest = 6.0
+
+        /// The retry for a failed ``check(_:reaches:tap:)``, or `nil` when `error` is another
+        /// failure or the miss cannot be corrected.
+        package static func after(_ error: ConversionError, correction: Double) -> Retry? {
+            guard case .proof(.loudnessMissed(let expected, let measured?)) = error else { return nil }
+            let miss = measured - expected
+            guard miss.isFinite, abs(miss) <= largest else { return nil }
+            return Retry(correction: correction + miss)
         }
     }
 }

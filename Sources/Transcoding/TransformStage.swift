@@ -120,6 +120,19 @@ package struct TransformPlan: Equatable {
 
     /// The rule the proof and the report name: `resampled 48000→22050 with soxr VHQ; mixed 2→1;
     /// rounded to 16 bits`.
+    /// What `--loudness` measures the source through (``LoudnessScan``): this plan's channel mix
+    /// and rate, in floats, without rounding or dither; `nil` when it changes neither (the source
+    /// itself is measured).
+    package var measuring: TransformPlan? {
+        guard matrix != nil || rate != nil else { return nil }
+        var plan = self
+        plan.integerBits = nil
+        plan.dither = .none
+        plan.requantizes = false
+        plan.channelMap = nil
+        return plan
+    }
+
     package var rule: String {
         var parts: [String] = []
         if let matrix { parts.append(matrix.name) }

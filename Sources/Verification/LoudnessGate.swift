@@ -35,10 +35,26 @@ public struct LoudnessBounds: Sendable, Equatable {
     }
 
     /// One decimal, as meters show loudness.
-    static func tenth(_ value: Double) -> String {
-        let tenths = (value * 10).rounded()
-        let magnitude = Int64(exactly: abs(tenths)) ?? Int64.max
-        return "\(tenths < 0 ? "-" : "")\(magnitude / 10).\(magnitude % 10)"
+    static func tenth(_ value: Double) -> String { fixed(value, decimals: 1) }
+
+    /// `value` with `decimals` decimals (1 to 6).
+    static func fixed(_ value: Double, decimals: Int) -> String {
+        var scale: Int64 = 1
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (value * Double(scale)).rounded()
+        let magnitude = Int64(exactly: abs(scaled)) ?? Int64.max
+        let fraction = String(magnitude % scale)
+        let padded = String(repeating: "0", count: max(0, decimals - fraction.count)) + fraction
+        return "\(scaled < 0 ? "-" : "")\(magnitude / scale).\(padded)"
+    }
+
+    /// A measured `value` that broke `bound`, with as many decimals as it takes (one, up to six)
+    /// for the two to read differently: "-1.0 dBTP" above a ceiling of -1.0 reads as -0.99997.
+    static func apart(_ value: Double, from bound: Double) -> String {
+        for decimals in 1...6 where fixed(value, decimals: decimals) != fixed(bound, decimals: decimals) {
+            return fixed(value, decimals: decimals)
+        }
+        return fixed(value, decimals: 6)
     }
 }
 
@@ -55,9 +71,10 @@ enum LoudnessGate {
             let expected = "\(LoudnessBounds.tenth(range.lowerBound))..\(LoudnessBounds.tenth(range.upperBound)) LUFS"
             if let loudness = measurement.integrated {
                 if !range.contains(loudness) {
+                    let bound = loudness < range.lowerBound ? range.lowerBound : range.upperBound
                     let short = measurement.isShortClip ? " (short clip: ungated loudness of the whole clip)" : ""
                     failures.append(
-                        VerifyFailure(rule: .loudness, expected: expected, found: "\(LoudnessBounds.tenth(loudness)) LUFS\(short)"))
+                        VerifyFailure(rule: .loudness, expected: expected, found: "\(LoudnessBounds.apart(loudness, from: bound)) LUFS\(short)"))
                 }
             } else {
                 failures.append(VerifyFailure(rule: .loudness, expected: expected, found: "silence (below -70 LUFS)"))
@@ -67,7 +84,7 @@ enum LoudnessGate {
             failures.append(
                 VerifyFailure(
                     rule: .maxTruePeak, expected: "at most \(LoudnessBounds.tenth(ceiling)) dBTP",
-                    found: "\(LoudnessBounds.tenth(peak)) dBTP"))
+                    found: "\(LoudnessBounds.apart(peak, from: ceiling)) dBTP"))
         }
         return (failures, measurement)
     }

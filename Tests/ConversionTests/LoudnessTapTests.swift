@@ -89,7 +89,9 @@ struct LoudnessTapTests {
         let input = folder.write(
             "in.wav", WAVFixture(encoding: .int16, channels: 2, sampleRate: 48_000, integers: samples).bytes(order: .little))
         let full = try LoudnessScan.measure(path: input)
-        let expected = try #require(LoudnessGain.plan(full, target: -1, ceiling: -6))
+        // The float output's rounding room below the ceiling (``LoudnessGain/codingHeadroom``).
+        let headroom = LoudnessGain.codingHeadroom(bits: nil, companded: false, ceiling: -6)
+        let expected = try #require(LoudnessGain.plan(full, target: -1, ceiling: -6, headroom: headroom))
         try #require(expected.isCapped)
         let samplePeakCap = -6 - (full.samplePeak ?? 0)
         #expect(expected.decibels < samplePeakCap - 2.5, "the true peak, not the sample peak, decides")
@@ -132,6 +134,7 @@ struct LoudnessTapTests {
         #expect(files.count == 2 && files.allSatisfy { $0.status == .converted }, "\(files.map { $0.reason ?? "" })")
         #expect(passes == 1)
         let truePeak = try #require(try LoudnessScan.measure(path: inputs[0]).truePeak)
-        #expect(files.allSatisfy { abs(($0.loudness?.gain ?? 0) - (-6 - truePeak)) < 1e-9 }, "\(files.map { $0.loudness.map { "\($0)" } ?? "" })")
+        let headroom = LoudnessGain.codingHeadroom(bits: 16, companded: false, ceiling: -6)
+        #expect(files.allSatisfy { abs(($0.loudness?.gain ?? 0) - (-6 - headroom - truePeak)) < 1e-9 }, "\(files.map { $0.loudness.map { "\($0)" } ?? "" })")
     }
 }
