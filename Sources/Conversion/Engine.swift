@@ -58,10 +58,14 @@ public enum Engine {
         defer { FileSystem.OpenedRoots.endRun() }
         var plan = Planner.plan(inputs: inputs, output: output, selection: selection)
         if !keepsState { plan.dropState() }
+        var outside: [Job] = []
         if let shard = options.shard {
-            plan.jobs = plan.jobs.filter { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }
+            let every = plan.jobs
+            let inShard = every.map { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }
+            plan.jobs = zip(every, inShard).filter(\.1).map(\.0)
+            outside = zip(every, inShard).filter { !$0.1 }.map(\.0)
         }
-        var decision = decide(plan: plan, options: options, rules: rules)
+        var decision = decide(plan: plan, options: options, rules: rules, outside: outside)
         let orphans = !plan.keepsState ? [] : settleOrphans(&decision, plan: plan, options: options)
         if !orphans.isEmpty {
             // A folder whose WAV files are all gone still had something to check: the outputs its
@@ -299,10 +303,18 @@ public enum Engine {
         var warnings: [RunWarning] = []
         /// Warnings about rules files (a pattern that matches no file), for every run.
         var ruleWarnings: [RunWarning] = []
+        /// A shard run's members of `--loudness-group`s that other shards convert: their inputs
+        /// and decisions (options, source, stamp), after `jobs` in the groups' numbering.
+        var outside: [(input: String, decided: JobDecision)] = []
     }
 
     /// Compares every job with its manifest record: up to date, or to convert with a reason.
-    static func decide(plan: Planner.Plan, options: ConversionOptions, rules: RuleBook = RuleBook()) -> Decision {
+    /// `outside`: a shard run's jobs of the other shards, whose only part here is in
+    /// `--loudness-group`s (a group's gain is planned from all its members, whichever shard
+    /// converts them: ``LoudnessGroups/outsiders(_:decision:options:rules:)``).
+    static func decide(
+        plan: Planner.Plan, options: ConversionOptions, rules: RuleBook = RuleBook(), outside: [Job] = []
+    ) -> Decision {
         var decision = Decision(jobs: Array(repeating: JobDecision(), count: plan.jobs.count))
         let runFingerprint = options.fingerprint
         if plan.keepsState { loadManifests(plan: plan, options: options, into: &decision) }
@@ -338,6 +350,7 @@ public enum Engine {
             decided.append(index)
         }
         // `--loudness-group`: a group's members in every member's fingerprint.
+        decision.outside = LoudnessGroups.outsiders(outside, decision: decision, options: options, rules: rules)
         LoudnessGroups.fingerprint(&decision, jobs: plan.jobs, options: options)
         for index in decided {
             let job = plan.jobs[index]

@@ -2,6 +2,7 @@ import ContentHash
 import ConversionModel
 import Loudness
 import OutputFiles
+import Rules
 import Synchronization
 import Transcoding
 
@@ -32,22 +33,61 @@ enum LoudnessGroups {
     /// none), by key.
     static func groups(_ decision: Engine.Decision, jobs: [Job], options: ConversionOptions) -> [Group] {
         var found: [String: Group] = [:]
-        for (index, decided) in decision.jobs.enumerated() where decided.record == nil {
+        let inputs = self.inputs(decision, jobs: jobs)
+        for (index, decided) in entries(decision).enumerated() where decided.record == nil {
             let options = decided.options ?? options
             guard let target = options.loudnessTarget, let name = options.loudnessGroup else { continue }
-            let source = decided.source ?? jobs[index].input
-            let shown = name == folder ? FileSystem.directoryName(jobs[index].input) : name
+            let source = decided.source ?? inputs[index]
+            let shown = name == folder ? FileSystem.directoryName(inputs[index]) : name
             let scope = name == folder ? "folder\u{0}\(FileSystem.directoryName(source))" : "name\u{0}\(name)"
             let key = "\(scope)\u{0}\(target)\u{0}\(options.truePeakCeiling)"
             found[key, default: Group(name: shown, members: [], target: target, ceiling: options.truePeakCeiling)]
                 .members.append(index)
         }
+        let entries = entries(decision)
         return found.keys.sorted().compactMap { key in
             found[key].map { group in
                 var group = group
-                group.members.sort { (decision.jobs[$0].source ?? "") < (decision.jobs[$1].source ?? "") }
+                group.members.sort { (entries[$0].source ?? "") < (entries[$1].source ?? "") }
                 return group
             }
+        }
+    }
+
+    /// The run's job decisions, then a shard run's members of other shards (``Engine/Decision/outside``):
+    /// a group's member numbers index this.
+    static func entries(_ decision: Engine.Decision) -> [Engine.JobDecision] {
+        decision.outside.isEmpty ? decision.jobs : decision.jobs + decision.outside.map(\.decided)
+    }
+
+    /// The inputs of ``entries(_:)``.
+    static func inputs(_ decision: Engine.Decision, jobs: [Job]) -> [String] {
+        jobs.map(\.input) + decision.outside.map(\.input)
+    }
+
+    /// `--shard`: the other shards' jobs that belong to a `--loudness-group` (their options from
+    /// the rules, their sources probed), when any job of this shard has one; the group's gain
+    /// and fingerprint take every member, so each shard plans the gain a run without shards does.
+    static func outsiders(
+        _ outside: [Job], decision: Engine.Decision, options: ConversionOptions, rules: RuleBook
+    ) -> [(input: String, decided: Engine.JobDecision)] {
+        func grouped(_ options: ConversionOptions) -> Bool { options.loudnessTarget != nil && options.loudnessGroup != nil }
+        guard !outside.isEmpty, decision.jobs.contains(where: { $0.record == nil && grouped($0.options ?? options) })
+        else { return [] }
+        var probe = FileSystem.SourceProbe()
+        return outside.compactMap { job in
+            var decided = Engine.JobDecision()
+            if let (book, relative) = rules.rules(for: job) {
+                let rule = RuleMatcher(book).governing(relative)
+                guard let resolved = try? book.resolve(relative, governedBy: rule, base: options, commandLine: rules.commandLine)
+                else { return nil }
+                decided.options = resolved.options
+            }
+            guard grouped(decided.options ?? options) else { return nil }
+            let (source, stamped) = probe.probe(job.input)
+            decided.source = source
+            decided.sourceStamp = stamped?.stamp
+            return (job.input, decided)
         }
     }
 
@@ -55,15 +95,17 @@ enum LoudnessGroups {
     /// paths, sizes and modification times): called after the options are decided and before the
     /// jobs are compared with their records.
     static func fingerprint(_ decision: inout Engine.Decision, jobs: [Job], options: ConversionOptions) {
+        let entries = entries(decision)
+        let inputs = inputs(decision, jobs: jobs)
         for group in groups(decision, jobs: jobs, options: options) {
             var text = ""
             for index in group.members {
-                let decided = decision.jobs[index]
+                let decided = entries[index]
                 let stamp = decided.sourceStamp
-                text += "\(decided.source ?? jobs[index].input)\u{0}\(stamp?.size ?? 0)\u{0}\(stamp?.modified ?? 0)\n"
+                text += "\(decided.source ?? inputs[index])\u{0}\(stamp?.size ?? 0)\u{0}\(stamp?.modified ?? 0)\n"
             }
             let digest = ContentHash.digest(Array(text.utf8)).map { "\($0)" } ?? text
-            for index in group.members {
+            for index in group.members where index < decision.jobs.count {
                 decision.jobs[index].fingerprint =
                     (decision.jobs[index].fingerprint ?? options.fingerprint)
                     + ";group=\(group.members.count):\(digest)"
@@ -87,18 +129,19 @@ enum LoudnessGroups {
         let wanted = groups(decision, jobs: jobs, options: options).filter { $0.members.contains(where: work.contains) }
         let all = wanted.flatMap(\.members)
         guard !all.isEmpty else { return }
+        let inputs = inputs(decision, jobs: jobs)
         let results = Mutex([Measured](repeating: Measured(), count: all.count))
         Slots.forEach(all.count, workers: options.jobs) { slot in
             var measured = Measured()
             do throws(SourceError) {
-                (measured.measurement, measured.blocks) = try LoudnessScan.measureForGroup(path: jobs[all[slot]].input)
+                (measured.measurement, measured.blocks) = try LoudnessScan.measureForGroup(path: inputs[all[slot]])
             } catch {
                 measured.error = error.message
             }
             results.withLock { $0[slot] = measured }
         }
         var found = results.withLock { $0 }
-        measureTruePeaks(wanted, found: &found, jobs: jobs, options: options)
+        measureTruePeaks(wanted, found: &found, inputs: inputs, options: options)
         var slot = 0
         for group in wanted {
             let measured = Array(found[slot..<(slot + group.members.count)])
@@ -115,7 +158,7 @@ enum LoudnessGroups {
     /// peak could take their true peak above the ceiling after the group's uncapped gain
     /// (``LoudnessGain/truePeakCouldDecide(loudness:samplePeak:sampleRate:target:ceiling:)``
     /// with the group's loudness): the others cannot cap it, and are not oversampled.
-    static func measureTruePeaks(_ wanted: [Group], found: inout [Measured], jobs: [Job], options: ConversionOptions) {
+    static func measureTruePeaks(_ wanted: [Group], found: inout [Measured], inputs: [String], options: ConversionOptions) {
         var needed: [Int] = []
         var slot = 0
         for group in wanted {
@@ -130,7 +173,7 @@ enum LoudnessGroups {
             }
         }
         let all = wanted.flatMap(\.members)
-        let paths = needed.map { jobs[all[$0]].input }
+        let paths = needed.map { inputs[all[$0]] }
         let peaks = Mutex([Result<Double?, SourceError>](repeating: .success(nil), count: paths.count))
         Slots.forEach(paths.count, workers: options.jobs) { slot in
             let peak = Result { () throws(SourceError) in try LoudnessScan.truePeak(path: paths[slot]) }

@@ -195,4 +195,32 @@ struct LoudnessGroupEndToEndTests {
         let converted = try run(RepositoryPaths.executable, ["convert", folder.file("in"), "-o", folder.file("out")])
         #expect(converted.status == 0, "\(converted.stderr)")
     }
+
+    @Test("--shard: each shard plans the group's gain from every member, as one run does; the gather is up to date")
+    func shards() throws {
+        let folder = TempDirectory()
+        for index in 1...6 { _ = folder.write("in/g/f\(index).wav", Self.tone(-5 * Double(index), seconds: 1)) }
+        func gains(_ extra: [String], into out: String) throws -> [String: Double] {
+            let result = try run(
+                RepositoryPaths.executable,
+                ["convert", "--json", "--loudness", "-20", "--loudness-group", "folder", folder.file("in"), "-o", out] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try Self.files(result).compactMapValues { ($0["loudness"] as? [String: Any])?["gain"] as? Double }
+        }
+        let whole = try gains([], into: folder.file("whole"))
+        #expect(whole.count == 6)
+        let gathered = folder.file("gathered")
+        var sharded: [String: Double] = [:]
+        for shard in ["1/2", "2/2"] {
+            let out = folder.file("shard\(shard.prefix(1))")
+            sharded.merge(try gains(["--shard", shard], into: out)) { $1 }
+            _ = try run("/bin/cp", ["-r", out + "/.", gathered])
+        }
+        #expect(sharded.count == 6, "\(sharded)")
+        for (name, gain) in whole { #expect(sharded[name] == gain, "\(name): \(sharded[name] ?? .nan) in its shard, \(gain) in one run") }
+        let check = try run(
+            RepositoryPaths.executable,
+            ["convert", "--check", "--loudness", "-20", "--loudness-group", "folder", folder.file("in"), "-o", gathered])
+        #expect(check.status == 0, "\(check.text)\(check.stderr)")
+    }
 }
