@@ -71,7 +71,9 @@ package enum Converter {
                         job, options: options, correction: correction, cancellation: cancellation, progress: progress,
                         result: &result, temporaryFile: &temporaryFile)
                 } catch let error as ConversionError {
+                    // A group member keeps the group's gain (its relative level is the point).
                     guard attempt < LoudnessScan.Retry.attempts, options.loudnessTarget != nil,
+                        options.loudnessGroupPlan == nil,
                         let retry = LoudnessScan.Retry.after(error, correction: correction)
                     else { throw error }
                     correction = retry.correction

@@ -107,12 +107,14 @@ package enum LoudnessScan {
     ) throws(ConversionError) -> LoudnessGain? {
         guard let target = options.loudnessTarget else { return nil }
         if let group = options.loudnessGroupPlan { return try plan(group: group, options: &options, result: &result) }
-        let headroom = codingHeadroom(OutputPlan.target(source, options: options).encoding, ceiling: options.truePeakCeiling)
+        let encoding = OutputPlan.target(source, options: options).encoding
+        // Only a float output carries samples past full scale: for any other, a ceiling above
+        // 0 dBTP would clip them (a limiter, which normalising never is), so 0 is its ceiling.
+        let ceiling = encoding.isFloat ? options.truePeakCeiling : min(options.truePeakCeiling, 0)
+        let headroom = codingHeadroom(encoding, ceiling: ceiling)
         let measured = try measureForGain(
-            source, through: shape?.measuring, target: target - correction, ceiling: options.truePeakCeiling - headroom)
-        guard
-            var gain = LoudnessGain.plan(
-                measured, target: target - correction, ceiling: options.truePeakCeiling, headroom: headroom)
+            source, through: shape?.measuring, target: target - correction, ceiling: ceiling - headroom)
+        guard var gain = LoudnessGain.plan(measured, target: target - correction, ceiling: ceiling, headroom: headroom)
         else {
             throw .source(.silentForLoudness(target: target))
         }

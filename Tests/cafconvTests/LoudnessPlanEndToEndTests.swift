@@ -116,4 +116,19 @@ struct LoudnessPlanEndToEndTests {
         let verified = try run(RepositoryPaths.executable, ["verify", "--max-true-peak", "-1"] + outputs)
         #expect(verified.status == 0, "\(format): \(verified.text)\(verified.stderr)")
     }
+
+    @Test("a ceiling above 0 dBTP is 0 for an integer output (never clipped), and holds as asked for a float one")
+    func ceilingAboveFullScale() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("n.wav", Self.noise(channels: 1, seconds: 1, amplitude: 0.1, seed: 5))
+        for (format, ceiling) in [("LEI16", 0.0), ("LEF32", 3.0)] {
+            let caf = folder.file("\(format).caf")
+            let result = try run(
+                RepositoryPaths.executable, ["convert", "--loudness", "0", "--true-peak", "3", "-d", format, wav, "-o", caf])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+            #expect(result.stderr.contains("true peak limited to \(ceiling == 0 ? "0.0" : "3.0") dBTP"), "\(format): \(result.stderr)")
+            let verified = try run(RepositoryPaths.executable, ["verify", "--max-true-peak", "\(ceiling)", caf])
+            #expect(verified.status == 0, "\(format): \(verified.text)\(verified.stderr)")
+        }
+    }
 }
