@@ -380,6 +380,38 @@ package enum FileSystem {
         return PathBytes.decode(UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) })
     }
 
+    /// Where `path` is or would be written: its canonical path when it exists, else its
+    /// folder's canonical path followed by its name (a file not written yet), else its
+    /// ``lexicalAbsolute(_:)`` (its folder is missing too).
+    package static func located(_ path: String) -> String? {
+        if let resolved = canonical(path) { return resolved }
+        let name = baseName(path)
+        guard !name.isEmpty, name != ".", name != "..", let folder = canonical(directoryName(path)) else {
+            return lexicalAbsolute(path)
+        }
+        return (folder == "/" ? "" : folder) + "/" + name
+    }
+
+    /// Whether `first` and `second` name the same file: the same bytes, the same identity
+    /// (device and inode, following symlinks) where both exist, else the same ``located(_:)``
+    /// path (`./x`, `dir/../x` and a symlinked folder's spelling of a file not written yet).
+    package static func sameFile(_ first: String, _ second: String) -> Bool {
+        if first.utf8.elementsEqual(second.utf8) { return true }
+        let firstIdentity = identity(of: first)
+        let secondIdentity = identity(of: second)
+        if let firstIdentity, let secondIdentity { return firstIdentity == secondIdentity }
+        if (firstIdentity == nil) != (secondIdentity == nil) { return false }
+        guard let firstPath = located(first), let secondPath = located(second) else { return false }
+        return firstPath.utf8.elementsEqual(secondPath.utf8)
+    }
+
+    /// Whether `path` is or would be written inside `folder` (at any depth), by their
+    /// ``located(_:)`` paths; `false` when either cannot be resolved.
+    package static func isInside(_ path: String, folder: String) -> Bool {
+        guard let file = located(path), let root = located(folder) else { return false }
+        return file.hasPrefix(root == "/" ? "/" : root + "/")
+    }
+
     package static var processID: Int32 { getpid() }
 
     static let descriptorFolder = "/proc/self/fd/"
