@@ -52,6 +52,13 @@ package enum FileSystem {
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
+    /// Identity of the open file `fd` (fstat(2)), or `nil` when it cannot be read.
+    package static func identity(ofDescriptor fd: Int32) -> (identity: Identity, isCharacterDevice: Bool)? {
+        var info = FileStatus()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return (Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), (info.st_mode & S_IFMT) == S_IFCHR)
+    }
+
     /// The entries of a directory (not `.` and `..`), sorted by name bytes for a stable order.
     package static func entries(of path: String, sorted: Bool = true, hiddenOnly: Bool = false) throws(ConversionError)
         -> [String]
