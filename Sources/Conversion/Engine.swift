@@ -599,16 +599,19 @@ public enum Engine {
                     input: entry.source, output: path, status: .orphaned, reason: "its source is gone",
                     formatIn: entry.formatIn, formatOut: entry.formatOut, frames: entry.frames, bytes: stamp.size)
                 if options.prune {
+                    let asWritten =
+                        manifest.isDamaged || !key.text.lowercased().hasSuffix(".caf")
+                        ? nil : prunableStamp(stamp, of: path, entry: entry)
                     if manifest.isDamaged {
                         record.reason = "its source is gone; not pruned: \(Manifest.fileName) is damaged"
-                    } else if !key.text.lowercased().hasSuffix(".caf") || stamp != entry.outputStamp {
+                    } else if asWritten == nil {
                         record.reason = "its source is gone; not pruned: changed since cafconv wrote it"
                     } else if options.dryRun {
                         record.reason = "its source is gone; --prune would delete it"
-                    } else {
+                    } else if let asWritten {
                         // Resolved below the folder without following any symlink: a record can
                         // never make --prune delete a file outside it.
-                        switch FileSystem.removeRecorded(root: folder, relative: key.text, expected: entry.outputStamp) {
+                        switch FileSystem.removeRecorded(root: folder, relative: key.text, expected: asWritten) {
                         case .removed, .missing:
                             FileSystem.removeEmptyFolders(above: key.text, in: folder)
                             record.status = .pruned
@@ -630,6 +633,18 @@ public enum Engine {
             decision.manifests[folder] = manifest
         }
         return orphans
+    }
+
+    /// The stamp `--prune` deletes an orphaned output at, or `nil` when it changed since cafconv
+    /// wrote it: the recorded stamp when the output still has it; when only its times differ (a
+    /// restored cache, `cp -r`, `touch`), its stamp now if its bytes still have the recorded
+    /// digest, as an up-to-date decision takes it (``decide(plan:options:rules:)``).
+    static func prunableStamp(_ stamp: FileSystem.Stamp, of path: String, entry: Manifest.Entry) -> FileSystem.Stamp? {
+        if stamp == entry.outputStamp { return stamp }
+        guard stamp.size == entry.outputStamp.size, let recorded = entry.outputContent?.digest,
+            ContentHash.digest(ofFile: path) == recorded
+        else { return nil }
+        return stamp
     }
 
     /// Which manifest records a run looks at for orphans. Folder inputs: every record of the

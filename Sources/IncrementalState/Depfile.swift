@@ -30,13 +30,18 @@ public enum Depfile {
         String(decoding: try bytes(for: report), as: UTF8.self)
     }
 
-    /// A path escaped so that GNU Make and Ninja (1.10 and later) both read it back as it is:
-    /// a space or `#` gets a backslash, and any backslashes right before it are doubled (Ninja
-    /// reads 2N+1 backslashes and a space as N backslashes and a space); `$` is `$$`; `:` is
-    /// `\:` (Make would read a bare one as a rule's separator; Ninja reads `\:` as `:`). Other
-    /// backslashes stay as they are. Refused (``OutputFailure/depfileCannotName(path:character:)``):
-    /// a tab, newline or carriage return (Ninja ends a name there, whatever escapes it) and a
-    /// trailing backslash (Ninja would read it with the separator as an escaped space).
+    /// A path escaped so that GNU Make (4.3) and Ninja (1.10 and later) both read it back as it
+    /// is, or refused (``OutputFailure/depfileCannotName(path:character:)``). Kept as they are:
+    /// letters, digits, `+ , / _ . ~ ( ) { } @ ! -` and bytes from 0x80 (each read back exactly
+    /// by both, checked with the real tools). Escaped: a space or `#` gets a backslash, and any
+    /// backslashes right before a space are doubled (Ninja reads 2N+1 backslashes and a space as
+    /// N backslashes and a space); `$` is `$$`; `:` is `\:` (Make would read a bare one as a
+    /// rule's separator; Ninja reads `\:` as `:`); other backslashes stay as they are. Every
+    /// other byte is refused: ``& ' ; * ? " < > ^`` and a backtick end a name for Ninja; for Make
+    /// `;` starts a recipe, `%` makes a pattern rule, `* ? [ ]` are globs and `=` an assignment;
+    /// a tab, newline or carriage return ends a name for both. So is a backslash right before
+    /// `#` or `:` (Make and Ninja read the run differently) or at the end (Ninja would read it
+    /// with the separator as an escaped space).
     package static func escape(_ path: String) throws(ConversionError) -> [UInt8] {
         let raw = PathBytes.encode(path)
         func refuse(_ character: String) -> ConversionError {
@@ -48,24 +53,47 @@ public enum Depfile {
         var backslashes = 0
         for byte in raw {
             switch byte {
-            case 0x09: throw refuse("a tab")
-            case 0x0A: throw refuse("a newline")
-            case 0x0D: throw refuse("a carriage return")
             case 0x5C:
                 backslashes += 1
                 escaped.append(byte)
                 continue
-            case 0x20, 0x23:
+            case 0x20:
                 // The run of backslashes just written is doubled, then this one is escaped.
                 escaped += [UInt8](repeating: 0x5C, count: backslashes)
                 escaped += [0x5C, byte]
+            case 0x23, 0x3A:
+                if backslashes > 0 { throw refuse("a backslash before \(described(byte))") }
+                escaped += [0x5C, byte]
             case 0x24: escaped += [0x24, 0x24]
-            case 0x3A: escaped += [0x5C, 0x3A]
-            default: escaped.append(byte)
+            default:
+                guard keptAsIs(byte) else { throw refuse(described(byte)) }
+                escaped.append(byte)
             }
             backslashes = 0
         }
         return escaped
+    }
+
+    /// Whether Make and Ninja both read `byte` in a name as itself, unescaped.
+    static func keptAsIs(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            0x80...0xFF:
+            return true
+        default:
+            return Array("+,/_.~(){}@!-".utf8).contains(byte)
+        }
+    }
+
+    /// A refused byte as the message names it: `a tab`, `';'`, `the byte 0x1`.
+    static func described(_ byte: UInt8) -> String {
+        switch byte {
+        case 0x09: return "a tab"
+        case 0x0A: return "a newline"
+        case 0x0D: return "a carriage return"
+        case 0x21...0x7E: return "'\(Character(Unicode.Scalar(byte)))'"
+        default: return "the byte 0x" + String(byte, radix: 16, uppercase: true)
+        }
     }
 
     /// Writes `text` to `path` through a temporary file and a rename, so a build system never

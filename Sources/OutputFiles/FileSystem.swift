@@ -52,6 +52,13 @@ package enum FileSystem {
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
+    /// Identity of the open file `fd` (fstat(2)), or `nil` when it cannot be read.
+    package static func identity(ofDescriptor fd: Int32) -> (identity: Identity, isCharacterDevice: Bool)? {
+        var info = FileStatus()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return (Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), (info.st_mode & S_IFMT) == S_IFCHR)
+    }
+
     /// The entries of a directory (not `.` and `..`), sorted by name bytes for a stable order.
     package static func entries(of path: String, sorted: Bool = true, hiddenOnly: Bool = false) throws(ConversionError)
         -> [String]
@@ -378,6 +385,38 @@ package enum FileSystem {
         guard let resolved = PathBytes.withCString(path, { realpath($0, nil) }) ?? nil else { return nil }
         defer { free(resolved) }
         return PathBytes.decode(UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) })
+    }
+
+    /// Where `path` is or would be written: its canonical path when it exists, else its
+    /// folder's canonical path followed by its name (a file not written yet), else its
+    /// ``lexicalAbsolute(_:)`` (its folder is missing too).
+    package static func located(_ path: String) -> String? {
+        if let resolved = canonical(path) { return resolved }
+        let name = baseName(path)
+        guard !name.isEmpty, name != ".", name != "..", let folder = canonical(directoryName(path)) else {
+            return lexicalAbsolute(path)
+        }
+        return (folder == "/" ? "" : folder) + "/" + name
+    }
+
+    /// Whether `first` and `second` name the same file: the same bytes, the same identity
+    /// (device and inode, following symlinks) where both exist, else the same ``located(_:)``
+    /// path (`./x`, `dir/../x` and a symlinked folder's spelling of a file not written yet).
+    package static func sameFile(_ first: String, _ second: String) -> Bool {
+        if first.utf8.elementsEqual(second.utf8) { return true }
+        let firstIdentity = identity(of: first)
+        let secondIdentity = identity(of: second)
+        if let firstIdentity, let secondIdentity { return firstIdentity == secondIdentity }
+        if (firstIdentity == nil) != (secondIdentity == nil) { return false }
+        guard let firstPath = located(first), let secondPath = located(second) else { return false }
+        return firstPath.utf8.elementsEqual(secondPath.utf8)
+    }
+
+    /// Whether `path` is or would be written inside `folder` (at any depth), by their
+    /// ``located(_:)`` paths; `false` when either cannot be resolved.
+    package static func isInside(_ path: String, folder: String) -> Bool {
+        guard let file = located(path), let root = located(folder) else { return false }
+        return file.hasPrefix(root == "/" ? "/" : root + "/")
     }
 
     package static var processID: Int32 { getpid() }

@@ -169,8 +169,11 @@ struct Convert {
                 rule governs a file, and options on the command line win over rules and defaults. -v \
                 shows the governing rule of each file; the summary gives bytes in and out per rule. \
                 --depfile FILE writes each output's dependencies (source and rules file) in Make \
-                syntax; --shard K/N converts one share of the files for a CI matrix (a run without \
-                --shard over the gathered output folders merges their manifests).
+                syntax (a name Make or Ninja would misread is refused). --depfile, --report and the \
+                -o of one input file never name an input, the rules file, an output, a \
+                .cafconv-manifest or each other (a usage error, nothing written). --shard K/N \
+                converts one share of the files for a CI matrix (a run without --shard over the \
+                gathered output folders merges their manifests).
 
                 Results go to stdout, one line per file, in the order of the inputs. Errors and warnings \
                 go to stderr as soon as each file is done (above the progress line, drawn when stderr \
@@ -234,6 +237,9 @@ struct Convert {
         selection = Planner.Selection(include: invocation.all(Self.include), exclude: invocation.all(Self.exclude))
         if quiet && verbose { throw CommandLineError("--quiet and --verbose cannot be used together") }
         if let why = PipedFiles.refusal(inputs: inputs, output: output) { throw CommandLineError(why) }
+        if let why = Self.overwrittenFile(inputs: inputs, output: output, depfile: depfile, report: htmlReport, rules: rulesFile) {
+            throw CommandLineError(why)
+        }
         if output == "-" && json { throw CommandLineError("-o - writes the CAF to standard output: --json cannot go there too") }
         if let output, output != "-", let blocker = Planner.fileInTheWay(of: output, inputs: inputs) {
             throw CommandLineError(
@@ -260,6 +266,24 @@ struct Convert {
         if options.dryRun && (output == "-" || inputs.contains(where: PipedFiles.isPipe)) {
             throw CommandLineError("--dry-run and --check plan files: a pipe (-, -o -) is read or written only by a conversion")
         }
+    }
+
+    /// Why `--depfile`, `--report` or the `-o` of one input file would overwrite a file the run
+    /// reads or writes otherwise (``Planner/overwrittenFile(by:inputs:output:rules:)``), or `nil`.
+    /// Pipes (`-`, `-o -`) are not files the run could overwrite.
+    static func overwrittenFile(inputs: [String], output: String?, depfile: String?, report: String?, rules: String?)
+        -> String?
+    {
+        var written: [Planner.WrittenFile] = []
+        if let depfile { written.append(.init(option: "--depfile", path: depfile)) }
+        if let report { written.append(.init(option: "--report", path: report)) }
+        if let output, output != "-", !output.hasSuffix("/"), !Planner.isFolder(output), inputs.count == 1,
+            !inputs.contains(where: Planner.isFolder)
+        {
+            written.append(.init(option: "-o", path: output))
+        }
+        return Planner.overwrittenFile(
+            by: written, inputs: inputs.filter { !PipedFiles.isPipe($0) }, output: output, rules: rules)
     }
 
     /// The rules files of the run: `--rules`, or a `cafconv.toml` at each folder input (only a

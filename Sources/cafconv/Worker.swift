@@ -1,6 +1,7 @@
 import BinaryIO
 import CommandLineKit
 import JSONKit
+import OutputFiles
 import SystemLayer
 
 /// `cafconv convert --persistent_worker`: Bazel's persistent-worker protocol, JSON flavour
@@ -106,7 +107,7 @@ enum PersistentWorker {
             case .failure(let why): return response(id: request.requestID, status: ExitStatus.usage, output: why.message)
             case .success(let expanded): arguments = expanded
             }
-            if let stream = arguments.first(where: standardStreams.contains) {
+            if let stream = arguments.first(where: standardStreams.contains) ?? streamByIdentity(in: arguments) {
                 return response(
                     id: request.requestID, status: ExitStatus.usage,
                     output:
@@ -122,6 +123,19 @@ enum PersistentWorker {
     /// names): a request given one is refused, since reading them would eat the requests that
     /// follow and writing them would corrupt the responses.
     static let standardStreams: Set<String> = ["-", "/dev/stdin", "/dev/stdout", "/dev/fd/0", "/dev/fd/1"]
+
+    /// The argument that is the worker's own stdin or stdout by identity (device and inode,
+    /// following symlinks: `/proc/self/fd/0`, a symlink to `/dev/stdin`), or `nil`. A stream
+    /// that is a character device (a terminal, `/dev/null`) is not compared: a request may name
+    /// `/dev/null`, and Bazel's streams are pipes.
+    static func streamByIdentity(in arguments: [String]) -> String? {
+        let streams = [Int32(0), 1].compactMap(FileSystem.identity(ofDescriptor:)).filter { !$0.isCharacterDevice }
+        guard !streams.isEmpty else { return nil }
+        return arguments.first { argument in
+            guard let identity = FileSystem.identity(of: argument) else { return false }
+            return streams.contains { $0.identity == identity }
+        }
+    }
 
     /// The subcommands a request may name.
     static let subcommands = [Convert.name, Info.name, Verify.name, Report.name, AFConvert.name, AFInfo.name]

@@ -122,7 +122,7 @@ struct BuildSystemEndToEndTests {
 /// Issue 34: depfiles that Ninja and Make read right, checked with the real tools.
 @Suite("Depfiles with awkward names, read by Ninja and Make")
 struct DepfileNamesEndToEndTests {
-    static let names = ["a b", "h#x", "d$x", "c:x", "s\\ z", "\u{FC}ber", "x\\y"]
+    static let names = ["a b", "h#x", "d$x", "c:x", "s\\ z", "\u{FC}ber", "x\\y", "a!b@c~d", "e{f}(g)", "h+i,j-k_l"]
 
     /// Ninja's build-file spelling of a path.
     func ninjaPath(_ path: String) -> String {
@@ -183,6 +183,28 @@ struct DepfileNamesEndToEndTests {
             let target = "Make/\(name).caf"
             let stale = try run(make, ["-q", target], currentDirectory: folder.path)
             #expect(stale.status == 1, "\(name): \(stale.stderr)")
+        }
+    }
+
+    @Test("a name Ninja 1.11 or GNU Make 4.3 would misread is refused, naming the file and the character")
+    func misreadNamesRefused() throws {
+        let folder = TempDirectory()
+        let names: [(String, String)] = [
+            ("amp&er", "'&'"), ("quo'te", "'''"), ("semi;c", "';'"), ("star*", "'*'"), ("q?m", "'?'"), ("dq\"x", "'\"'"),
+            ("lt<gt>", "'<'"), ("caret^", "'^'"), ("back`tick", "'`'"), ("per%cent", "'%'"), ("br[a]ck", "'['"),
+            ("a=b", "'='"), ("bs\\#x", "a backslash before '#'"), ("bc\\:x", "a backslash before ':'"),
+        ]
+        for (index, (name, character)) in names.enumerated() {
+            folder.write("S/\(index)/\(name).wav", WAVFixture.signal(.int16, channels: 1, frames: 100, seed: UInt64(index)).bytes)
+            let result = try run(
+                RepositoryPaths.executable,
+                ["convert", "-q", folder.file("S/\(index)/\(name).wav"), "-o", folder.file("O/\(index).caf"), "--depfile", folder.file("d")])
+            #expect(result.status == 1, "\(name): \(result.stderr)")
+            #expect(
+                result.stderr.contains("S/\(index)/")
+                    && result.stderr.contains(" holds \(character), which Make and Ninja depfiles cannot carry; rename it"),
+                "\(name): \(result.stderr)")
+            #expect(!exists(folder.file("d")), "\(name)")
         }
     }
 

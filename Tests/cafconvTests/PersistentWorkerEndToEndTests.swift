@@ -45,6 +45,25 @@ struct PersistentWorkerEndToEndTests {
         return String(decoding: data ?? Data(), as: UTF8.self)
     }
 
+    @Test("an input that is the worker's stdin by identity (a symlink to /dev/stdin, /proc/self/fd/0) is refused; the next request is answered")
+    func stdinByIdentityRefused() throws {
+        let folder = TempDirectory()
+        folder.write("a.wav", WAVFixture.signal(.int16, channels: 1, frames: 300, seed: 1).bytes)
+        try FileManager.default.createSymbolicLink(atPath: folder.file("in.wav"), withDestinationPath: "/dev/stdin")
+        for input in ["in.wav", "/proc/self/fd/0"] {
+            let stream = request(["-q", input, "-o", "x.caf"], id: 1) + request(["-q", "a.wav", "-o", "y.caf"], id: 2)
+            let result = try worker(Array(stream.utf8), in: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.responses.count == 2, "\(input): \(result.responses)")
+            let first = result.responses.first
+            #expect(first?["exitCode"] as? Int == 64, "\(input): \(String(describing: first))")
+            #expect((first?["output"] as? String)?.contains("carry Bazel's protocol") == true, "\(String(describing: first))")
+            #expect(result.responses.last?["requestId"] as? Int == 2 && result.responses.last?["exitCode"] as? Int == 0)
+            #expect(exists(folder.file("y.caf")))
+            try? FileManager.default.removeItem(atPath: folder.file("y.caf"))
+        }
+    }
+
     @Test("requests without newlines (Bazel 4.2) get the outputs, statuses and messages of one process per file")
     func sameAsOneProcessEach() throws {
         let folder = TempDirectory()
