@@ -39,16 +39,17 @@ public final class KWeightedLoudness {
     /// The mean weighted energies of the gating blocks at or above the absolute gate.
     private var blocks: [Double] = []
 
-    /// A meter for `channels` channels at `sampleRate` Hz, their kinds (weights) as
-    /// ``LoudnessMeter/ChannelKind/standard(channels:)`` says.
-    public init(channels: Int, sampleRate: Int) throws(LoudnessError) {
+    /// A meter for `channels` channels at `sampleRate` Hz, their kinds (weights) `kinds`, or as
+    /// ``LoudnessMeter/ChannelKind/standard(channels:)`` says when `nil` (or not one a channel).
+    public init(channels: Int, sampleRate: Int, kinds: [LoudnessMeter.ChannelKind]? = nil) throws(LoudnessError) {
         guard (1...64).contains(channels) else { throw LoudnessError("cannot measure \(channels) channels (1 to 64)") }
         guard (8...2_822_400).contains(sampleRate) else {
             throw LoudnessError("cannot measure at \(sampleRate) Hz (8 Hz to 2.8224 MHz)")
         }
         self.channels = channels
         self.sampleRate = sampleRate
-        weights = LoudnessMeter.ChannelKind.standard(channels: channels).map(\.weight)
+        let kinds = kinds.flatMap { $0.count == channels ? $0 : nil } ?? LoudnessMeter.ChannelKind.standard(channels: channels)
+        weights = kinds.map(\.weight)
         let rate = Double(sampleRate)
         shelf = .highShelf(rate: rate)
         highPass = .highPass(rate: rate)

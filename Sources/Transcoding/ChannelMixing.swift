@@ -1,5 +1,6 @@
 import CAFKit
 import ConversionModel
+import Loudness
 import OutputFiles
 
 /// A loudspeaker position, as WAVE_FORMAT_EXTENSIBLE's channel mask, CAF's `chan` chunk and
@@ -101,6 +102,38 @@ public struct SpeakerLayout: Equatable, Sendable, CustomStringConvertible {
 
     /// `FL FR FC LFE BL BR`, `?` for a channel without a position.
     public var description: String { speakers.map { $0?.description ?? "?" }.joined(separator: " ") }
+
+    /// The weight BS.1770-4 gives each channel for loudness (its table 4), by where it plays:
+    /// 1.41 (+1.5 dB) for the surrounds between 60 and 120 degrees (side left and right; back left
+    /// and right too when there are no sides, as in 5.1, where they are the surrounds at 110),
+    /// none for the LFE, 1.0 for the others (front, centre, back at 135 to 180, elevated);
+    /// `nil` when a channel has no known position.
+    package var loudnessKinds: [LoudnessMeter.ChannelKind]? {
+        guard isComplete else { return nil }
+        let hasSides = speakers.contains { $0 == .sideLeft || $0 == .sideRight }
+        return speakers.map { speaker -> LoudnessMeter.ChannelKind in
+            switch speaker {
+            case .sideLeft?: return .leftSurround
+            case .sideRight?: return .rightSurround
+            case .backLeft? where !hasSides: return .leftSurround
+            case .backRight? where !hasSides: return .rightSurround
+            case .lowFrequency?: return .unused
+            case .frontLeft?: return .left
+            case .frontRight?: return .right
+            default: return .centre
+            }
+        }
+    }
+
+    /// A CAF `chan` of one channel description a channel (Core Audio's labels: a WAVE bit's
+    /// label is its bit plus 1, mono 42); `nil` when a channel has no known position.
+    package var channelLayout: ChannelLayout? {
+        guard isComplete else { return nil }
+        let descriptions = speakers.compactMap { speaker in
+            speaker.map { ChannelDescription(label: $0 == .mono ? 42 : UInt32($0.rawValue + 1)) }
+        }
+        return ChannelLayout(tag: ChannelLayout.useChannelDescriptions, descriptions: descriptions)
+    }
 
     /// The WAVE default order: the first `channels` positions of the channel mask (FL FR FC LFE
     /// BL BR FLC FRC BC SL SR TC ...), which readers assume for a plain (not EXTENSIBLE) WAV.
@@ -216,6 +249,14 @@ public struct ChannelMatrix: Equatable, Sendable {
     public var gains: [[Double]]
     /// What it does, for the report: `mixed 2→1`, `kept channels 1-2 of 6`.
     public var name: String
+
+    /// Whether each output channel is its own input channel times a gain (`--loudness`'s gain
+    /// alone): the channels keep their positions.
+    public var isDiagonal: Bool {
+        gains.enumerated().allSatisfy { row, inputs in
+            inputs.enumerated().allSatisfy { column, gain in column == row || gain == 0 }
+        }
+    }
 
     /// Input channels.
     public var inputChannels: Int { gains.first?.count ?? 0 }

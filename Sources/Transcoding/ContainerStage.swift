@@ -40,11 +40,21 @@ package enum ContainerStage {
 
     /// Trims libsndfile's stray pad byte, places the `metadata` chunks before the audio
     /// (``placeMetadata(_:in:document:blockSize:)``), checks the file with CAFKit, and returns it.
+    ///
+    /// `speakers`: where the output's channels play (the source's, when no mix changed them):
+    /// written as a `chan` of channel descriptions when libsndfile wrote none (its CAF writer
+    /// knows only some layouts' tags: a 7.1 or a 6.0 WAV's channel mask was lost).
     package static func finish(
         _ path: String, target: TargetFormat, channels: Int, sampleRate: Double,
-        frames: UInt64, metadata: [CAFChunk] = [], blockSize: Int = 1 << 20
+        frames: UInt64, metadata: [CAFChunk] = [], speakers: SpeakerLayout? = nil, blockSize: Int = 1 << 20
     ) throws(ConversionError) -> CAFDocument {
         var document = try readBack(path)
+        var metadata = metadata
+        if let speakers, speakers.speakers.count == channels, channels > 2, let layout = speakers.channelLayout,
+            !document.file.chunks.contains(where: { $0.type == .chan })
+        {
+            metadata.insert(.channelLayout(layout), at: 0)
+        }
         // libsndfile's rate is an integer (SF_INFO.samplerate); CAF's is a Double.
         if try setRate(sampleRate, in: path, document: document) { document = try readBack(path) }
         if try emptyPacketTable(in: path, document: document) { document = try readBack(path) }

@@ -115,6 +115,8 @@ package enum Converter {
         _ codec: Codec, source: SourceStage, job: Job, options: ConversionOptions, loudnessCorrection: Double = 0,
         result: inout FileResult, temporaryFile: inout FileSystem.TemporaryFile?, isCancelled: @escaping () -> Bool
     ) throws {
+        // The output's channels weighed as the source's were (when no mix makes other channels).
+        let outputKinds = options.channels.map { $0 == source.info.channels } ?? true ? source.loudnessKinds : nil
         func openOutput() throws(ConversionError) -> OutputTarget {
             let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
             let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output), anonymous: true)
@@ -122,7 +124,7 @@ package enum Converter {
             return OutputTarget(
                 temporary: temporary, options: options, isCancelled: isCancelled,
                 levelTap: options.measuresLevels ? LevelTap() : nil,
-                loudnessTap: options.loudnessTarget == nil ? nil : OutputLoudnessTap())
+                loudnessTap: options.loudnessTarget == nil ? nil : OutputLoudnessTap(kinds: outputKinds))
         }
         var output = try codec.opensOutputFirst ? openOutput() : nil
         // `--loudness`: the source measured from its own decoding, one static gain planned.

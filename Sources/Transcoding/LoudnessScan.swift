@@ -26,7 +26,9 @@ package enum LoudnessScan {
     /// decoded or measured.
     package static func measure(path: String) throws(SourceError) -> LoudnessMeasurement {
         let audio = try SourceAudio.open(path)
-        do { return try measure(audio) } catch { throw SourceError("\(path): \(error.message)") }
+        do { return try metered(audio, kinds: audio.speakers?.loudnessKinds).finish() } catch {
+            throw SourceError("\(path): \(error.message)")
+        }
     }
 
     /// `--loudness-group`: the loudness of the file at `path`, its sample peak and its gating
@@ -35,7 +37,7 @@ package enum LoudnessScan {
     package static func measureForGroup(path: String) throws(SourceError) -> (LoudnessMeasurement, blocks: [Double]) {
         let audio = try SourceAudio.open(path)
         do {
-            let meter = try metered(audio, extent: .group)
+            let meter = try metered(audio, extent: .group, kinds: audio.speakers?.loudnessKinds)
             return (meter.finish(), meter.gatingBlocks)
         } catch { throw SourceError("\(path): \(error.message)") }
     }
@@ -45,7 +47,7 @@ package enum LoudnessScan {
     package static func truePeak(path: String) throws(SourceError) -> Double? {
         truePeakPasses.add(1, ordering: .relaxed)
         let audio = try SourceAudio.open(path)
-        do { return try metered(audio, extent: .gain).finish().truePeak } catch {
+        do { return try metered(audio, extent: .gain, kinds: audio.speakers?.loudnessKinds).finish().truePeak } catch {
             throw SourceError("\(path): \(error.message)")
         }
     }
@@ -55,10 +57,16 @@ package enum LoudnessScan {
         try metered(source).finish()
     }
 
-    /// A meter that has taken every frame `source` yields from where it stands.
-    static func metered(_ source: some FrameSource, extent: LoudnessMeter.Extent = .full) throws(SourceError) -> LoudnessMeter {
+    /// A meter that has taken every frame `source` yields from where it stands, its channels
+    /// weighed as `kinds` says (by their count when `nil`: ``LoudnessMeter/ChannelKind/standard(channels:)``).
+    static func metered(
+        _ source: some FrameSource, extent: LoudnessMeter.Extent = .full, kinds: [LoudnessMeter.ChannelKind]? = nil
+    ) throws(SourceError) -> LoudnessMeter {
         let meter: LoudnessMeter
-        do { meter = try LoudnessMeter(channels: source.channels, sampleRate: source.sampleRate, extent: extent) } catch {
+        let kinds = kinds.flatMap { $0.count == source.channels ? $0 : nil }
+        do {
+            meter = try LoudnessMeter(channels: source.channels, sampleRate: source.sampleRate, kinds: kinds, extent: extent)
+        } catch {
             throw SourceError("cannot measure its loudness: \(error.message)")
         }
         let channels = source.channels
@@ -138,19 +146,21 @@ package enum LoudnessScan {
     static func measureForGain(_ source: SourceStage, through shape: TransformPlan?, target: Double, ceiling: Double)
         throws(ConversionError) -> LoudnessMeasurement
     {
+        // Weighed by where the source's channels play, unless a mix makes other channels.
+        let kinds = shape.map { $0.outputChannels == $0.inputChannels } ?? true ? source.loudnessKinds : nil
         func shaped(_ audio: SourceAudio) throws -> any FrameSource {
             guard let shape else { return audio }
             return try TransformedAudio(source: audio, plan: shape)
         }
         do {
-            let first = try metered(try shaped(source.proofAudio()), extent: .gainBySamplePeak).finish()
+            let first = try metered(try shaped(source.proofAudio()), extent: .gainBySamplePeak, kinds: kinds).finish()
             guard let loudness = first.integrated,
                 LoudnessGain.truePeakCouldDecide(
                     loudness: loudness, samplePeak: first.samplePeak, sampleRate: first.sampleRate, target: target,
                     ceiling: ceiling)
             else { return first }
             truePeakPasses.add(1, ordering: .relaxed)
-            return try metered(try shaped(source.proofAudioAgain()), extent: .gain).finish()
+            return try metered(try shaped(source.proofAudioAgain()), extent: .gain, kinds: kinds).finish()
         } catch let error as SourceError {
             throw .source(.loudnessUnmeasurable(reason: error.message))
         } catch let error as ConversionError {
@@ -208,7 +218,7 @@ package enum LoudnessScan {
             outputsDecodedAgain.add(1, ordering: .relaxed)
             do throws(SourceError) {
                 let audio = try SourceAudio.open(output)
-                let again = OutputLoudnessTap()
+                let again = OutputLoudnessTap(kinds: tap?.kinds)
                 try again.measure(audio)
                 guard let whole = again.measurement() else { throw SourceError("its loudness cannot be measured") }
                 measured = whole

@@ -19,7 +19,11 @@ package final class OutputLoudnessTap {
     /// Samples decoded from the output's bytes at a time.
     static let chunkSamples = 4096
 
-    package init() {}
+    /// The weights the source's meter gave the channels (from where they play), so that the
+    /// output is weighed as its plan was; `nil`: by their count.
+    package let kinds: [LoudnessMeter.ChannelKind]?
+
+    package init(kinds: [LoudnessMeter.ChannelKind]? = nil) { self.kinds = kinds }
 
     /// The measurement of every frame fed, when the proof fed it the whole output without a
     /// failure; `nil` otherwise.
@@ -34,7 +38,9 @@ package final class OutputLoudnessTap {
     /// Starts (once) a meter of `channels` channels at `sampleRate` Hz.
     func begin(channels: Int, sampleRate: Int) {
         guard meter == nil, failure == nil else { return }
-        do { meter = try KWeightedLoudness(channels: channels, sampleRate: sampleRate) } catch { failure = error.message }
+        do { meter = try KWeightedLoudness(channels: channels, sampleRate: sampleRate, kinds: kinds) } catch {
+            failure = error.message
+        }
     }
 
     /// Feeds `samples` samples of the output's bytes as CAFKit decodes them under `layout`.

@@ -305,6 +305,10 @@ package struct WAVESamples: Equatable, Sendable {
 /// reader when it can (linear PCM, µ-law, A-law), else by libsndfile; never more frames than the header says
 /// (`fact` for compressed WAV: decoder padding is left out).
 package final class SourceAudio {
+    /// Where each channel plays, when the file says (a WAVE channel mask, a CAF `chan`, AIFF's
+    /// fixed orders; set by ``open(_:)``): `nil` when the order is only assumed.
+    package var speakers: SpeakerLayout?
+
     /// Who decodes the samples.
     package enum Decoder {
         case cafconv(WAVESamples, FileByteSource)
@@ -450,6 +454,21 @@ package final class SourceAudio {
         do {
             content = try SourceContent.read(byteSource, brokenCAF: SourceContent.convertsBrokenCAF(byteSource))
             route = try DecodeRoute.route(for: content)
+        } catch {
+            throw SourceError("\(path): \(error.message)")
+        }
+        let audio = try decoding(path, input: byteSource, content: content, route: route)
+        // Where the channels play, when the file says (a loudness meter weighs them by it).
+        let (layout, assumed) = content.speakerLayout(channels: audio.channels, input: byteSource)
+        if !assumed { audio.speakers = layout }
+        return audio
+    }
+
+    /// The decoding ``open(_:)`` picks for the file at `path` (read as `content`, by `route`).
+    private static func decoding(
+        _ path: String, input byteSource: FileByteSource, content: SourceContent, route: DecodeRoute
+    ) throws(SourceError) -> SourceAudio {
+        do {
             if let audio = try codecAudio(route, content: content, input: byteSource, path: path) { return audio }
         } catch {
             throw SourceError("\(path): \(error.message)")

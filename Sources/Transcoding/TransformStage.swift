@@ -1,6 +1,7 @@
 import BinaryIO
 import CAFKit
 import ConversionModel
+import Loudness
 import OutputFiles
 import Soxr
 import SystemLayer
@@ -240,13 +241,28 @@ extension SourceStage {
     /// WAVE_FORMAT_EXTENSIBLE channel mask, a CAF `chan` chunk, AIFF's fixed orders, else the
     /// WAVE default order; `assumed` says the order was assumed.
     package func speakerLayout() -> (layout: SpeakerLayout, assumed: Bool) {
-        switch content {
+        content.speakerLayout(channels: info.channels, input: input)
+    }
+
+    /// The loudness weights of the source's channels (``SpeakerLayout/loudnessKinds``) when the
+    /// file says where they play; `nil` (weights by the channel count) when it does not.
+    package var loudnessKinds: [LoudnessMeter.ChannelKind]? {
+        let (layout, assumed) = speakerLayout()
+        return assumed ? nil : layout.loudnessKinds
+    }
+}
+
+extension SourceContent {
+    /// Where the `channels` channels of a file read as this play (see
+    /// ``SourceStage/speakerLayout()``), its bytes read from `input` for a CAF's `chan`.
+    package func speakerLayout(channels: Int, input: some ByteSource) -> (layout: SpeakerLayout, assumed: Bool) {
+        switch self {
         case .wave(let wave):
             if let mask = wave.format.channelMask {
-                return (SpeakerLayout.wave(mask: mask, channels: info.channels), false)
+                return (SpeakerLayout.wave(mask: mask, channels: channels), false)
             }
         case .aiff:
-            return (SpeakerLayout.aiff(channels: info.channels), false)
+            return (SpeakerLayout.aiff(channels: channels), false)
         case .caf(let caf):
             // A `chan` body is 12 bytes plus 20 per description: 1024 channels fit in 32 KiB, so a
             // larger declared size is not trusted (the layout is then assumed).
@@ -256,13 +272,13 @@ extension SourceStage {
             {
                 var cursor = ByteCursor(bytes, baseOffset: chunk.bodyOffset)
                 if let layout = try? ChannelLayout(parsing: &cursor) {
-                    return (SpeakerLayout.caf(layout, channels: info.channels), false)
+                    return (SpeakerLayout.caf(layout, channels: channels), false)
                 }
             }
         case .other:
             break
         }
-        return (SpeakerLayout.waveDefault(channels: info.channels), true)
+        return (SpeakerLayout.waveDefault(channels: channels), true)
     }
 }
 

@@ -131,4 +131,39 @@ struct LoudnessPlanEndToEndTests {
             #expect(verified.status == 0, "\(format): \(verified.text)\(verified.stderr)")
         }
     }
+
+    /// A 16-bit WAV of `channels` channels with channel mask `mask`: a -20 dBFS 1 kHz tone in
+    /// channel `lit` alone, 3 s.
+    static func oneChannel(_ lit: Int, of channels: Int, mask: UInt32) -> [UInt8] {
+        let samples = (0..<144_000).flatMap { frame -> [Int32] in
+            let value = Int32((0.1 * 32767 * sin(2 * Double.pi * 1000 * Double(frame) / 48_000)).rounded())
+            return (0..<channels).map { $0 == lit ? value : 0 }
+        }
+        var wav = WAVFixture(encoding: .int16, channels: channels, sampleRate: 48_000, integers: samples, extensible: true)
+        wav.channelMask = mask
+        return wav.bytes(order: .little)
+    }
+
+    @Test(
+        "channels are weighed by where the channel mask says they play (BS.1770-4), and an output keeps the layout it was weighed by",
+        arguments: [
+            // 7.1 (FL FR FC LFE BL BR SL SR): a side surround +1.5 dB, a back one (135-150 degrees) not.
+            (8, UInt32(0x63F), 6, -21.5), (8, 0x63F, 4, -23.0),
+            // 6.0 (FL FR FC BC SL SR): the back centre is a speaker, not the LFE.
+            (6, 0x707, 3, -23.0),
+            // 4.0 (FL FR FC BC): the front centre is not a surround.
+            (4, 0x107, 2, -23.0),
+            // 5.1 (back): its backs are the surrounds.
+            (6, 0x3F, 4, -21.5),
+        ])
+    func weightsByPosition(channels: Int, mask: UInt32, lit: Int, expected: Double) throws {
+        let folder = TempDirectory()
+        let wav = folder.write("in.wav", Self.oneChannel(lit, of: channels, mask: mask))
+        #expect(abs(try Self.loudness(wav).integrated - expected) <= 0.05, "mask \(mask), channel \(lit)")
+        let caf = folder.file("out.caf")
+        let result = try run(RepositoryPaths.executable, ["convert", "--loudness", "-20", wav, "-o", caf])
+        #expect(result.status == 0, "\(result.stderr)")
+        let verified = try run(RepositoryPaths.executable, ["verify", "--loudness", "-20.1..-19.9", caf])
+        #expect(verified.status == 0, "mask \(mask), channel \(lit): \(verified.text)\(verified.stderr)")
+    }
 }

@@ -79,9 +79,13 @@ extension LibsndfileWriterCodec {
         if output.isCancelled() { return nil }
         let metadata = source.metadata(
             outputRate: plan.exactRate, outputFrames: UInt64(frames), options: options, warnings: &result.warnings)
+        // Channels a mix did not make play where the source's did.
+        let (layout, assumed) = source.speakerLayout()
+        let keepsChannels = plan.channels == source.info.channels && plan.transform?.matrix?.isDiagonal ?? true
         let document = try ContainerStage.finish(
             temporary.path, target: plan.target, channels: plan.channels, sampleRate: plan.exactRate,
-            frames: UInt64(frames), metadata: metadata, blockSize: options.blockSamples * 8)
+            frames: UInt64(frames), metadata: metadata, speakers: keepsChannels && !assumed ? layout : nil,
+            blockSize: options.blockSamples * 8)
         return LibsndfileWritten(frames: frames, document: document, encoder: encoder)
     }
 
