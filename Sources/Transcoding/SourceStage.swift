@@ -113,13 +113,23 @@ package struct SourceStage {
     /// Checks the frames the encoder got against what the source declares, for the sources
     /// whose length is exact by construction (an AAC or Opus `pakt`, an Ogg Opus granule
     /// position): fewer or more is an error, not the short-read warning other sources give.
-    package func checkDecoded(frames: Int64) throws(ConversionError) {
+    /// `rate` is the plan's resampling, if any: `frames` are then the output's, and are compared
+    /// with the declared frames at the output's rate (``SampleRateMapping/frames(_:)``, the
+    /// exact length the transform makes of them).
+    package func checkDecoded(frames: Int64, rate: SampleRateMapping?) throws(ConversionError) {
+        let declaredBy: FrameDeclaration
         switch codec {
-        case .aac?, .opus?: break
+        case .aac?: declaredBy = .pakt
+        case .opus(let opus)?: declaredBy = opus.file == nil ? .granule : .pakt
         case .ima4?, .m4a?, nil: return
         }
-        guard let declared = headerFrames, frames != declared else { return }
-        throw .source(.paktFrames(decoded: frames, declared: declared))
+        guard let declared = headerFrames else { return }
+        let expected = rate?.frames(declared) ?? declared
+        guard frames != expected else { return }
+        throw .source(
+            .paktFrames(
+                decoded: frames, expected: expected, declared: declared, declaredBy: declaredBy,
+                outputRate: rate?.targetRate))
     }
 
     /// The loops, markers, regions and text the output carries (none with `--strip-metadata`),

@@ -127,6 +127,42 @@ struct OpusSourceTests {
     }
 
     @Test(
+        "an Ogg Opus or Opus CAF source decodes to linear PCM or ALAC at another rate: round(declared x new / old) frames",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"),
+        arguments: ["LEI16@44100", "0@24000", "alac@44100", "LEI24@96000"])
+    func resampled(format: String) throws {
+        let folder = TempDirectory()
+        let ogg = try Self.oggOpus(frames: 48_000 + 100, channels: 2, rate: 48_000, in: folder)
+        let wav = folder.write("c.wav", toneFixture(frames: 24_000 + 77, channels: 1, sampleRate: 24_000).bytes(order: .little))
+        var opus = try Self.options(nil)
+        try FormatRequest(parsing: "opus@24000").apply(to: &opus)
+        let (encoded, _) = try Self.convert(wav, to: "c.caf", in: folder, options: opus)
+        try #require(encoded.status == .converted, "\(encoded.reason ?? "")")
+        let request = try FormatRequest(parsing: format)
+        var options = try Self.options(nil)
+        request.apply(to: &options)
+        let rate = try #require(request.sampleRate)
+        for (source, declared, sourceRate) in [(ogg, 48_100, 48_000), (folder.file("c.caf"), 24_077, 24_000)] {
+            let (result, file) = try Self.convert(source, to: "r.caf", in: folder, options: options)
+            #expect(result.status == .converted, "\(source) \(format): \(result.reason ?? "")")
+            let expected = Int64((Double(declared) * Double(rate) / Double(sourceRate)).rounded())
+            #expect(result.frames == expected && result.sampleRate == rate, "\(source) \(format): \(String(describing: result.frames))")
+            #expect(file?.validFrames == UInt64(expected), "\(source) \(format)")
+        }
+    }
+
+    @Test("a decoded length that disagrees names what declares it: the 'pakt', or an Ogg stream's last granule position")
+    func declaredFramesSentence() {
+        #expect(
+            SourceFailure.paktFrames(decoded: 10, expected: 12, declared: 12, declaredBy: .pakt, outputRate: nil).description
+                == "it decodes to 10 frames, its 'pakt' declares 12")
+        #expect(
+            SourceFailure.paktFrames(decoded: 44_099, expected: 44_100, declared: 48_000, declaredBy: .granule, outputRate: 44_100)
+                .description
+                == "it decodes to 44099 frames at 44100 Hz, where the 48000 frames its last granule position declares make 44100")
+    }
+
+    @Test(
         "Ogg Opus at 16 kHz input is decoded at 48 kHz (the granule rate), exact length there",
         .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
     func oggInputRate() throws {
