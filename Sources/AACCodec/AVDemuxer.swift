@@ -86,7 +86,8 @@ public final class AVDemuxer {
         public var skipEnd: Int64
     }
 
-    /// The next packet, `nil` at the end; throws a sentence when the file cannot be read.
+    /// The next packet, `nil` at the end; throws a sentence when the file cannot be read, or (ADTS)
+    /// when a frame's header changes the profile, rate or channel configuration of the first.
     public func next() throws(AACCodecError) -> Packet? {
         var packet = cafconv_av_packet()
         let (status, message) = withErrorBuffer { cafconv_av_demuxer_next(handle, &packet, $0, $1) }

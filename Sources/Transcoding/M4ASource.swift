@@ -18,6 +18,9 @@ import SystemLayer
 ///   and a warning says so (``SourceWarning/aacPrimingUnknown(container:frames:)``): guessing
 ///   1024 or 2112 would cut real audio from files whose encoder primed otherwise.
 ///
+/// An ADTS stream is one configuration: a frame whose header changes the profile, rate or channel
+/// configuration of the first is refused by the demuxer (``AVDemuxer/next()``), naming it.
+///
 /// AAC-LC only (the decoder's limit); another lossy codec in MP4 (MP3...) is refused naming it,
 /// a lossless one (ALAC) goes the way of other lossless streams libsndfile refuses (libavcodec).
 package enum M4ASource {

@@ -47,7 +47,8 @@ typedef struct {
     int64_t skip_end;      // frames to drop at its end
 } cafconv_av_packet;
 
-/// The next packet of the stream: 1 with `*packet` filled, 0 at the end, -1 with `error` set.
+/// The next packet of the stream: 1 with `*packet` filled, 0 at the end, -1 with `error` set
+/// (also for an ADTS frame whose header changes the first frame's profile, rate or channels).
 int cafconv_av_demuxer_next(cafconv_av_demuxer *demuxer, cafconv_av_packet *packet, char *error, size_t size);
 
 /// Frees the demuxer (NULL is fine).
