@@ -45,6 +45,14 @@ public final class AVDemuxer {
     /// The packets the container's index lists (an MP4's sample table); 0 when it does not say.
     public var listedPackets: Int64 { cafconv_av_demuxer_listed_packets(handle) }
 
+    /// The duration of `path`'s audio stream in its time base as the sample table gives it (an
+    /// MP4's `stts` added up, or its fragments'), the edit list not applied: a second opening
+    /// of the file. `nil` when it cannot be opened or does not say.
+    public static func sampleTableDuration(path: String) -> Int64? {
+        let duration = cafconv_av_demuxer_table_duration(path, formats)
+        return duration >= 0 ? duration : nil
+    }
+
     /// Whether the container is ADTS (no timestamps, no priming recorded).
     public var isADTS: Bool { container == "aac" }
 

@@ -132,10 +132,14 @@ struct cafconv_av_demuxer {
 
 // Opens the container: local files only (a playlist would make libavformat open other files or
 // URLs a hostile input names), only the containers asked for.
-static int open_container(cafconv_av_demuxer *demuxer, const char *path, const char *formats, char *error, size_t size) {
+// `ignore_edits`: MP4's edit list is not applied (timestamps and the stream's duration are the
+// sample table's).
+static int open_container(cafconv_av_demuxer *demuxer, const char *path, const char *formats, int ignore_edits,
+                          char *error, size_t size) {
     AVDictionary *options = NULL;
     dx.dict_set(&options, "protocol_whitelist", "file", 0);
     dx.dict_set(&options, "format_whitelist", formats, 0);
+    if (ignore_edits) dx.dict_set(&options, "ignore_editlist", "1", 0);
     size_t length = strlen(path);
     char *url = malloc(length + 6);
     if (!url) {
@@ -241,7 +245,7 @@ cafconv_av_demuxer *cafconv_av_demuxer_open(const char *path, const char *format
         cafconv_av_demuxer_close(demuxer);
         return NULL;
     }
-    if (open_container(demuxer, path, formats, error, size) != 0) {
+    if (open_container(demuxer, path, formats, 0, error, size) != 0) {
         cafconv_av_demuxer_close(demuxer);
         return NULL;
     }
@@ -252,6 +256,20 @@ cafconv_av_demuxer *cafconv_av_demuxer_open(const char *path, const char *format
         return NULL;
     }
     return demuxer;
+}
+
+int64_t cafconv_av_demuxer_table_duration(const char *path, const char *formats) {
+    pthread_once(&demux_once, demux_load);
+    if (demux_status != 0) return -1;
+    cafconv_av_demuxer *table = calloc(1, sizeof *table);
+    if (!table) return -1;
+    int64_t duration = -1;
+    if (open_container(table, path, formats, 1, NULL, 0) == 0) {
+        duration = table->format->streams[table->stream]->duration;
+        if (duration == AV_NOPTS_VALUE || duration < 0) duration = -1;
+    }
+    cafconv_av_demuxer_close(table);
+    return duration;
 }
 
 static const AVCodecParameters *parameters(const cafconv_av_demuxer *demuxer) {
@@ -402,5 +420,6 @@ int cafconv_av_demuxer_next(cafconv_av_demuxer *demuxer, cafconv_av_packet *pack
     return -1;
 }
 void cafconv_av_demuxer_close(cafconv_av_demuxer *demuxer) { (void)demuxer; }
+int64_t cafconv_av_demuxer_table_duration(const char *path, const char *formats) { (void)path; (void)formats; return -1; }
 
 #endif

@@ -95,7 +95,9 @@ struct M4ASourceTests {
         let folder = TempDirectory()
         let m4a = try Self.source("in.m4a", frames: frames, channels: channels, rate: rate, in: folder)
         let (result, caf) = try Self.run(m4a, try Self.options("aac"), in: folder)
-        let stated = try Self.stated(m4a)
+        // The edit list's end, in the movie's 1/1000 s, may round past the samples (1234 frames
+        // at 22050 Hz are 55.96 ms, 56 ms are 1235 frames): the sample table's end stops it.
+        let stated = min(try Self.stated(m4a), frames)
         #expect(abs(stated - frames) < 64)
         #expect(result.status == .converted, "\(result.reason ?? "")")
         #expect(result.samples == .aacMoved && result.proof?.rule == "aac-packets-moved" && result.frames == Int64(stated))

@@ -27,6 +27,10 @@ int64_t cafconv_av_demuxer_bit_rate(const cafconv_av_demuxer *demuxer);
 int cafconv_av_demuxer_audio_streams(const cafconv_av_demuxer *demuxer);
 /// The packets the container's index lists (an MP4's sample table), 0 when it does not say.
 int64_t cafconv_av_demuxer_listed_packets(const cafconv_av_demuxer *demuxer);
+/// The best audio stream's duration in its time base as its sample table gives it, the edit list
+/// not applied (a second opening of `path` with libavformat's `ignore_editlist`); -1 when it
+/// cannot be opened or does not say.
+int64_t cafconv_av_demuxer_table_duration(const char *path, const char *formats);
 /// The stream's time base (timestamps are multiples of num/den seconds).
 int cafconv_av_demuxer_time_base(const cafconv_av_demuxer *demuxer, int *den);
 /// The codec's configuration (an AAC AudioSpecificConfig); its byte count, `*bytes` set.
