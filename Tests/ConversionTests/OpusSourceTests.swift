@@ -162,6 +162,63 @@ struct OpusSourceTests {
                 == "it decodes to 44099 frames at 44100 Hz, where the 48000 frames its last granule position declares make 44100")
     }
 
+    /// The Ogg file `bytes` with its `OpusHead` pre-skip set to 0 and its last page's granule
+    /// position set to the frames its packets hold (20 ms each): a stream of pre-skip 0 and no end
+    /// trimming. Every page's CRC is made again.
+    static func untrimmed(_ bytes: [UInt8]) throws -> (bytes: [UInt8], packets: Int) {
+        var pages: [[UInt8]] = []
+        var at = 0
+        while at + 27 <= bytes.count {
+            let count = Int(bytes[at + 26])
+            let lacing = bytes[at + 27..<at + 27 + count]
+            let end = at + 27 + count + lacing.reduce(0) { $0 + Int($1) }
+            try #require(end <= bytes.count)
+            pages.append(Array(bytes[at..<end]))
+            at = end
+        }
+        try #require(pages.count > 2)
+        let packets = pages.dropFirst(2).reduce(0) { sum, page in sum + page[27..<27 + Int(page[26])].filter { $0 < 255 }.count }
+        let head = try #require(Array(pages[0]).firstRange(of: Array("OpusHead".utf8))).lowerBound
+        pages[0].replaceSubrange(head + 10..<head + 12, with: [0, 0])
+        let granule = UInt64(packets * 960)
+        pages[pages.count - 1].replaceSubrange(6..<14, with: (0..<8).map { UInt8(truncatingIfNeeded: granule >> (8 * $0)) })
+        var out: [UInt8] = []
+        for var page in pages {
+            page.replaceSubrange(22..<26, with: [0, 0, 0, 0])
+            var crc: UInt32 = 0
+            for byte in page {
+                crc ^= UInt32(byte) << 24
+                for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? crc << 1 ^ 0x04C1_1DB7 : crc << 1 }
+            }
+            page.replaceSubrange(22..<26, with: (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) })
+            out += page
+        }
+        return (out, packets)
+    }
+
+    @Test(
+        "an Ogg Opus stream of pre-skip 0 and no end trimming moves (priming 0, valid = packets x 960, with a kuki) and is not taken for ffmpeg's layout",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    func preSkipZero() throws {
+        let folder = TempDirectory()
+        let ogg = try Self.oggOpus(frames: 48_000, channels: 2, rate: 48_000, in: folder)
+        let (bytes, packets) = try Self.untrimmed(try #require(readFile(ogg)))
+        let zero = folder.write("zero.opus", bytes)
+        var keep = try Self.options(nil)
+        try FormatRequest(parsing: "0").apply(to: &keep)
+        let (moved, file) = try Self.convert(zero, to: "moved.caf", in: folder, options: keep)
+        #expect(moved.status == .converted && moved.samples == .opusMoved, "\(moved.reason ?? "")")
+        let header = try #require(file?.packetTableHeader)
+        #expect(header.primingFrames == 0 && header.remainderFrames == 0 && header.numberValidFrames == Int64(packets * 960))
+        #expect(file?.chunks.contains { $0.type == .kuki } == true)
+        let document = try CAFDocument(reading: try FileByteSource(path: folder.file("moved.caf")))
+        #expect(CAFValidator.validate(document).isEmpty, "\(CAFValidator.validate(document))")
+        // Read again, the moved CAF is trusted: no warning, and it moves again.
+        let (again, _) = try Self.convert(folder.file("moved.caf"), to: "again.caf", in: folder, options: keep)
+        #expect(again.status == .converted && again.samples == .opusMoved, "\(again.reason ?? "")")
+        #expect(!again.warnings.contains { if case .source(.opusFrameCountUntrusted) = $0 { true } else { false } })
+    }
+
     @Test(
         "Ogg Opus at 16 kHz input is decoded at 48 kHz (the granule rate), exact length there",
         .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
