@@ -220,6 +220,33 @@ struct OpusSourceTests {
     }
 
     @Test(
+        "an Ogg Opus file whose OpusTags holds 150 KB of cover art moves and decodes",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    func coverArt() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("p.wav", toneFixture(frames: 48_000, channels: 1, sampleRate: 48_000).bytes(order: .little))
+        // A FLAC picture block (RFC 7845 section 5.2 carries it base64 in METADATA_BLOCK_PICTURE).
+        func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+        let image = (0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }
+        let mime = Array("image/jpeg".utf8)
+        let block = be32(3) + be32(mime.count) + mime + be32(0) + be32(0) + be32(0) + be32(0) + be32(0) + be32(image.count) + image
+        let meta = folder.write(
+            "pic.meta", Array(";FFMETADATA1\ntitle=PicTitle\nMETADATA_BLOCK_PICTURE=\(Data(block).base64EncodedString())\n".utf8))
+        let ogg = folder.file("pic.opus")
+        let made = try runMerged(
+            try #require(ffmpeg),
+            ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-i", meta, "-map_metadata", "1", "-c:a", "libopus", ogg])
+        try #require(made.status == 0, "\(made.text)")
+        try #require((readFile(ogg)?.count ?? 0) > 200_000, "the picture is in the file")
+        var keep = try Self.options(nil)
+        try FormatRequest(parsing: "0").apply(to: &keep)
+        let (moved, _) = try Self.convert(ogg, to: "moved.caf", in: folder, options: keep)
+        #expect(moved.status == .converted && moved.samples == .opusMoved && moved.frames == 48_000, "\(moved.reason ?? "")")
+        let (decoded, _) = try Self.convert(ogg, to: "decoded.caf", in: folder, options: try Self.options(nil))
+        #expect(decoded.status == .converted && decoded.frames == 48_000, "\(decoded.reason ?? "")")
+    }
+
+    @Test(
         "Ogg Opus at 16 kHz input is decoded at 48 kHz (the granule rate), exact length there",
         .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
     func oggInputRate() throws {
