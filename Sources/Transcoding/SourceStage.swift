@@ -148,10 +148,11 @@ package struct SourceStage {
             of: input, sourceRate: exactRate, outputRate: outputRate, outputFrames: outputFrames, warnings: &warnings)
     }
 
-    /// Opens `path` for a road that decodes neither IMA4 nor AAC CAF sources (`-d aac`, `verify`'s
+    /// Opens `path` for a road that decodes neither IMA4 nor AAC CAF sources (`verify`'s
     /// transformed reference): the container told by content, libsndfile's reading of it, the
     /// two readings cross-checked; an MP4/M4A or ADTS AAC source through libavformat
-    /// (``M4ASource``). Throws when they disagree, either cannot read it, or the
+    /// (``M4ASource``); an Opus CAF or Ogg Opus stream through libopus as `convert` decodes it
+    /// (``OpusSourceRoute``). Throws when they disagree, either cannot read it, or the
     /// source is one this road refuses. What the report should say about the source (the
     /// container's warnings, cross-check notes) is appended to `warnings` as it is found, so that
     /// it is kept when a later step fails.
@@ -162,6 +163,9 @@ package struct SourceStage {
             let m4a = try M4ASource.admit(path, input: input, content: content, output: "", warnings: &warnings)
         {
             return m4a
+        }
+        if OpusSourceRoute.applies(to: content, input: input) {
+            return try OpusSourceRoute.admit(path, input: input, content: content, output: "", warnings: &warnings)
         }
         return try open(path, input: input, content: content, warnings: &warnings)
     }

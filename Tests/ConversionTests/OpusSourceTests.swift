@@ -299,6 +299,30 @@ struct OpusSourceTests {
                 && keptFile?.audioDescription.bitsPerChannel == 16)
     }
 
+    @Test(
+        "verify --against an Opus CAF source checks outputs at another rate or channel count against it transformed as convert does",
+        arguments: ["LEI16@22050", "LEI16", "opus@48000", "aac@48000"])
+    func verifyAgainstTransformedOpus(format: String) throws {
+        let folder = TempDirectory()
+        let wav = folder.write("v.wav", toneFixture(frames: 24_000, channels: 1, sampleRate: 24_000).bytes(order: .little))
+        var opus = try Self.options(nil)
+        try FormatRequest(parsing: "opus@24000").apply(to: &opus)
+        let (encoded, _) = try Self.convert(wav, to: "src.caf", in: folder, options: opus)
+        try #require(encoded.status == .converted, "\(encoded.reason ?? "")")
+        let source = folder.file("src.caf")
+        var options = try Self.options(nil)
+        try FormatRequest(parsing: format).apply(to: &options)
+        if format == "LEI16" { options.channels = 2 }
+        let (made, _) = try Self.convert(source, to: "out.caf", in: folder, options: options)
+        try #require(made.status == .converted, "\(format): \(made.reason ?? "")")
+        let path = folder.file("out.caf")
+        let (failures, proof) = Verifier.compare(
+            try CAFFile(reading: try FileByteSource(path: path)), byteSource: try FileByteSource(path: path), path: path,
+            with: source)
+        #expect(failures.isEmpty, "\(format): \(failures)")
+        #expect(proof?.sourceDecoder.hasPrefix("libopus") == true, "\(format): \(String(describing: proof))")
+    }
+
     @Test("verify --against compares an Opus output with its source (length, lag, SNR), and finds a shifted priming")
     func verifyAgainst() throws {
         let folder = TempDirectory()
