@@ -323,6 +323,32 @@ struct OpusSourceTests {
         #expect(proof?.sourceDecoder.hasPrefix("libopus") == true, "\(format): \(String(describing: proof))")
     }
 
+    @Test(
+        "verify --against a source of another length says which count is exact: the side that ended first, the other 'or more'",
+        arguments: [200_000, 10_000])
+    func verifyAgainstLength(sourceFrames: Int) throws {
+        let folder = TempDirectory()
+        let wav = folder.write("v.wav", toneFixture(frames: 48_000, channels: 1, sampleRate: 48_000).bytes(order: .little))
+        let (encoded, _) = try Self.convert(wav, to: "v.caf", in: folder, options: try Self.options("opus"))
+        try #require(encoded.status == .converted, "\(encoded.reason ?? "")")
+        // The source an Opus CAF too: a decoded source is counted only as far as it is read.
+        let otherWAV = folder.write(
+            "o.wav", toneFixture(frames: sourceFrames, channels: 1, sampleRate: 48_000).bytes(order: .little))
+        let (otherMade, _) = try Self.convert(otherWAV, to: "o.caf", in: folder, options: try Self.options("opus"))
+        try #require(otherMade.status == .converted, "\(otherMade.reason ?? "")")
+        let other = folder.file("o.caf")
+        let path = folder.file("v.caf")
+        let (failures, _) = Verifier.compare(
+            try CAFFile(reading: try FileByteSource(path: path)), byteSource: try FileByteSource(path: path), path: path,
+            with: other)
+        let failure = try #require(failures.first { $0.code == "against-frames" }, "\(failures)")
+        if sourceFrames > 48_000 {
+            #expect(failure.found.hasPrefix("48000 frames after") && failure.expected.contains("frames or more as in"), "\(failure)")
+        } else {
+            #expect(failure.expected.hasPrefix("10000 frames as in") && failure.found.contains("frames or more after"), "\(failure)")
+        }
+    }
+
     @Test("verify --against compares an Opus output with its source (length, lag, SNR), and finds a shifted priming")
     func verifyAgainst() throws {
         let folder = TempDirectory()
