@@ -79,7 +79,9 @@ public struct OggOpusReader {
         head = Head(channels: 0, preSkip: 0, inputSampleRate: 0, outputGain: 0)
         guard let first = try nextPacket() else { throw OggOpusError("it holds no Ogg packet") }
         head = try Self.parseHead(first)
-        guard let tags = try nextPacket(prefix: Self.tagsPrefixBytes), tags.count >= 8, Array(tags.prefix(8)) == Array("OpusTags".utf8) else {
+        guard let tags = try nextPacket(prefix: Self.tagsPrefixBytes), tags.count >= 8,
+            Array(tags.prefix(8)) == Array("OpusTags".utf8)
+        else {
             throw OggOpusError("its second packet is not OpusTags (RFC 7845 section 5.2)")
         }
     }

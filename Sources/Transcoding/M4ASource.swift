@@ -118,7 +118,9 @@ package enum M4ASource {
         var tally = Tally()
         do {
             while let packet = try demuxer.next() { try tally.add(packet, framesPerPacket: 1024, demuxer: demuxer) }
-            if !demuxer.isADTS { tally.tableFrames = AVDemuxer.sampleTableDuration(path: path).flatMap { tally.frames($0, demuxer) } }
+            if !demuxer.isADTS {
+                tally.tableFrames = AVDemuxer.sampleTableDuration(path: path).flatMap { tally.frames($0, demuxer) }
+            }
         } catch let error as AACCodecError {
             throw .source(.mp4Unreadable(container: container, reason: error.message))
         } catch {

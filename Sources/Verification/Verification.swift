@@ -915,7 +915,8 @@ extension Verifier {
                         VerifyFailure(
                             rule: .againstFrames,
                             expected: "\(expected) frames\(found < expected ? more : exact) as in \(source)",
-                            found: "\(found) frames\(found < expected ? exact : more) after \(decoder.primingFrames) priming frames",
+                            found:
+                                "\(found) frames\(found < expected ? exact : more) after \(decoder.primingFrames) priming frames",
                             chunk: "pakt")
                     ], nil
                 )
