@@ -45,6 +45,14 @@ public final class AVDemuxer {
     /// The packets the container's index lists (an MP4's sample table); 0 when it does not say.
     public var listedPackets: Int64 { cafconv_av_demuxer_listed_packets(handle) }
 
+    /// The duration of `path`'s audio stream in its time base as the sample table gives it (an
+    /// MP4's `stts` added up, or its fragments'), the edit list not applied: a second opening
+    /// of the file. `nil` when it cannot be opened or does not say.
+    public static func sampleTableDuration(path: String) -> Int64? {
+        let duration = cafconv_av_demuxer_table_duration(path, formats)
+        return duration >= 0 ? duration : nil
+    }
+
     /// Whether the container is ADTS (no timestamps, no priming recorded).
     public var isADTS: Bool { container == "aac" }
 
@@ -86,7 +94,8 @@ public final class AVDemuxer {
         public var skipEnd: Int64
     }
 
-    /// The next packet, `nil` at the end; throws a sentence when the file cannot be read.
+    /// The next packet, `nil` at the end; throws a sentence when the file cannot be read, or (ADTS)
+    /// when a frame's header changes the profile, rate or channel configuration of the first.
     public func next() throws(AACCodecError) -> Packet? {
         var packet = cafconv_av_packet()
         let (status, message) = withErrorBuffer { cafconv_av_demuxer_next(handle, &packet, $0, $1) }

@@ -126,14 +126,20 @@ struct cafconv_av_demuxer {
     int ended;
     uint8_t config[64];  // ADTS: the AudioSpecificConfig the filter made (its first packet's side data)
     int config_size;
+    int64_t frames;      // ADTS: the frames sent to the filter
+    int adts_config;     // ADTS: the first frame's profile, rate index and channel configuration; -1 before it
 };
 
 // Opens the container: local files only (a playlist would make libavformat open other files or
 // URLs a hostile input names), only the containers asked for.
-static int open_container(cafconv_av_demuxer *demuxer, const char *path, const char *formats, char *error, size_t size) {
+// `ignore_edits`: MP4's edit list is not applied (timestamps and the stream's duration are the
+// sample table's).
+static int open_container(cafconv_av_demuxer *demuxer, const char *path, const char *formats, int ignore_edits,
+                          char *error, size_t size) {
     AVDictionary *options = NULL;
     dx.dict_set(&options, "protocol_whitelist", "file", 0);
     dx.dict_set(&options, "format_whitelist", formats, 0);
+    if (ignore_edits) dx.dict_set(&options, "ignore_editlist", "1", 0);
     size_t length = strlen(path);
     char *url = malloc(length + 6);
     if (!url) {
@@ -167,6 +173,44 @@ static int open_container(cafconv_av_demuxer *demuxer, const char *path, const c
     return 0;
 }
 
+// ADTS: an ADTS header's profile, sampling frequency index and channel configuration as one
+// number (9 bits), or -1 when the packet does not start with an ADTS header.
+static int adts_config(const AVPacket *packet) {
+    const uint8_t *b = packet->data;
+    if (!b || packet->size < 7 || b[0] != 0xFF || (b[1] & 0xF6) != 0xF0) return -1;
+    return (b[2] >> 2 & 0x3F) << 3 | (b[2] & 1) << 2 | b[3] >> 6;
+}
+
+// `config` (adts_config's number) in words: "AAC LC, 48000 Hz, 2 channels".
+static void adts_describe(int config, char *text, size_t size) {
+    static const int rates[13] = {96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350};
+    static const char *profiles[4] = {"AAC Main", "AAC LC", "AAC SSR", "AAC LTP"};
+    int index = config >> 3 & 15, channels = config & 7;
+    char rate[32];
+    if (index < 13) snprintf(rate, sizeof rate, "%d Hz", rates[index]);
+    else snprintf(rate, sizeof rate, "rate index %d", index);
+    if (channels == 0) snprintf(text, size, "%s, %s, channels set in the stream", profiles[config >> 7 & 3], rate);
+    else snprintf(text, size, "%s, %s, %d channel%s", profiles[config >> 7 & 3], rate, channels == 7 ? 8 : channels, channels == 1 ? "" : "s");
+}
+
+// ADTS: refuses a frame whose header's profile, rate or channel configuration is not the first
+// frame's (concatenated streams): the stream is one configuration, as a CAF's `desc` is.
+static int adts_check(cafconv_av_demuxer *demuxer, char *error, size_t size) {
+    int config = adts_config(demuxer->packet);
+    int64_t frame = demuxer->frames++;
+    if (config < 0) return 0;
+    if (demuxer->adts_config < 0) demuxer->adts_config = config;
+    if (config == demuxer->adts_config) return 0;
+    char first[64], changed[64], at[48] = "";
+    adts_describe(demuxer->adts_config, first, sizeof first);
+    adts_describe(config, changed, sizeof changed);
+    if (demuxer->packet->pos >= 0) snprintf(at, sizeof at, " (at byte %lld)", (long long)demuxer->packet->pos);
+    if (error && size)
+        snprintf(error, size, "its configuration changes at ADTS frame %lld%s, from %s to %s; cafconv reads one configuration a file: split it there",
+                 (long long)frame, at, first, changed);
+    return -1;
+}
+
 // ADTS: every frame's header is stripped and the AudioSpecificConfig made by `aac_adtstoasc`.
 static int open_filter(cafconv_av_demuxer *demuxer, char *error, size_t size) {
     const AVBitStreamFilter *filter = dx.bsf_by_name("aac_adtstoasc");
@@ -195,12 +239,13 @@ cafconv_av_demuxer *cafconv_av_demuxer_open(const char *path, const char *format
         return NULL;
     }
     cafconv_av_demuxer *demuxer = calloc(1, sizeof *demuxer);
+    if (demuxer) demuxer->adts_config = -1;
     if (!demuxer || !(demuxer->packet = dx.packet_alloc())) {
         demux_say(error, size, "out of memory");
         cafconv_av_demuxer_close(demuxer);
         return NULL;
     }
-    if (open_container(demuxer, path, formats, error, size) != 0) {
+    if (open_container(demuxer, path, formats, 0, error, size) != 0) {
         cafconv_av_demuxer_close(demuxer);
         return NULL;
     }
@@ -211,6 +256,20 @@ cafconv_av_demuxer *cafconv_av_demuxer_open(const char *path, const char *format
         return NULL;
     }
     return demuxer;
+}
+
+int64_t cafconv_av_demuxer_table_duration(const char *path, const char *formats) {
+    pthread_once(&demux_once, demux_load);
+    if (demux_status != 0) return -1;
+    cafconv_av_demuxer *table = calloc(1, sizeof *table);
+    if (!table) return -1;
+    int64_t duration = -1;
+    if (open_container(table, path, formats, 1, NULL, 0) == 0) {
+        duration = table->format->streams[table->stream]->duration;
+        if (duration == AV_NOPTS_VALUE || duration < 0) duration = -1;
+    }
+    cafconv_av_demuxer_close(table);
+    return duration;
 }
 
 static const AVCodecParameters *parameters(const cafconv_av_demuxer *demuxer) {
@@ -315,6 +374,7 @@ int cafconv_av_demuxer_next(cafconv_av_demuxer *demuxer, cafconv_av_packet *pack
             fill(demuxer, demuxer->packet, packet);
             return 1;
         }
+        if (adts_check(demuxer, error, size) != 0) return -1;
         status = dx.bsf_send(demuxer->filter, demuxer->packet);
         if (status < 0) {
             demux_describe(status, "cannot take an ADTS frame apart", error, size);
@@ -360,5 +420,6 @@ int cafconv_av_demuxer_next(cafconv_av_demuxer *demuxer, cafconv_av_packet *pack
     return -1;
 }
 void cafconv_av_demuxer_close(cafconv_av_demuxer *demuxer) { (void)demuxer; }
+int64_t cafconv_av_demuxer_table_duration(const char *path, const char *formats) { (void)path; (void)formats; return -1; }
 
 #endif

@@ -10,11 +10,15 @@ public struct OggOpusError: Error, Equatable, Sendable, CustomStringConvertible 
 /// An Ogg Opus file (RFC 7845) read a page at a time from a byte source: the `OpusHead` header,
 /// then every audio packet with its duration, and the granule position of the last page (the end
 /// trimming). Bounded and hostile-input safe: every size is checked against the file before it is
-/// used, every page's CRC is checked, a packet is at most ``maximumPacketBytes``; chained streams,
+/// used, every page's CRC is checked, an audio packet is at most ``maximumPacketBytes`` (the
+/// `OpusTags` header may be any size, and is read past); chained streams,
 /// interleaved (multiplexed) streams and channel mapping families other than 0 are refused.
 public struct OggOpusReader {
     /// The largest packet accepted (an Opus packet of 120 ms at 510 kb/s is under 8 KiB).
     public static let maximumPacketBytes = 1 << 16
+    /// The bytes of the `OpusTags` packet kept (its magic, vendor string and first comments); the
+    /// rest, cover art included, is read past without being held.
+    public static let tagsPrefixBytes = 4096
 
     /// The `OpusHead` fields cafconv uses.
     public struct Head: Equatable, Sendable {
@@ -68,13 +72,16 @@ public struct OggOpusReader {
     /// Whether the packet `nextPacket` returned last completed its page's packets.
     private var endedPage = false
 
-    /// Opens the stream: reads the `OpusHead` and `OpusTags` packets.
+    /// Opens the stream: reads the `OpusHead` packet and reads past the `OpusTags` packet, of any
+    /// size, keeping none of it but its first bytes (``nextPacket(prefix:)``).
     public init(source: any ByteSource) throws(OggOpusError) {
         self.source = source
         head = Head(channels: 0, preSkip: 0, inputSampleRate: 0, outputGain: 0)
         guard let first = try nextPacket() else { throw OggOpusError("it holds no Ogg packet") }
         head = try Self.parseHead(first)
-        guard let tags = try nextPacket(), tags.count >= 8, Array(tags.prefix(8)) == Array("OpusTags".utf8) else {
+        guard let tags = try nextPacket(prefix: Self.tagsPrefixBytes), tags.count >= 8,
+            Array(tags.prefix(8)) == Array("OpusTags".utf8)
+        else {
             throw OggOpusError("its second packet is not OpusTags (RFC 7845 section 5.2)")
         }
     }
@@ -174,14 +181,18 @@ public struct OggOpusReader {
         return frames
     }
 
-    /// The next packet's bytes, across pages; `nil` at the end.
-    private mutating func nextPacket() throws(OggOpusError) -> [UInt8]? {
+    /// The next packet's bytes, across pages; `nil` at the end. A packet over
+    /// ``maximumPacketBytes`` is refused, unless `prefix` is given: then only the packet's first
+    /// `prefix` bytes are kept and the rest is read past, page by page, whatever its size (the
+    /// `OpusTags` header, which may hold cover art of megabytes, RFC 7845 section 5.2).
+    private mutating func nextPacket(prefix: Int? = nil) throws(OggOpusError) -> [UInt8]? {
         pending.removeAll(keepingCapacity: true)
         while true {
             while segmentIndex < pageSegments.count {
                 let size = pageSegments[segmentIndex]
                 segmentIndex += 1
-                pending.append(contentsOf: pageBody[bodyIndex..<(bodyIndex + size)])
+                let kept = prefix.map { Swift.max(0, Swift.min(size, $0 - pending.count)) } ?? size
+                pending.append(contentsOf: pageBody[bodyIndex..<(bodyIndex + kept)])
                 bodyIndex += size
                 guard pending.count <= Self.maximumPacketBytes else {
                     throw OggOpusError("a packet on page \(pages - 1) runs over \(Self.maximumPacketBytes) bytes")

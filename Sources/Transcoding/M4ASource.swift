@@ -12,11 +12,15 @@ import SystemLayer
 /// The accounting a CAF's `pakt` carries is read once from the packets, before anything is written:
 /// - MP4 with an edit list: libavformat places the edit's start at time 0, so the first packet's
 ///   negative timestamp is the priming and the end of the last presented packet the valid frames
-///   (ffmpeg's encoder writes 1024 frames of priming, Apple's 2112);
+///   (ffmpeg's encoder writes 1024 frames of priming, Apple's 2112), never past the sample
+///   table's end (the edit's duration is rounded to the movie's time scale);
 /// - MP4 without one but with iTunes' `iTunSMPB` tag: its priming, remainder and valid frames;
 /// - ADTS, or MP4 with neither: no priming is recorded, so every coded frame is taken as audio,
 ///   and a warning says so (``SourceWarning/aacPrimingUnknown(container:frames:)``): guessing
 ///   1024 or 2112 would cut real audio from files whose encoder primed otherwise.
+///
+/// An ADTS stream is one configuration: a frame whose header changes the profile, rate or channel
+/// configuration of the first is refused by the demuxer (``AVDemuxer/next()``), naming it.
 ///
 /// AAC-LC only (the decoder's limit); another lossy codec in MP4 (MP3...) is refused naming it,
 /// a lossless one (ALAC) goes the way of other lossless streams libsndfile refuses (libavcodec).
@@ -114,6 +118,9 @@ package enum M4ASource {
         var tally = Tally()
         do {
             while let packet = try demuxer.next() { try tally.add(packet, framesPerPacket: 1024, demuxer: demuxer) }
+            if !demuxer.isADTS {
+                tally.tableFrames = AVDemuxer.sampleTableDuration(path: path).flatMap { tally.frames($0, demuxer) }
+            }
         } catch let error as AACCodecError {
             throw .source(.mp4Unreadable(container: container, reason: error.message))
         } catch {
@@ -161,6 +168,9 @@ extension M4ASource {
         var end: Int64 = 0
         /// The first timestamp that breaks the run of whole packets, described.
         var gap: String?
+        /// MP4: the frames the sample table gives the packets (their durations added up, the edit
+        /// list not applied); `nil` when unknown.
+        var tableFrames: Int64?
 
         /// Adds one packet: its bytes, and (MP4) its timestamp in frames, which must follow the
         /// one before by `framesPerPacket`.
@@ -233,9 +243,13 @@ extension M4ASource {
                 audioTracks: max(1, demuxer.audioStreams))
         }
 
-        /// An MP4's priming and valid frames, and whether the file records them.
+        /// An MP4's priming and valid frames, and whether the file records them. The audio ends at
+        /// the edit's end or the sample table's, whichever comes first: the edit's duration is in
+        /// the movie's time scale (1/1000 s by ffmpeg's default, 1/600 s by QuickTime's), so
+        /// libavformat's end of the last packet may run a few frames past the samples.
         func timing(_ demuxer: AVDemuxer, coded: Int64) throws(AACFormatError) -> (Int64, Int64, Bool) {
             let start = first ?? 0
+            let end = tableFrames.map { Swift.min(self.end, start + $0) } ?? self.end
             if start < 0 { return (-start, end, true) }
             guard start == 0 else {
                 throw AACFormatError("its audio starts at frame \(start) (an edit list that delays it), which a CAF cannot say")

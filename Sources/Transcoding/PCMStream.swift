@@ -42,7 +42,7 @@ package enum PCMStream {
         else { throw ConversionError.interrupted }
         source.frameProgress?.finishReading()
         try source.reader?.close()
-        try source.checkDecoded(frames: frames)
+        try source.checkDecoded(frames: frames, rate: plan.transform?.rate)
         result.warnAboutFrames(frames, headerFrames: plan.headerFrames(of: source), empty: .noFrames)
         // The header went out with metadata placed for the frames expected: it must be what the
         // frames really held would have placed.

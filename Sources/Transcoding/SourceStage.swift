@@ -113,13 +113,23 @@ package struct SourceStage {
     /// Checks the frames the encoder got against what the source declares, for the sources
     /// whose length is exact by construction (an AAC or Opus `pakt`, an Ogg Opus granule
     /// position): fewer or more is an error, not the short-read warning other sources give.
-    package func checkDecoded(frames: Int64) throws(ConversionError) {
+    /// `rate` is the plan's resampling, if any: `frames` are then the output's, and are compared
+    /// with the declared frames at the output's rate (``SampleRateMapping/frames(_:)``, the
+    /// exact length the transform makes of them).
+    package func checkDecoded(frames: Int64, rate: SampleRateMapping?) throws(ConversionError) {
+        let declaredBy: FrameDeclaration
         switch codec {
-        case .aac?, .opus?: break
+        case .aac?: declaredBy = .pakt
+        case .opus(let opus)?: declaredBy = opus.file == nil ? .granule : .pakt
         case .ima4?, .m4a?, nil: return
         }
-        guard let declared = headerFrames, frames != declared else { return }
-        throw .source(.paktFrames(decoded: frames, declared: declared))
+        guard let declared = headerFrames else { return }
+        let expected = rate?.frames(declared) ?? declared
+        guard frames != expected else { return }
+        throw .source(
+            .paktFrames(
+                decoded: frames, expected: expected, declared: declared, declaredBy: declaredBy,
+                outputRate: rate?.targetRate))
     }
 
     /// The loops, markers, regions and text the output carries (none with `--strip-metadata`),
@@ -138,10 +148,11 @@ package struct SourceStage {
             of: input, sourceRate: exactRate, outputRate: outputRate, outputFrames: outputFrames, warnings: &warnings)
     }
 
-    /// Opens `path` for a road that decodes neither IMA4 nor AAC CAF sources (`-d aac`, `verify`'s
+    /// Opens `path` for a road that decodes neither IMA4 nor AAC CAF sources (`verify`'s
     /// transformed reference): the container told by content, libsndfile's reading of it, the
     /// two readings cross-checked; an MP4/M4A or ADTS AAC source through libavformat
-    /// (``M4ASource``). Throws when they disagree, either cannot read it, or the
+    /// (``M4ASource``); an Opus CAF or Ogg Opus stream through libopus as `convert` decodes it
+    /// (``OpusSourceRoute``). Throws when they disagree, either cannot read it, or the
     /// source is one this road refuses. What the report should say about the source (the
     /// container's warnings, cross-check notes) is appended to `warnings` as it is found, so that
     /// it is kept when a later step fails.
@@ -152,6 +163,9 @@ package struct SourceStage {
             let m4a = try M4ASource.admit(path, input: input, content: content, output: "", warnings: &warnings)
         {
             return m4a
+        }
+        if OpusSourceRoute.applies(to: content, input: input) {
+            return try OpusSourceRoute.admit(path, input: input, content: content, output: "", warnings: &warnings)
         }
         return try open(path, input: input, content: content, warnings: &warnings)
     }

@@ -907,11 +907,17 @@ extension Verifier {
             switch try LossyProof.compare(decoder, with: audio) {
             case .compared(_, let result): measured = result
             case .frames(let found, let expected):
+                // The side that ran out first is counted exactly, the other only as far as it was
+                // read (a block past the shorter side's end): "or more" goes with that one.
+                let (more, exact) = (" or more", "")
                 return (
                     [
                         VerifyFailure(
-                            rule: .againstFrames, expected: "\(expected) frames as in \(source)",
-                            found: "\(found) frames or more after \(decoder.primingFrames) priming frames", chunk: "pakt")
+                            rule: .againstFrames,
+                            expected: "\(expected) frames\(found < expected ? more : exact) as in \(source)",
+                            found:
+                                "\(found) frames\(found < expected ? exact : more) after \(decoder.primingFrames) priming frames",
+                            chunk: "pakt")
                     ], nil
                 )
             case .failed(let failure):

@@ -89,7 +89,7 @@ struct OpusCAFTests {
         #expect(found == sizes)
     }
 
-    @Test("opus-priming: priming 0 and valid frames = packets x frames per packet is ffmpeg's signature")
+    @Test("opus-priming: no kuki, priming 0 and valid frames = packets x frames per packet is ffmpeg's signature; with a kuki it is not")
     func ffmpegSignature() throws {
         let ffmpeg = try read(caf([.description(Self.opusDesc()), Self.pakt(packets: 51, valid: 48_960, priming: 0, remainder: 0), data(204)]))
         let findings = CAFValidator.validate(ffmpeg)
@@ -97,6 +97,16 @@ struct OpusCAFTests {
         #expect(findings.first?.found.contains("48960 valid frames = 51 packets x 960") == true)
         #expect(findings.first?.expected.contains("cafconv convert") == true)
         #expect(CAFValidator.validate(ffmpeg.file).map(\.code) == ["opus-priming"])
+        // With a kuki (Apple's and cafconv's always have one), the same accounting is a stream of
+        // pre-skip 0 and no end trimming, not ffmpeg's layout.
+        let cookie = OpusCookie(application: 2049, sampleRate: 48_000, framesPerPacket: 960, bitRate: 64_000, channels: 1)
+        let untrimmed = try read(
+            caf([
+                .description(Self.opusDesc()), .magicCookie(MagicCookie(bytes: cookie.bytes)),
+                Self.pakt(packets: 51, valid: 48_960, priming: 0, remainder: 0), data(204),
+            ]))
+        #expect(CAFValidator.validate(untrimmed).isEmpty)
+        #expect(CAFValidator.validate(untrimmed.file).isEmpty)
         // cafconv's (and Apple's) accounting of the same packets passes.
         let right = try read(caf([.description(Self.opusDesc()), Self.pakt(packets: 51, valid: 48_000, priming: 312, remainder: 648), data(204)]))
         #expect(CAFValidator.validate(right).isEmpty)

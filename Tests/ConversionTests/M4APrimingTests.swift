@@ -105,4 +105,34 @@ struct M4APrimingTests {
         #expect(Int64(header.remainderFrames) == header.numberPackets * 1024 - 2112 - Int64(valid))
         #expect(!result.warnings.contains { if case .source(.aacPrimingUnknown) = $0 { true } else { false } })
     }
+
+    @Test(
+        "the valid frames end at the sample table's end when the edit list's duration, rounded to the movie's time scale, runs past it",
+        .enabled(if: M4ASourceTests.ready, "ffmpeg, ffprobe or libavcodec is absent"),
+        arguments: [(12_345, 44_100, [] as [String]), (7777, 22_050, ["-movie_timescale", "600"]), (48_000, 48_000, [])])
+    func editEndPastSamples(frames: Int, rate: Int, muxer: [String]) throws {
+        let folder = TempDirectory()
+        let m4a = try M4ASourceTests.source(
+            "odd.m4a", frames: frames, channels: 1, rate: rate, codec: ["-c:a", "aac"] + muxer, in: folder)
+        let (result, header) = try Self.moved(m4a, in: folder)
+        #expect(header.primingFrames == 1024 && header.numberValidFrames == Int64(frames), "\(header)")
+        #expect(Int64(header.remainderFrames) == header.numberPackets * 1024 - 1024 - Int64(frames))
+        #expect(result.frames == Int64(frames))
+        let (pcm, _) = try M4ASourceTests.run(m4a, try M4ASourceTests.options("LEI16"), in: folder, name: "pcm.caf")
+        #expect(pcm.status == .converted && pcm.frames == Int64(frames), "\(pcm.reason ?? "")")
+    }
+
+    @Test(
+        "a fragmented MP4 (no edit list) ends where its fragments' durations end, as ffprobe says, not at its last packet's full 1024 frames",
+        .enabled(if: M4ASourceTests.ready, "ffmpeg, ffprobe or libavcodec is absent"))
+    func fragmentedEnd() throws {
+        let folder = TempDirectory()
+        let mp4 = try M4ASourceTests.source(
+            "frag.mp4", frames: 48_000, channels: 2, rate: 48_000,
+            codec: ["-c:a", "aac", "-movflags", "frag_keyframe+empty_moov"], in: folder)
+        let (result, header) = try Self.moved(mp4, in: folder)
+        let stated = try M4ASourceTests.stated(mp4)
+        #expect(header.numberValidFrames == Int64(stated) && result.frames == Int64(stated), "\(header), ffprobe \(stated)")
+        #expect(header.numberValidFrames < header.numberPackets * 1024, "\(header)")
+    }
 }

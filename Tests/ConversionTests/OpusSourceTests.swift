@@ -127,6 +127,126 @@ struct OpusSourceTests {
     }
 
     @Test(
+        "an Ogg Opus or Opus CAF source decodes to linear PCM or ALAC at another rate: round(declared x new / old) frames",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"),
+        arguments: ["LEI16@44100", "0@24000", "alac@44100", "LEI24@96000"])
+    func resampled(format: String) throws {
+        let folder = TempDirectory()
+        let ogg = try Self.oggOpus(frames: 48_000 + 100, channels: 2, rate: 48_000, in: folder)
+        let wav = folder.write("c.wav", toneFixture(frames: 24_000 + 77, channels: 1, sampleRate: 24_000).bytes(order: .little))
+        var opus = try Self.options(nil)
+        try FormatRequest(parsing: "opus@24000").apply(to: &opus)
+        let (encoded, _) = try Self.convert(wav, to: "c.caf", in: folder, options: opus)
+        try #require(encoded.status == .converted, "\(encoded.reason ?? "")")
+        let request = try FormatRequest(parsing: format)
+        var options = try Self.options(nil)
+        request.apply(to: &options)
+        let rate = try #require(request.sampleRate)
+        for (source, declared, sourceRate) in [(ogg, 48_100, 48_000), (folder.file("c.caf"), 24_077, 24_000)] {
+            let (result, file) = try Self.convert(source, to: "r.caf", in: folder, options: options)
+            #expect(result.status == .converted, "\(source) \(format): \(result.reason ?? "")")
+            let expected = Int64((Double(declared) * Double(rate) / Double(sourceRate)).rounded())
+            #expect(result.frames == expected && result.sampleRate == rate, "\(source) \(format): \(String(describing: result.frames))")
+            #expect(file?.validFrames == UInt64(expected), "\(source) \(format)")
+        }
+    }
+
+    @Test("a decoded length that disagrees names what declares it: the 'pakt', or an Ogg stream's last granule position")
+    func declaredFramesSentence() {
+        #expect(
+            SourceFailure.paktFrames(decoded: 10, expected: 12, declared: 12, declaredBy: .pakt, outputRate: nil).description
+                == "it decodes to 10 frames, its 'pakt' declares 12")
+        #expect(
+            SourceFailure.paktFrames(decoded: 44_099, expected: 44_100, declared: 48_000, declaredBy: .granule, outputRate: 44_100)
+                .description
+                == "it decodes to 44099 frames at 44100 Hz, where the 48000 frames its last granule position declares make 44100")
+    }
+
+    /// The Ogg file `bytes` with its `OpusHead` pre-skip set to 0 and its last page's granule
+    /// position set to the frames its packets hold (20 ms each): a stream of pre-skip 0 and no end
+    /// trimming. Every page's CRC is made again.
+    static func untrimmed(_ bytes: [UInt8]) throws -> (bytes: [UInt8], packets: Int) {
+        var pages: [[UInt8]] = []
+        var at = 0
+        while at + 27 <= bytes.count {
+            let count = Int(bytes[at + 26])
+            let lacing = bytes[at + 27..<at + 27 + count]
+            let end = at + 27 + count + lacing.reduce(0) { $0 + Int($1) }
+            try #require(end <= bytes.count)
+            pages.append(Array(bytes[at..<end]))
+            at = end
+        }
+        try #require(pages.count > 2)
+        let packets = pages.dropFirst(2).reduce(0) { sum, page in sum + page[27..<27 + Int(page[26])].filter { $0 < 255 }.count }
+        let head = try #require(Array(pages[0]).firstRange(of: Array("OpusHead".utf8))).lowerBound
+        pages[0].replaceSubrange(head + 10..<head + 12, with: [0, 0])
+        let granule = UInt64(packets * 960)
+        pages[pages.count - 1].replaceSubrange(6..<14, with: (0..<8).map { UInt8(truncatingIfNeeded: granule >> (8 * $0)) })
+        var out: [UInt8] = []
+        for var page in pages {
+            page.replaceSubrange(22..<26, with: [0, 0, 0, 0])
+            var crc: UInt32 = 0
+            for byte in page {
+                crc ^= UInt32(byte) << 24
+                for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? crc << 1 ^ 0x04C1_1DB7 : crc << 1 }
+            }
+            page.replaceSubrange(22..<26, with: (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) })
+            out += page
+        }
+        return (out, packets)
+    }
+
+    @Test(
+        "an Ogg Opus stream of pre-skip 0 and no end trimming moves (priming 0, valid = packets x 960, with a kuki) and is not taken for ffmpeg's layout",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    func preSkipZero() throws {
+        let folder = TempDirectory()
+        let ogg = try Self.oggOpus(frames: 48_000, channels: 2, rate: 48_000, in: folder)
+        let (bytes, packets) = try Self.untrimmed(try #require(readFile(ogg)))
+        let zero = folder.write("zero.opus", bytes)
+        var keep = try Self.options(nil)
+        try FormatRequest(parsing: "0").apply(to: &keep)
+        let (moved, file) = try Self.convert(zero, to: "moved.caf", in: folder, options: keep)
+        #expect(moved.status == .converted && moved.samples == .opusMoved, "\(moved.reason ?? "")")
+        let header = try #require(file?.packetTableHeader)
+        #expect(header.primingFrames == 0 && header.remainderFrames == 0 && header.numberValidFrames == Int64(packets * 960))
+        #expect(file?.chunks.contains { $0.type == .kuki } == true)
+        let document = try CAFDocument(reading: try FileByteSource(path: folder.file("moved.caf")))
+        #expect(CAFValidator.validate(document).isEmpty, "\(CAFValidator.validate(document))")
+        // Read again, the moved CAF is trusted: no warning, and it moves again.
+        let (again, _) = try Self.convert(folder.file("moved.caf"), to: "again.caf", in: folder, options: keep)
+        #expect(again.status == .converted && again.samples == .opusMoved, "\(again.reason ?? "")")
+        #expect(!again.warnings.contains { if case .source(.opusFrameCountUntrusted) = $0 { true } else { false } })
+    }
+
+    @Test(
+        "an Ogg Opus file whose OpusTags holds 150 KB of cover art moves and decodes",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
+    func coverArt() throws {
+        let folder = TempDirectory()
+        let wav = folder.write("p.wav", toneFixture(frames: 48_000, channels: 1, sampleRate: 48_000).bytes(order: .little))
+        // A FLAC picture block (RFC 7845 section 5.2 carries it base64 in METADATA_BLOCK_PICTURE).
+        func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+        let image = (0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }
+        let mime = Array("image/jpeg".utf8)
+        let block = be32(3) + be32(mime.count) + mime + be32(0) + be32(0) + be32(0) + be32(0) + be32(0) + be32(image.count) + image
+        let meta = folder.write(
+            "pic.meta", Array(";FFMETADATA1\ntitle=PicTitle\nMETADATA_BLOCK_PICTURE=\(Data(block).base64EncodedString())\n".utf8))
+        let ogg = folder.file("pic.opus")
+        let made = try runMerged(
+            try #require(ffmpeg),
+            ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-i", meta, "-map_metadata", "1", "-c:a", "libopus", ogg])
+        try #require(made.status == 0, "\(made.text)")
+        try #require((readFile(ogg)?.count ?? 0) > 200_000, "the picture is in the file")
+        var keep = try Self.options(nil)
+        try FormatRequest(parsing: "0").apply(to: &keep)
+        let (moved, _) = try Self.convert(ogg, to: "moved.caf", in: folder, options: keep)
+        #expect(moved.status == .converted && moved.samples == .opusMoved && moved.frames == 48_000, "\(moved.reason ?? "")")
+        let (decoded, _) = try Self.convert(ogg, to: "decoded.caf", in: folder, options: try Self.options(nil))
+        #expect(decoded.status == .converted && decoded.frames == 48_000, "\(decoded.reason ?? "")")
+    }
+
+    @Test(
         "Ogg Opus at 16 kHz input is decoded at 48 kHz (the granule rate), exact length there",
         .enabled(if: ffmpeg != nil, "ffmpeg is absent"))
     func oggInputRate() throws {
@@ -177,6 +297,56 @@ struct OpusSourceTests {
         #expect(
             kept.status == .converted && keptFile?.audioDescription.formatID == .lpcm
                 && keptFile?.audioDescription.bitsPerChannel == 16)
+    }
+
+    @Test(
+        "verify --against an Opus CAF source checks outputs at another rate or channel count against it transformed as convert does",
+        arguments: ["LEI16@22050", "LEI16", "opus@48000", "aac@48000"])
+    func verifyAgainstTransformedOpus(format: String) throws {
+        let folder = TempDirectory()
+        let wav = folder.write("v.wav", toneFixture(frames: 24_000, channels: 1, sampleRate: 24_000).bytes(order: .little))
+        var opus = try Self.options(nil)
+        try FormatRequest(parsing: "opus@24000").apply(to: &opus)
+        let (encoded, _) = try Self.convert(wav, to: "src.caf", in: folder, options: opus)
+        try #require(encoded.status == .converted, "\(encoded.reason ?? "")")
+        let source = folder.file("src.caf")
+        var options = try Self.options(nil)
+        try FormatRequest(parsing: format).apply(to: &options)
+        if format == "LEI16" { options.channels = 2 }
+        let (made, _) = try Self.convert(source, to: "out.caf", in: folder, options: options)
+        try #require(made.status == .converted, "\(format): \(made.reason ?? "")")
+        let path = folder.file("out.caf")
+        let (failures, proof) = Verifier.compare(
+            try CAFFile(reading: try FileByteSource(path: path)), byteSource: try FileByteSource(path: path), path: path,
+            with: source)
+        #expect(failures.isEmpty, "\(format): \(failures)")
+        #expect(proof?.sourceDecoder.hasPrefix("libopus") == true, "\(format): \(String(describing: proof))")
+    }
+
+    @Test(
+        "verify --against a source of another length says which count is exact: the side that ended first, the other 'or more'",
+        arguments: [200_000, 10_000])
+    func verifyAgainstLength(sourceFrames: Int) throws {
+        let folder = TempDirectory()
+        let wav = folder.write("v.wav", toneFixture(frames: 48_000, channels: 1, sampleRate: 48_000).bytes(order: .little))
+        let (encoded, _) = try Self.convert(wav, to: "v.caf", in: folder, options: try Self.options("opus"))
+        try #require(encoded.status == .converted, "\(encoded.reason ?? "")")
+        // The source an Opus CAF too: a decoded source is counted only as far as it is read.
+        let otherWAV = folder.write(
+            "o.wav", toneFixture(frames: sourceFrames, channels: 1, sampleRate: 48_000).bytes(order: .little))
+        let (otherMade, _) = try Self.convert(otherWAV, to: "o.caf", in: folder, options: try Self.options("opus"))
+        try #require(otherMade.status == .converted, "\(otherMade.reason ?? "")")
+        let other = folder.file("o.caf")
+        let path = folder.file("v.caf")
+        let (failures, _) = Verifier.compare(
+            try CAFFile(reading: try FileByteSource(path: path)), byteSource: try FileByteSource(path: path), path: path,
+            with: other)
+        let failure = try #require(failures.first { $0.code == "against-frames" }, "\(failures)")
+        if sourceFrames > 48_000 {
+            #expect(failure.found.hasPrefix("48000 frames after") && failure.expected.contains("frames or more as in"), "\(failure)")
+        } else {
+            #expect(failure.expected.hasPrefix("10000 frames as in") && failure.found.contains("frames or more after"), "\(failure)")
+        }
     }
 
     @Test("verify --against compares an Opus output with its source (length, lag, SNR), and finds a shifted priming")

@@ -76,6 +76,38 @@ struct OggOpusTests {
         #expect(read.map(\.bytes) == [Self.packet(20), long])
     }
 
+    /// The pages of one packet of `packet.count` bytes from sequence number `sequence`: 65025
+    /// bytes a page (255 segments of 255), each page after the first a continuation.
+    static func spanning(_ packet: [UInt8], sequence: UInt32) -> [UInt8] {
+        let chunks = stride(from: 0, to: packet.count, by: 255 * 255).map { Array(packet[$0..<min(packet.count, $0 + 255 * 255)]) }
+        var bytes: [UInt8] = []
+        for (index, chunk) in chunks.enumerated() {
+            bytes += page(
+                [chunk], granule: index == chunks.count - 1 ? 0 : -1, sequence: sequence + UInt32(index),
+                type: index == 0 ? 0 : 1, lastContinues: index < chunks.count - 1)
+        }
+        return bytes
+    }
+
+    @Test("an OpusTags header of any size (cover art over 64 KiB, across pages) is read past; an audio packet over 64 KiB is refused")
+    func largeTags() throws {
+        let tags = Self.tags + [UInt8](repeating: 0x41, count: 200_000)
+        let packets = (0..<4).map { Self.packet(50 + $0) }
+        var bytes = Self.page([Self.head()], granule: 0, sequence: 0, type: 2) + Self.spanning(tags, sequence: 1)
+        bytes += Self.page(packets, granule: 3840, sequence: 5, type: 4)
+        let (reader, read) = try Self.readAll(bytes)
+        #expect(read.map(\.bytes) == packets && reader.lastGranule == 3840 && reader.pages == 6)
+        // The same size as an audio packet is over the limit.
+        var audio = Self.page([Self.head()], granule: 0, sequence: 0, type: 2) + Self.page([Self.tags], granule: 0, sequence: 1)
+        audio += Self.spanning(Self.packet(70_000), sequence: 2)
+        do {
+            _ = try Self.readAll(audio)
+            Issue.record("an audio packet of 70000 bytes was read")
+        } catch {
+            #expect(error.message.contains("runs over 65536 bytes"), "\(error.message)")
+        }
+    }
+
     @Test("TOC durations: SILK, hybrid and CELT frame sizes and code 3 frame counts (RFC 6716 3.1)")
     func durations() {
         #expect(OggOpusReader.frames(of: [0x08]) == 960)  // SILK NB 20 ms

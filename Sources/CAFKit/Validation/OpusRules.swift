@@ -1,14 +1,17 @@
 import BinaryIO
 
 extension CAFValidator {
-    /// `opus-priming`: an Opus file whose `pakt` says priming 0, remainder 0 and valid frames =
-    /// packets x frames per packet counts the encoder's pre-skip and end padding as audio, which
-    /// no Opus encoder makes true (libopus's look-ahead is at least 2.5 ms): ffmpeg's CAF muxer
-    /// writes this. The decoded audio starts late and runs long by up to a packet.
+    /// `opus-priming`: an Opus file without a `kuki` whose `pakt` says priming 0, remainder 0 and
+    /// valid frames = packets x frames per packet counts the encoder's pre-skip and end padding as
+    /// audio (libopus's look-ahead is at least 2.5 ms): ffmpeg's CAF muxer writes this, and no
+    /// `kuki`. The decoded audio starts late and runs long by up to a packet. A file with a `kuki`
+    /// (Apple's and cafconv's always have one) is not held to it: a stream whose pre-skip is 0
+    /// and whose end is not trimmed (RFC 7845 allows both), moved from Ogg, is accounted so.
     static func opusPrimingProblems(_ file: CAFFile) -> [CAFDiagnostic] {
         let desc = file.audioDescription
-        guard desc.formatID == .opus, let pakt = file.packetTableChunk, let header = file.packetTableHeader,
-            header.numberPackets > 0, header.primingFrames == 0, header.remainderFrames == 0
+        guard desc.formatID == .opus, !file.chunks.contains(where: { $0.type == .kuki }), let pakt = file.packetTableChunk,
+            let header = file.packetTableHeader, header.numberPackets > 0, header.primingFrames == 0,
+            header.remainderFrames == 0
         else { return [] }
         let (frames, overflow) = header.numberPackets.multipliedReportingOverflow(by: Int64(desc.framesPerPacket))
         guard !overflow, frames == header.numberValidFrames else { return [] }

@@ -27,6 +27,10 @@ int64_t cafconv_av_demuxer_bit_rate(const cafconv_av_demuxer *demuxer);
 int cafconv_av_demuxer_audio_streams(const cafconv_av_demuxer *demuxer);
 /// The packets the container's index lists (an MP4's sample table), 0 when it does not say.
 int64_t cafconv_av_demuxer_listed_packets(const cafconv_av_demuxer *demuxer);
+/// The best audio stream's duration in its time base as its sample table gives it, the edit list
+/// not applied (a second opening of `path` with libavformat's `ignore_editlist`); -1 when it
+/// cannot be opened or does not say.
+int64_t cafconv_av_demuxer_table_duration(const char *path, const char *formats);
 /// The stream's time base (timestamps are multiples of num/den seconds).
 int cafconv_av_demuxer_time_base(const cafconv_av_demuxer *demuxer, int *den);
 /// The codec's configuration (an AAC AudioSpecificConfig); its byte count, `*bytes` set.
@@ -47,7 +51,8 @@ typedef struct {
     int64_t skip_end;      // frames to drop at its end
 } cafconv_av_packet;
 
-/// The next packet of the stream: 1 with `*packet` filled, 0 at the end, -1 with `error` set.
+/// The next packet of the stream: 1 with `*packet` filled, 0 at the end, -1 with `error` set
+/// (also for an ADTS frame whose header changes the first frame's profile, rate or channels).
 int cafconv_av_demuxer_next(cafconv_av_demuxer *demuxer, cafconv_av_packet *packet, char *error, size_t size);
 
 /// Frees the demuxer (NULL is fine).

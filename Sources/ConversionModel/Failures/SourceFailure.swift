@@ -93,8 +93,11 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case aacUndecodable(String)
     /// An AAC CAF that cannot be opened for decoding (its reader's words).
     case aacUnreadable(String)
-    /// A lossy CAF source (AAC, Opus) decodes to another frame count than its `pakt` declares.
-    case paktFrames(decoded: Int64, declared: Int64)
+    /// A source whose length is exact by construction (an AAC or Opus CAF, an Ogg Opus stream)
+    /// decodes to another frame count than it declares (`declaredBy`): `decoded` frames where
+    /// `expected` were due, at `outputRate` when the output is resampled (`nil`: at the source's
+    /// rate, and `expected` is `declared`).
+    case paktFrames(decoded: Int64, expected: Int64, declared: Int64, declaredBy: FrameDeclaration, outputRate: Int?)
     /// The Opus source cannot be decoded (CAFKit's, the Ogg reader's or libopus's words).
     case opusUndecodable(String)
     /// An MP4 or ADTS file (`container`) whose audio is `codec`, a lossy codec cafconv does not
@@ -238,7 +241,10 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
             return
                 "rate and channel conversion of AAC sources is not supported yet; convert to LEI16 first, then convert that file"
         case .aacUndecodable(let reason): return "cannot decode its AAC: \(reason)"
-        case .paktFrames(let decoded, let declared): return "it decodes to \(decoded) frames, its 'pakt' declares \(declared)"
+        case .paktFrames(let decoded, let expected, let declared, let declaredBy, let outputRate):
+            guard let outputRate else { return "it decodes to \(decoded) frames, \(declaredBy.rawValue) declares \(declared)" }
+            return
+                "it decodes to \(decoded) frames at \(outputRate) Hz, where the \(declared) frames \(declaredBy.rawValue) declares make \(expected)"
         case .opusUndecodable(let reason): return "cannot decode its Opus: \(reason)"
         case .mp4NotAAC(let container, let codec):
             return
@@ -312,4 +318,13 @@ public enum SourceFailure: Error, Equatable, Sendable, CustomStringConvertible {
             self.first = first
         }
     }
+}
+
+/// What declares the length of a source whose length is exact by construction, as a failure
+/// names it.
+public enum FrameDeclaration: String, Equatable, Sendable {
+    /// A CAF's packet table.
+    case pakt = "its 'pakt'"
+    /// An Ogg stream's last granule position (less the pre-skip).
+    case granule = "its last granule position"
 }

@@ -73,7 +73,7 @@ extension LibsndfileWriterCodec {
                 source: source, writer: writer, temporary: temporary.path, blockSamples: options.blockSamples,
                 isCancelled: output.isCancelled)
         else { return nil }
-        try source.checkDecoded(frames: frames)
+        try source.checkDecoded(frames: frames, rate: plan.transform?.rate)
         result.warnAboutFrames(
             frames, headerFrames: plan.headerFrames(of: source), empty: .noFrames)
         if output.isCancelled() { return nil }

@@ -83,10 +83,11 @@ package enum OpusSourceRoute {
     }
 
     /// Whether the Opus CAF `file` is in ffmpeg's layout, whose frame count cannot be trusted:
-    /// `pakt` priming and remainder 0 and valid frames = packets x frames per packet (the
-    /// encoder's pre-skip dropped; ffmpeg writes no `kuki` that would hold it).
+    /// no `kuki`, `pakt` priming and remainder 0 and valid frames = packets x frames per packet
+    /// (the encoder's pre-skip dropped; ffmpeg writes no `kuki` that would hold it). A CAF with a
+    /// `kuki` (Apple's, cafconv's) so accounted is a stream of pre-skip 0 and no end trimming.
     package static func untrusted(_ file: CAFFile) -> Bool {
-        guard let header = file.packetTableHeader else { return false }
+        guard !file.chunks.contains(where: { $0.type == .kuki }), let header = file.packetTableHeader else { return false }
         let (capacity, overflow) = header.numberPackets.multipliedReportingOverflow(
             by: Int64(file.audioDescription.framesPerPacket))
         return header.primingFrames == 0 && header.remainderFrames == 0 && header.numberPackets > 0 && !overflow
