@@ -230,6 +230,10 @@ package struct LossyComparison {
     package var isNearSilent = false
     /// The error's RMS over every sample, in dBFS (`-infinity` when there is none).
     package var errorLevel = -Double.infinity
+    /// How far the output's energy strays from the source's, window by window: the mean of
+    /// |10 log10(output energy / source energy)| over the loud windows (channels summed, at lag
+    /// 0), dB; `nil` when no window was loud enough.
+    package var envelopeError: Double?
 
     /// What breaks the lossy proof's rules, the one judgement `convert` and `verify --against` share.
     package enum Finding: Equatable {
@@ -252,9 +256,28 @@ package struct LossyComparison {
             return nil
         }
         if let peakLag, abs(peakLag) > lagTolerance { return .lag(peakLag) }
-        if let snr = roundedSNR, snr < snrFloor { return .snr(snr, floor: snrFloor) }
+        if let snr = roundedSNR, snr < snrFloor {
+            // Noise (hiss, wind, rain, cymbals): a perceptual codec rebuilds each band's energy,
+            // not its waveform (Opus's band folding and energy preservation, AAC's noise
+            // substitution), so the SNR of a correct encoding is near 0 dB. Such an output
+            // passes when its energy follows the source's window by window within 3 dB (it keeps
+            // half the energy or more: what it loses is the band above the codec's cut-off,
+            // 1-2 dB of white noise at 32-48 kb/s); a silent or wrongly scaled decoding does not.
+            guard let envelopeError, envelopeError <= Self.envelopeTolerance else { return .snr(snr, floor: snrFloor) }
+        }
         return nil
     }
+
+    /// What a proof's rule adds when the output passed below `snrFloor` by its energy envelope
+    /// (see ``finding(snrFloor:lagTolerance:)``); empty otherwise.
+    package func envelopeNote(snrFloor: Double) -> String {
+        guard let snr = roundedSNR, snr < snrFloor, let envelopeError else { return "" }
+        let shown = (envelopeError * 100).rounded() / 100
+        return "; noise-like: below the \(snrFloor) dB SNR floor, its energy within \(shown) dB of the source's window by window"
+    }
+
+    /// The largest ``envelopeError`` with which an output below its SNR floor still passes, dB.
+    package static let envelopeTolerance = 3.0
 
     /// The SNR as reports show it: rounded to 0.01 dB, 200 standing for identical.
     package var roundedSNR: Double? { snr.map { ($0.isFinite ? min($0, 200) : 200) }.map { ($0 * 100).rounded() / 100 } }
@@ -298,6 +321,10 @@ package struct LossyComparison {
         private var framesSeen: Int64 = 0
         private var nextWindow: Int64 = 0
         private var chosen: [Segment] = []
+        /// The sum of the loud windows' |dB| differences of output and source energy, and how
+        /// many there were (``LossyComparison/envelopeError``).
+        private var envelopeDeviation = 0.0
+        private var envelopeWindows = 0
         /// Every window judged, for tests (windows are judged in order).
         package private(set) var windowsJudged = 0
 
@@ -432,6 +459,7 @@ package struct LossyComparison {
             let energy = sums.0 + sums.1
             let threshold = pow(10, LossyComparison.loudWindowLevel / 10) * Double(count * channels)
             guard count > 0, energy >= threshold else { return }
+            envelope(start: start, count: count, energy: energy)
             if chosen.count == LossyComparison.windowsCorrelated {
                 guard let quietest = chosen.indices.min(by: { chosen[$0].energy < chosen[$1].energy }),
                     chosen[quietest].energy < energy
@@ -442,6 +470,28 @@ package struct LossyComparison {
             let available = min(outputMono.count, start + count + lag) - (start - lag)
             for index in 0..<available { output[index] = outputMono[start - lag + index] }
             chosen.append(Segment(energy: energy, source: Array(sourceMono[start..<start + count]), output: output))
+        }
+
+        /// Adds a loud window's |dB| difference of output and source energy (channels summed, so
+        /// a window whose channels cancel in the sum, anti-phase stereo, is left out).
+        private mutating func envelope(start: Int, count: Int, energy: Double) {
+            let (source, output) = sourceMono.withUnsafeBufferPointer { source in
+                outputMono.withUnsafeBufferPointer { output in
+                    let source = UnsafeBufferPointer(rebasing: source[start..<start + count])
+                    let end = min(output.count, start + count)
+                    let output = UnsafeBufferPointer(rebasing: output[min(start, end)..<end])
+                    return (Self.dot(source, source), Self.dot(output, output))
+                }
+            }
+            guard source >= 0.1 * energy, output > 0 else {
+                if source >= 0.1 * energy {
+                    envelopeDeviation += 100
+                    envelopeWindows += 1
+                }
+                return
+            }
+            envelopeDeviation += abs(10 * log10(output / source))
+            envelopeWindows += 1
         }
 
         /// The sum of `a[i] * b[i]` over `a`'s indices (`b` at least as long), in doubles, in four
@@ -469,8 +519,9 @@ package struct LossyComparison {
             while nextWindow < framesSeen { judgeWindow() }
             let snr: Double? = signal == 0 ? nil : noise == 0 ? .infinity : 10 * log10(signal / noise)
             let errorLevel = noise == 0 ? -Double.infinity : 10 * log10(noise / Double(max(1, samples)))
+            let envelopeError = envelopeWindows == 0 ? nil : envelopeDeviation / Double(envelopeWindows)
             guard !chosen.isEmpty else {
-                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: true, errorLevel: errorLevel)
+                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: true, errorLevel: errorLevel, envelopeError: envelopeError)
             }
             let maximumLag = LossyComparison.maximumLag
             var correlations = [Double](repeating: 0, count: 2 * maximumLag + 1)
@@ -503,7 +554,7 @@ package struct LossyComparison {
             // Too little of the source survives in the output (an encoder that cut the band, a
             // silent decode) for a peak to mean anything: the alignment is not measurable.
             guard best >= LossyComparison.minimumCorrelation else {
-                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: false, errorLevel: errorLevel)
+                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: false, errorLevel: errorLevel, envelopeError: envelopeError)
             }
             // Periodic audio correlates as well one period off: the peak is the lag nearest 0
             // whose correlation is within `peakTolerance` of the highest.
@@ -512,7 +563,8 @@ package struct LossyComparison {
                 let lag = offset - maximumLag
                 if abs(lag) < abs(bestLag) || (abs(lag) == abs(bestLag) && lag > bestLag) { bestLag = lag }
             }
-            return LossyComparison(snr: snr, peakLag: bestLag, isNearSilent: false, errorLevel: errorLevel)
+            return LossyComparison(
+                snr: snr, peakLag: bestLag, isNearSilent: false, errorLevel: errorLevel, envelopeError: envelopeError)
         }
     }
 }

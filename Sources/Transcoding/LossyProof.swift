@@ -131,7 +131,9 @@ package enum LossyProof {
         // A peak off 0 passed only within the decoder's stated tolerance: the proof says so.
         let tolerated = (measured.peakLag ?? 0) != 0 ? "; lag within \(decoder.codecName)'s ±\(decoder.lagTolerance)" : ""
         var proof = Proof(
-            comparison: "lossy", rule: (measured.isNearSilent ? expected.nearSilentRule : expected.rule) + tolerated,
+            comparison: "lossy",
+            rule: (measured.isNearSilent ? expected.nearSilentRule : expected.rule) + tolerated
+                + measured.envelopeNote(snrFloor: expected.snrFloor),
             sourceDecoder: source.decoderName, outputDecoder: decoder.decoderName, extent: "every-frame")
         proof.snr = measured.roundedSNR
         proof.peakLag = measured.peakLag

@@ -956,7 +956,9 @@ extension Verifier {
         if !failures.isEmpty { return (failures, nil) }
         let rule = decoder.codecName.lowercased()
         var proof = Proof(
-            comparison: "lossy", rule: measured.isNearSilent ? "\(rule)-near-silent" : rule, sourceDecoder: audio.decoderName,
+            comparison: "lossy",
+            rule: (measured.isNearSilent ? "\(rule)-near-silent" : rule) + measured.envelopeNote(snrFloor: floor),
+            sourceDecoder: audio.decoderName,
             outputDecoder: decoder.decoderName, extent: "every-frame")
         proof.snr = snr
         proof.peakLag = measured.peakLag
