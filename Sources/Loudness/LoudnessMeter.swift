@@ -66,6 +66,23 @@ public struct LoudnessMeasurement: Sendable, Equatable, Codable {
         case maxShortTerm = "maxShortTermLUFS"
         case frames, sampleRate, channels
     }
+
+    /// Every key, a level that does not exist (silence, a peak of nothing) as `null`: a reader
+    /// can look each key up whatever the file held.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        for (key, value) in [
+            (CodingKeys.integrated, integrated), (.truePeak, truePeak), (.samplePeak, samplePeak),
+            (.maxMomentary, maxMomentary), (.maxShortTerm, maxShortTerm),
+        ] {
+            if let value { try container.encode(value, forKey: key) } else { try container.encodeNil(forKey: key) }
+        }
+        try container.encode(isShortClip, forKey: .isShortClip)
+        try container.encode(range, forKey: .range)
+        try container.encode(frames, forKey: .frames)
+        try container.encode(sampleRate, forKey: .sampleRate)
+        try container.encode(channels, forKey: .channels)
+    }
 }
 
 /// A BS.1770 / EBU R 128 meter over libebur128 (loaded with `dlopen` at the first meter, never

@@ -178,7 +178,11 @@ enum PersistentWorker {
                 bytes += block[0..<got]
                 if bytes.count > 1 << 20 { return .failure(Refusal(message: "cafconv: error: \(path): parameter file over 1 MiB\n")) }
             }
-            expanded += bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map { PathBytes.decode($0) }
+            // One argument a line, an empty line an empty argument (as `""` on a command line);
+            // the newline that ends the last line ends it, it does not start another.
+            var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+            if bytes.isEmpty || bytes.last == 0x0A { lines.removeLast() }
+            expanded += lines.map { PathBytes.decode($0) }
         }
         return .success(expanded)
     }

@@ -58,6 +58,20 @@ struct LoudnessEndToEndTests {
         #expect(serial.stdout == result.stdout)
     }
 
+    @Test("JSON: a level silence does not have is null, its key still there")
+    func silenceIsNull() throws {
+        let folder = TempDirectory()
+        let quiet = folder.write(
+            "quiet.wav",
+            WAVFixture(encoding: .int16, channels: 1, sampleRate: 48_000, integers: Array(repeating: 0, count: 48_000)).bytes(
+                order: .little))
+        let result = try run(RepositoryPaths.executable, ["info", "--loudness", "--json", quiet])
+        let measured = try #require(try Self.measurements(result)["quiet.wav"])
+        for key in ["integratedLUFS", "truePeakDBTP", "samplePeakDBFS", "maxMomentaryLUFS", "maxShortTermLUFS"] {
+            #expect(measured[key] is NSNull, "\(key): \(String(describing: measured[key]))")
+        }
+    }
+
     @Test("text and --brief name the file and the levels; silence reads silent")
     func text() throws {
         let folder = TempDirectory()

@@ -98,6 +98,19 @@ struct PersistentWorkerEndToEndTests {
         #expect(!exists(folder.file("w/.cafconv-manifest")))
     }
 
+    @Test("a parameter file's empty line is an empty argument, as `\"\"` on a command line")
+    func flagfileEmptyLine() throws {
+        let folder = TempDirectory()
+        folder.write("in.wav", WAVFixture.signal(.int16, channels: 2, frames: 3000).bytes)
+        let arguments = ["convert", "in.wav", "-o", "out.caf", "-d", "", "LEF32"]
+        let direct = try run(RepositoryPaths.executable, arguments, currentDirectory: folder.path)
+        #expect(direct.status == 64, "\(direct.stderr)")
+        folder.write("params", Array((arguments.joined(separator: "\n") + "\n").utf8))
+        let flagfile = try run(RepositoryPaths.executable, ["--flagfile=params"], currentDirectory: folder.path)
+        #expect(flagfile.status == 64, "\(flagfile.stderr)")
+        #expect(!exists(folder.file("out.caf")))
+    }
+
     @Test("afconvert's -u property value: a worker request, a parameter file and a command line translate it alike")
     func afconvertProperties() throws {
         let folder = TempDirectory()
