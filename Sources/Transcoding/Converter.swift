@@ -130,7 +130,7 @@ package enum Converter {
         // `--loudness`: the source measured from its own decoding, one static gain planned.
         var options = options
         var shape: TransformPlan? = nil
-        if options.loudnessTarget != nil, options.loudnessGroupPlan == nil {
+        if options.loudnessTarget != nil {
             // The job's transform without the gain (its warnings are given by the plan below).
             var ignored = result
             shape = try codec.plan(source, options: options, result: &ignored).transform

@@ -114,7 +114,9 @@ package enum LoudnessScan {
         result: inout FileResult
     ) throws(ConversionError) -> LoudnessGain? {
         guard let target = options.loudnessTarget else { return nil }
-        if let group = options.loudnessGroupPlan { return try plan(group: group, options: &options, result: &result) }
+        if let group = options.loudnessGroupPlan {
+            return try plan(group: group, source: source, shape: shape, options: &options, result: &result)
+        }
         let encoding = OutputPlan.target(source, options: options).encoding
         // Only a float output carries samples past full scale: for any other, a ceiling above
         // 0 dBTP would clip them (a limiter, which normalising never is), so 0 is its ceiling.
@@ -184,9 +186,13 @@ package enum LoudnessScan {
 
     /// `--loudness-group`: the group's one gain, planned by the engine from every member measured
     /// before any was converted; the gain this member's output is checked against is its own
-    /// loudness plus that gain (`nil` for a silent member: silence times a gain is silence).
+    /// loudness plus that gain (`nil` for a silent member: silence times a gain is silence). When
+    /// the job mixes its channels or changes its rate (`shape`), its own loudness is measured
+    /// again through them, since that is what the gain scales (the group's gain, planned from
+    /// the sources, stays one for all).
     static func plan(
-        group: LoudnessGroupPlan, options: inout ConversionOptions, result: inout FileResult
+        group: LoudnessGroupPlan, source: SourceStage, shape: TransformPlan?, options: inout ConversionOptions,
+        result: inout FileResult
     ) throws(ConversionError) -> LoudnessGain? {
         if let failure = group.failure { throw .source(failure) }
         options.loudnessGain = group.gain
@@ -198,7 +204,11 @@ package enum LoudnessScan {
             result.warnings.append(
                 .source(.loudnessCapped(asked: group.target, reached: group.reached, ceiling: group.ceiling)))
         }
-        return group.memberLoudness.map { loudness in
+        var own = group.memberLoudness
+        if own != nil, let measuring = shape?.measuring {
+            own = try measureForGain(source, through: measuring, target: group.target, ceiling: .infinity).integrated
+        }
+        return own.map { loudness in
             LoudnessGain(
                 decibels: group.gain, target: group.target, reached: loudness + group.gain, ceiling: group.ceiling,
                 truePeak: -Double.infinity)

@@ -223,4 +223,26 @@ struct LoudnessGroupEndToEndTests {
             ["convert", "--check", "--loudness", "-20", "--loudness-group", "folder", folder.file("in"), "-o", gathered])
         #expect(check.status == 0, "\(check.text)\(check.stderr)")
     }
+
+    @Test("a group mixed to mono: each member is checked against its own mono loudness plus the group's one gain")
+    func mixedGroup() throws {
+        let folder = TempDirectory()
+        // Stereo noise with uncorrelated channels: a mix to mono lowers it by 3 LU.
+        _ = folder.write("in/g/a.wav", LoudnessPlanEndToEndTests.noise(channels: 2, seconds: 2, amplitude: 0.05, seed: 1))
+        _ = folder.write("in/g/b.wav", LoudnessPlanEndToEndTests.noise(channels: 2, seconds: 2, amplitude: 0.02, seed: 2))
+        let result = try run(
+            RepositoryPaths.executable,
+            [
+                "convert", "--json", "-c", "1", "--loudness", "-20", "--loudness-group", "folder", folder.file("in"), "-o",
+                folder.file("out"),
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try Self.files(result)
+        let gains = Set(files.values.compactMap { ($0["loudness"] as? [String: Any])?["gain"] as? Double })
+        #expect(gains.count == 1, "\(files)")
+        // The relative level of the two stays: 20 log10(0.05 / 0.02) = 7.96 dB.
+        let a = try Self.integrated(folder.file("out/g/a.caf"))
+        let b = try Self.integrated(folder.file("out/g/b.caf"))
+        #expect(abs((a - b) - 7.96) < 0.1, "\(a) and \(b)")
+    }
 }
