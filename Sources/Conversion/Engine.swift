@@ -58,13 +58,7 @@ public enum Engine {
         defer { FileSystem.OpenedRoots.endRun() }
         var plan = Planner.plan(inputs: inputs, output: output, selection: selection)
         if !keepsState { plan.dropState() }
-        var outside: [Job] = []
-        if let shard = options.shard {
-            let every = plan.jobs
-            let inShard = every.map { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }
-            plan.jobs = zip(every, inShard).filter(\.1).map(\.0)
-            outside = zip(every, inShard).filter { !$0.1 }.map(\.0)
-        }
+        let outside = options.shard.map { split(&plan, shard: $0) } ?? []
         var decision = decide(plan: plan, options: options, rules: rules, outside: outside)
         let orphans = !plan.keepsState ? [] : settleOrphans(&decision, plan: plan, options: options)
         if !orphans.isEmpty {
@@ -309,6 +303,15 @@ public enum Engine {
     }
 
     /// Compares every job with its manifest record: up to date, or to convert with a reason.
+    /// `--shard`: keeps in `plan` the jobs of `shard` (by their outputs' names) and returns the
+    /// others.
+    static func split(_ plan: inout Planner.Plan, shard: Shard) -> [Job] {
+        let every = plan.jobs
+        let inShard = every.map { shard.contains(Manifest(folder: $0.stateFolder).relative($0.output) ?? $0.output) }
+        plan.jobs = zip(every, inShard).filter(\.1).map(\.0)
+        return zip(every, inShard).filter { !$0.1 }.map(\.0)
+    }
+
     /// `outside`: a shard run's jobs of the other shards, whose only part here is in
     /// `--loudness-group`s (a group's gain is planned from all its members, whichever shard
     /// converts them: ``LoudnessGroups/outsiders(_:decision:options:rules:)``).
