@@ -234,6 +234,8 @@ package struct LossyComparison {
     /// |10 log10(output energy / source energy)| over the loud windows (channels summed, at lag
     /// 0), dB; `nil` when no window was loud enough.
     package var envelopeError: Double?
+    /// The largest of those window differences, dB.
+    package var envelopeWorst: Double?
 
     /// What breaks the lossy proof's rules, the one judgement `convert` and `verify --against` share.
     package enum Finding: Equatable {
@@ -260,10 +262,15 @@ package struct LossyComparison {
             // Noise (hiss, wind, rain, cymbals): a perceptual codec rebuilds each band's energy,
             // not its waveform (Opus's band folding and energy preservation, AAC's noise
             // substitution), so the SNR of a correct encoding is near 0 dB. Such an output
-            // passes when its energy follows the source's window by window within 3 dB (it keeps
-            // half the energy or more: what it loses is the band above the codec's cut-off,
-            // 1-2 dB of white noise at 32-48 kb/s); a silent or wrongly scaled decoding does not.
-            guard let envelopeError, envelopeError <= Self.envelopeTolerance else { return .snr(snr, floor: snrFloor) }
+            // passes when its energy follows the source's window by window within 3 dB on
+            // average and 6 dB in every window (it keeps half the energy or more: what it loses
+            // is the band above the codec's cut-off, 1-2 dB of white noise at 32-48 kb/s), and
+            // its waveform still follows the source's in part: an SNR of -1 dB or more, where
+            // audio unrelated to the source (another noise of the same level, swapped channels)
+            // gives -3 dB. A silent, dropped-out or wrongly scaled decoding fails.
+            guard let envelopeError, let envelopeWorst, envelopeError <= Self.envelopeTolerance,
+                envelopeWorst <= Self.envelopeWindowTolerance, snr >= Self.relatedSNR
+            else { return .snr(snr, floor: snrFloor) }
         }
         return nil
     }
@@ -278,6 +285,11 @@ package struct LossyComparison {
 
     /// The largest ``envelopeError`` with which an output below its SNR floor still passes, dB.
     package static let envelopeTolerance = 3.0
+    /// The largest window difference with which it still passes, dB.
+    package static let envelopeWindowTolerance = 6.0
+    /// The lowest SNR with which it still passes, dB: audio unrelated to the source at its level
+    /// measures -3 dB (the error is the sum of two unrelated signals).
+    package static let relatedSNR = -1.0
 
     /// The SNR as reports show it: rounded to 0.01 dB, 200 standing for identical.
     package var roundedSNR: Double? { snr.map { ($0.isFinite ? min($0, 200) : 200) }.map { ($0 * 100).rounded() / 100 } }
@@ -325,6 +337,7 @@ package struct LossyComparison {
         /// many there were (``LossyComparison/envelopeError``).
         private var envelopeDeviation = 0.0
         private var envelopeWindows = 0
+        private var envelopeWorst = 0.0
         /// Every window judged, for tests (windows are judged in order).
         package private(set) var windowsJudged = 0
 
@@ -483,15 +496,11 @@ package struct LossyComparison {
                     return (Self.dot(source, source), Self.dot(output, output))
                 }
             }
-            guard source >= 0.1 * energy, output > 0 else {
-                if source >= 0.1 * energy {
-                    envelopeDeviation += 100
-                    envelopeWindows += 1
-                }
-                return
-            }
-            envelopeDeviation += abs(10 * log10(output / source))
+            guard source >= 0.1 * energy else { return }
+            let deviation = output > 0 ? abs(10 * log10(output / source)) : 100
+            envelopeDeviation += deviation
             envelopeWindows += 1
+            envelopeWorst = max(envelopeWorst, deviation)
         }
 
         /// The sum of `a[i] * b[i]` over `a`'s indices (`b` at least as long), in doubles, in four
@@ -520,8 +529,11 @@ package struct LossyComparison {
             let snr: Double? = signal == 0 ? nil : noise == 0 ? .infinity : 10 * log10(signal / noise)
             let errorLevel = noise == 0 ? -Double.infinity : 10 * log10(noise / Double(max(1, samples)))
             let envelopeError = envelopeWindows == 0 ? nil : envelopeDeviation / Double(envelopeWindows)
+            let envelopeWorst = envelopeWindows == 0 ? nil : self.envelopeWorst
             guard !chosen.isEmpty else {
-                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: true, errorLevel: errorLevel, envelopeError: envelopeError)
+                return LossyComparison(
+                    snr: snr, peakLag: nil, isNearSilent: true, errorLevel: errorLevel, envelopeError: envelopeError,
+                    envelopeWorst: envelopeWorst)
             }
             let maximumLag = LossyComparison.maximumLag
             var correlations = [Double](repeating: 0, count: 2 * maximumLag + 1)
@@ -554,7 +566,9 @@ package struct LossyComparison {
             // Too little of the source survives in the output (an encoder that cut the band, a
             // silent decode) for a peak to mean anything: the alignment is not measurable.
             guard best >= LossyComparison.minimumCorrelation else {
-                return LossyComparison(snr: snr, peakLag: nil, isNearSilent: false, errorLevel: errorLevel, envelopeError: envelopeError)
+                return LossyComparison(
+                    snr: snr, peakLag: nil, isNearSilent: false, errorLevel: errorLevel, envelopeError: envelopeError,
+                    envelopeWorst: envelopeWorst)
             }
             // Periodic audio correlates as well one period off: the peak is the lag nearest 0
             // whose correlation is within `peakTolerance` of the highest.
@@ -564,7 +578,8 @@ package struct LossyComparison {
                 if abs(lag) < abs(bestLag) || (abs(lag) == abs(bestLag) && lag > bestLag) { bestLag = lag }
             }
             return LossyComparison(
-                snr: snr, peakLag: bestLag, isNearSilent: false, errorLevel: errorLevel, envelopeError: envelopeError)
+                snr: snr, peakLag: bestLag, isNearSilent: false, errorLevel: errorLevel, envelopeError: envelopeError,
+                envelopeWorst: envelopeWorst)
         }
     }
 }

@@ -67,9 +67,10 @@ package enum Converter {
             var correction = 0.0
             for attempt in 1...LoudnessScan.Retry.attempts {
                 do {
+                    // The first attempt counted the frames for the progress display.
                     return try attemptJob(
-                        job, options: options, correction: correction, cancellation: cancellation, progress: progress,
-                        result: &result, temporaryFile: &temporaryFile)
+                        job, options: options, correction: correction, cancellation: cancellation,
+                        progress: attempt == 1 ? progress : nil, result: &result, temporaryFile: &temporaryFile)
                 } catch let error as ConversionError {
                     // A group member keeps the group's gain (its relative level is the point).
                     guard attempt < LoudnessScan.Retry.attempts, options.loudnessTarget != nil,

@@ -122,15 +122,17 @@ package enum LoudnessScan {
         // 0 dBTP would clip them (a limiter, which normalising never is), so 0 is its ceiling.
         let ceiling = encoding.isFloat ? options.truePeakCeiling : min(options.truePeakCeiling, 0)
         let headroom = codingHeadroom(encoding, ceiling: ceiling)
-        let measured = try measureForGain(
-            source, through: shape?.measuring, target: target - correction, ceiling: ceiling - headroom)
-        guard var gain = LoudnessGain.plan(measured, target: target - correction, ceiling: ceiling, headroom: headroom)
-        else {
+        let planned = target - correction
+        let measured = try measureForGain(source, through: shape?.measuring, target: planned, ceiling: ceiling - headroom)
+        guard var gain = LoudnessGain.plan(measured, target: planned, ceiling: ceiling, headroom: headroom) else {
             throw .source(.silentForLoudness(target: target))
         }
         if correction != 0 {
+            // Uncapped, the plan reaches `planned` exactly and the output the target; capped,
+            // the output reaches what the cap reaches plus the correction (decided before the
+            // target is put back, which moves what "capped" means).
+            gain.reached = gain.reached == planned ? target : gain.reached + correction
             gain.target = target
-            gain.reached = gain.isCapped ? gain.reached + correction : target
         }
         options.loudnessGain = gain.decibels
         result.loudness = FileResult.Loudness(

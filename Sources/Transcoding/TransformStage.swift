@@ -119,8 +119,6 @@ package struct TransformPlan: Equatable {
     /// The channel map for the output's `chan` chunk (libsndfile's values), if it gets one.
     package var channelMap: [Int32]?
 
-    /// The rule the proof and the report name: `resampled 48000→22050 with soxr VHQ; mixed 2→1;
-    /// rounded to 16 bits`.
     /// What `--loudness` measures the source through (``LoudnessScan``): this plan's channel mix
     /// and rate, in floats, without rounding or dither; `nil` when it changes neither (the source
     /// itself is measured).
@@ -134,6 +132,8 @@ package struct TransformPlan: Equatable {
         return plan
     }
 
+    /// The rule the proof and the report name: `resampled 48000→22050 with soxr VHQ; mixed 2→1;
+    /// rounded to 16 bits`.
     package var rule: String {
         var parts: [String] = []
         if let matrix { parts.append(matrix.name) }

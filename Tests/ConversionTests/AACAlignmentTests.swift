@@ -166,7 +166,7 @@ struct AACAlignmentTests {
 
     @Test(
         "noise rebuilt by energy (SNR near 0 dB) passes when its energy follows the source's, not when it is much quieter or silent",
-        arguments: [(0.7, 0.7, true), (0.9, 0.0, true), (0.25, 0.25, false), (0.0, 0.0, false)])
+        arguments: [(0.7, 0.7, true), (0.9, 0.0, true), (0.25, 0.25, false), (0.0, 0.0, false), (0.0, 1.0, false)])
     func noiseByEnvelope(kept: Float, substituted: Float, passes: Bool) throws {
         // Stereo white noise; the "decoding" keeps `kept` of it and adds `substituted` of other
         // noise (a codec's noise fill): SNR about 0 dB for 0.7/0.7, energy within 0.1 dB.
@@ -187,5 +187,27 @@ struct AACAlignmentTests {
         if passes { #expect(measured.envelopeNote(snrFloor: floor).contains("noise-like")) }
         // Above its floor, the envelope is not asked.
         if kept > 0 { #expect(measured.finding(snrFloor: snr - 1) == nil) }
+    }
+
+    @Test("noise whose decoding drops out for a window, or whose channels are swapped, does not pass by its envelope")
+    func noiseDropoutOrSwap() throws {
+        var state: UInt64 = 5
+        func next() -> Float {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(Int64(bitPattern: state) >> 11) / Float(1 << 52) * 0.3
+        }
+        let frames = 96_000
+        let source = (0..<(2 * frames)).map { _ in next() }
+        var dropped = source.map { $0 * 0.7 + next() * 0.7 }
+        for index in (2 * 40_000)..<(2 * 45_000) { dropped[index] = 0 }
+        var swapped = source
+        for frame in 0..<frames { swapped.swapAt(2 * frame, 2 * frame + 1) }
+        for output in [dropped, swapped] {
+            var accumulator = LossyComparison.Accumulator(channels: 2)
+            accumulator.add(source: source, output: output, frames: frames)
+            let measured = accumulator.result()
+            let snr = try #require(measured.roundedSNR)
+            #expect(measured.finding(snrFloor: snr + 3) != nil, "SNR \(snr), envelope \(measured.envelopeError ?? .nan)")
+        }
     }
 }
