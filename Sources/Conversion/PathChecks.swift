@@ -93,7 +93,16 @@ extension Planner {
                 return "is an audio file inside the input folder \(input); cafconv never modifies an input"
             }
         }
-        guard let output, output != "-" else { return nil }
+        guard let output else {
+            // Without -o each file input's CAF is written beside it (see `Planner.plan`).
+            for input in inputs where !isFolder(input) {
+                let beside = FileSystem.joined(
+                    FileSystem.directoryName(input), FileSystem.stem(FileSystem.baseName(input)) + ".caf")
+                if FileSystem.sameFile(beside, path) { return "is the output \(beside) of \(input)" }
+            }
+            return nil
+        }
+        guard output != "-" else { return nil }
         if FileSystem.sameFile(output, path) { return "is the output \(output)" }
         let intoFolder = isFolder(output) || output.hasSuffix("/") || inputs.count > 1 || inputs.contains(where: isFolder)
         if intoFolder, name.lowercased().hasSuffix(".caf"), FileSystem.isInside(path, folder: output) {

@@ -40,6 +40,9 @@ struct SideFileEndToEndTests {
             (["F/src", "-o", "F/out", "--depfile", "F/out/b.caf"], "would be an output inside the output folder F/out"),
             (["F/src", "-o", "F/out", "--depfile", "F/out/.cafconv-manifest"], "would be cafconv's state file"),
             (["F/src", "-o", "F/out", "--report", "F/src/b.wav"], "is an audio file inside the input folder F/src"),
+            // Without -o, the CAF written beside its source.
+            (["a.wav", "--report", "a.caf"], "is the output a.caf of a.wav"),
+            (["a.wav", "--depfile", "./a.caf"], "is the output a.caf of a.wav"),
         ]
         let before = contents(folder)
         for (arguments, message) in cases {
