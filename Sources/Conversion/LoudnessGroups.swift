@@ -34,7 +34,10 @@ enum LoudnessGroups {
     static func groups(_ decision: Engine.Decision, jobs: [Job], options: ConversionOptions) -> [Group] {
         var found: [String: Group] = [:]
         let inputs = self.inputs(decision, jobs: jobs)
-        for (index, decided) in entries(decision).enumerated() where decided.record == nil {
+        // A member is a job whose rules resolved: to convert, or up to date (its output, made
+        // with the group's gain, still counts in the group's loudness).
+        for (index, decided) in entries(decision).enumerated()
+        where decided.record == nil || decided.record?.status == .upToDate {
             let options = decided.options ?? options
             guard let target = options.loudnessTarget, let name = options.loudnessGroup else { continue }
             let source = decided.source ?? inputs[index]

@@ -245,4 +245,19 @@ struct LoudnessGroupEndToEndTests {
         let b = try Self.integrated(folder.file("out/g/b.caf"))
         #expect(abs((a - b) - 7.96) < 0.1, "\(a) and \(b)")
     }
+
+    @Test("one member converted again (its output deleted) gets the group's gain, the members up to date still counted")
+    func partlyUpToDate() throws {
+        let folder = TempDirectory()
+        _ = folder.write("in/g/a.wav", Self.tone(-10, seconds: 1))
+        _ = folder.write("in/g/b.wav", Self.tone(-30, seconds: 1))
+        let first = try Self.convertGrouped(folder, target: -20)
+        let gain = try #require((first["b.wav"]?["loudness"] as? [String: Any])?["gain"] as? Double)
+        try FileManager.default.removeItem(atPath: folder.file("out/g/b.caf"))
+        let again = try Self.convertGrouped(folder, target: -20)
+        let loudness = try #require(again["b.wav"]?["loudness"] as? [String: Any], "\(again)")
+        #expect(loudness["gain"] as? Double == gain, "\(loudness)")
+        #expect(loudness["groupFiles"] as? Int == 2, "\(loudness)")
+        #expect(again["a.wav"]?["status"] as? String == "up-to-date", "\(again)")
+    }
 }
