@@ -26,7 +26,23 @@ enum LoudnessGroups {
         var name: String
         var members: [Int]
         var target: Double
+        /// The ceiling asked, or 0 dBTP when a member's output is not float (its samples would
+        /// be clipped past full scale, as for one file).
         var ceiling: Double
+        /// The room below the ceiling the members' output formats need for their rounding: the
+        /// largest of theirs (``LoudnessGain/codingHeadroom(bits:companded:ceiling:)``; a member
+        /// that keeps its source's format counts as 16-bit).
+        var headroom = 0.0
+
+        /// Takes in a member converted under `options`.
+        mutating func add(_ index: Int, options: ConversionOptions) {
+            members.append(index)
+            let kind = options.dataFormat?.kind
+            if kind?.isFloat != true { ceiling = min(ceiling, 0) }
+            let companded = kind?.codec == "ulaw" || kind?.codec == "alaw"
+            let bits = kind?.isFloat == true ? nil : kind?.bits ?? 16
+            headroom = max(headroom, LoudnessGain.codingHeadroom(bits: bits, companded: companded, ceiling: ceiling))
+        }
     }
 
     /// The groups of the jobs `decision` has decided options for (a job whose rules failed is in
@@ -45,7 +61,7 @@ enum LoudnessGroups {
             let scope = name == folder ? "folder\u{0}\(FileSystem.directoryName(source))" : "name\u{0}\(name)"
             let key = "\(scope)\u{0}\(target)\u{0}\(options.truePeakCeiling)"
             found[key, default: Group(name: shown, members: [], target: target, ceiling: options.truePeakCeiling)]
-                .members.append(index)
+                .add(index, options: options)
         }
         let entries = entries(decision)
         return found.keys.sorted().compactMap { key in
@@ -172,7 +188,7 @@ enum LoudnessGroups {
                 guard let measured = found[index].measurement else { return false }
                 return LoudnessGain.truePeakCouldDecide(
                     loudness: loudness, samplePeak: measured.samplePeak, sampleRate: measured.sampleRate,
-                    target: group.target, ceiling: group.ceiling)
+                    target: group.target, ceiling: group.ceiling - group.headroom)
             }
         }
         let all = wanted.flatMap(\.members)
@@ -206,11 +222,9 @@ enum LoudnessGroups {
             plan.failure = .silentForLoudness(target: group.target)
             return plan
         }
-        // The members' output formats may differ: the room 16-bit rounding needs below the
-        // ceiling (more than 24-bit's or a float's; 8-bit and G.711 members need more still).
         let gain = LoudnessGain.plan(
             group: loudness, truePeaks: measured.map { $0.measurement?.truePeak }, target: group.target,
-            ceiling: group.ceiling, headroom: LoudnessGain.codingHeadroom(bits: 16, companded: false, ceiling: group.ceiling))
+            ceiling: group.ceiling, headroom: group.headroom)
         plan.loudness = loudness
         plan.gain = gain.decibels
         plan.reached = gain.reached

@@ -94,8 +94,9 @@ struct LoudnessGroupEndToEndTests {
         for name in ["a.wav", "b.wav"] {
             let loudness = try #require(files[name]?["loudness"] as? [String: Any], "\(files)")
             let gain = try #require(loudness["gain"] as? Double)
-            // The cap leaves 16-bit rounding its room below the ceiling (LoudnessGain.codingHeadroom).
-            let headroom = 20 * log10(1 + 1.5 * pow(2, -15) * 1.865 / pow(10, -1 / 20))
+            // The cap leaves the float output's rounding its room below the ceiling
+            // (LoudnessGain.codingHeadroom: 0.0001 dB, the least it leaves).
+            let headroom = 0.0001
             #expect(abs(gain - (-1 - headroom - peak)) < 1e-6, "\(name): \(gain), loudest true peak \(peak)")
             let warnings = "\(files[name]?["warnings"] ?? "")"
             #expect(warnings.contains("true peak limited to -1.0 dBTP"), "\(name): \(warnings)")
@@ -259,5 +260,24 @@ struct LoudnessGroupEndToEndTests {
         #expect(loudness["gain"] as? Double == gain, "\(loudness)")
         #expect(loudness["groupFiles"] as? Int == 2, "\(loudness)")
         #expect(again["a.wav"]?["status"] as? String == "up-to-date", "\(again)")
+    }
+
+    @Test(
+        "a capped group leaves its members' rounding room below the ceiling, and an integer output's ceiling is at most 0 dBTP",
+        arguments: [("I8", -5.0, -1.0, -1.0), ("ulaw", -5.0, -1.0, -1.0), ("LEI16", 0.0, 3.0, 0.0)])
+    func cappedGroupPassesTheGate(format: String, target: Double, ceiling: Double, gate: Double) throws {
+        let folder = TempDirectory()
+        _ = folder.write("in/g/a.wav", LoudnessPlanEndToEndTests.noise(channels: 1, seconds: 1, amplitude: 0.3, seed: 4))
+        _ = folder.write("in/g/b.wav", LoudnessPlanEndToEndTests.noise(channels: 1, seconds: 1, amplitude: 0.2, seed: 5))
+        let result = try run(
+            RepositoryPaths.executable,
+            [
+                "convert", "-d", format, "--loudness", "\(target)", "--true-peak", "\(ceiling)", "--loudness-group", "folder",
+                folder.file("in"), "-o", folder.file("out"),
+            ])
+        #expect(result.status == 0, "\(format): \(result.stderr)")
+        let verified = try run(
+            RepositoryPaths.executable, ["verify", "--max-true-peak", "\(gate)", folder.file("out/g/a.caf"), folder.file("out/g/b.caf")])
+        #expect(verified.status == 0, "\(format): \(verified.text)\(verified.stderr)")
     }
 }
