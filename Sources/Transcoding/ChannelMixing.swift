@@ -107,9 +107,10 @@ public struct SpeakerLayout: Equatable, Sendable, CustomStringConvertible {
     /// 1.41 (+1.5 dB) for the surrounds between 60 and 120 degrees (side left and right; back left
     /// and right too when there are no sides, as in 5.1, where they are the surrounds at 110),
     /// none for the LFE, 1.0 for the others (front, centre, back at 135 to 180, elevated);
-    /// `nil` when a channel has no known position.
+    /// `nil` when a channel has no known position, and for mono and stereo, always weighed 1.0
+    /// (as every meter reads them, and as a CAF of them, which carries no `chan`, is read).
     package var loudnessKinds: [LoudnessMeter.ChannelKind]? {
-        guard isComplete else { return nil }
+        guard isComplete, speakers.count > 2 else { return nil }
         let hasSides = speakers.contains { $0 == .sideLeft || $0 == .sideRight }
         return speakers.map { speaker -> LoudnessMeter.ChannelKind in
             switch speaker {

@@ -116,8 +116,8 @@ package enum Converter {
         _ codec: Codec, source: SourceStage, job: Job, options: ConversionOptions, loudnessCorrection: Double = 0,
         result: inout FileResult, temporaryFile: inout FileSystem.TemporaryFile?, isCancelled: @escaping () -> Bool
     ) throws {
-        // The output's channels weighed as the source's were (when no mix makes other channels).
-        let outputKinds = options.channels.map { $0 == source.info.channels } ?? true ? source.loudnessKinds : nil
+        // `--loudness`: the output's channels weighed as its plan and its check both weigh them.
+        let outputKinds = LoudnessScan.outputKinds(source, writesLayout: codec is any LibsndfileWriterCodec, options: options)
         func openOutput() throws(ConversionError) -> OutputTarget {
             let folder = try FileSystem.outputFolder(for: job.output, root: job.root)
             let temporary = try FileSystem.TemporaryFile(in: folder, for: FileSystem.baseName(job.output), anonymous: true)
@@ -137,7 +137,7 @@ package enum Converter {
             shape = try codec.plan(source, options: options, result: &ignored).transform
         }
         let loudness = try LoudnessScan.plan(
-            source, shape: shape, correction: loudnessCorrection, options: &options, result: &result)
+            source, shape: shape, kinds: outputKinds, correction: loudnessCorrection, options: &options, result: &result)
         let plan = try codec.plan(source, options: options, result: &result)
         try source.admits(plan.target)
         if output == nil { output = try openOutput() }

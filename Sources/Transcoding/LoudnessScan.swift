@@ -109,13 +109,15 @@ package enum LoudnessScan {
     /// `correction` (LU) is what an earlier encoding of this job measured above the loudness its
     /// gain was planned to reach (``Retry``): the gain is planned for `target - correction`, and
     /// the output is expected at what that reaches plus `correction`.
+    ///
+    /// `kinds`: the weights of the output's channels (``outputKinds(_:writesLayout:options:)``).
     package static func plan(
-        _ source: SourceStage, shape: TransformPlan?, correction: Double = 0, options: inout ConversionOptions,
-        result: inout FileResult
+        _ source: SourceStage, shape: TransformPlan?, kinds: [LoudnessMeter.ChannelKind]?, correction: Double = 0,
+        options: inout ConversionOptions, result: inout FileResult
     ) throws(ConversionError) -> LoudnessGain? {
         guard let target = options.loudnessTarget else { return nil }
         if let group = options.loudnessGroupPlan {
-            return try plan(group: group, source: source, shape: shape, options: &options, result: &result)
+            return try plan(group: group, source: source, shape: shape, kinds: kinds, options: &options, result: &result)
         }
         let encoding = OutputPlan.target(source, options: options).encoding
         // Only a float output carries samples past full scale: for any other, a ceiling above
@@ -123,7 +125,8 @@ package enum LoudnessScan {
         let ceiling = encoding.isFloat ? options.truePeakCeiling : min(options.truePeakCeiling, 0)
         let headroom = codingHeadroom(encoding, ceiling: ceiling)
         let planned = target - correction
-        let measured = try measureForGain(source, through: shape?.measuring, target: planned, ceiling: ceiling - headroom)
+        let measured = try measureForGain(
+            source, through: shape?.measuring, kinds: kinds, target: planned, ceiling: ceiling - headroom)
         guard var gain = LoudnessGain.plan(measured, target: planned, ceiling: ceiling, headroom: headroom) else {
             throw .source(.silentForLoudness(target: target))
         }
@@ -147,11 +150,10 @@ package enum LoudnessScan {
     /// The source's integrated loudness and sample peak; and its true peak, from a second
     /// decoding, only when ``LoudnessGain/truePeakCouldDecide(loudness:samplePeak:sampleRate:target:ceiling:)``
     /// says it could cap the gain (memory stays one block either way).
-    static func measureForGain(_ source: SourceStage, through shape: TransformPlan?, target: Double, ceiling: Double)
-        throws(ConversionError) -> LoudnessMeasurement
-    {
-        // Weighed by where the source's channels play, unless a mix makes other channels.
-        let kinds = shape.map { $0.outputChannels == $0.inputChannels } ?? true ? source.loudnessKinds : nil
+    static func measureForGain(
+        _ source: SourceStage, through shape: TransformPlan?, kinds: [LoudnessMeter.ChannelKind]?, target: Double,
+        ceiling: Double
+    ) throws(ConversionError) -> LoudnessMeasurement {
         func shaped(_ audio: SourceAudio) throws -> any FrameSource {
             guard let shape else { return audio }
             return try TransformedAudio(source: audio, plan: shape)
@@ -174,6 +176,18 @@ package enum LoudnessScan {
         }
     }
 
+    /// The channel weights `--loudness` plans and checks a job's output by, one rule for both:
+    /// where the source's channels play (``SourceStage/loudnessKinds``, for more than two
+    /// channels) when the output keeps them and records where they play (`writesLayout`: linear
+    /// PCM and ALAC, whose CAF gets a `chan`, see ``ContainerStage/finish(_:target:channels:sampleRate:frames:metadata:speakers:blockSize:)``);
+    /// else `nil`, by the channel count, as `verify` then reads the output.
+    package static func outputKinds(
+        _ source: SourceStage, writesLayout: Bool, options: ConversionOptions
+    ) -> [LoudnessMeter.ChannelKind]? {
+        guard writesLayout, options.channels.map({ $0 == source.info.channels }) ?? true else { return nil }
+        return source.loudnessKinds
+    }
+
     /// The room a capped gain leaves below the ceiling for the output's own rounding
     /// (``LoudnessGain/codingHeadroom(bits:companded:ceiling:)``); none for a lossy output, whose
     /// decoded peaks the encoder moves by more than any margin planned here.
@@ -193,8 +207,8 @@ package enum LoudnessScan {
     /// again through them, since that is what the gain scales (the group's gain, planned from
     /// the sources, stays one for all).
     static func plan(
-        group: LoudnessGroupPlan, source: SourceStage, shape: TransformPlan?, options: inout ConversionOptions,
-        result: inout FileResult
+        group: LoudnessGroupPlan, source: SourceStage, shape: TransformPlan?, kinds: [LoudnessMeter.ChannelKind]?,
+        options: inout ConversionOptions, result: inout FileResult
     ) throws(ConversionError) -> LoudnessGain? {
         if let failure = group.failure { throw .source(failure) }
         options.loudnessGain = group.gain
@@ -208,7 +222,8 @@ package enum LoudnessScan {
         }
         var own = group.memberLoudness
         if own != nil, let measuring = shape?.measuring {
-            own = try measureForGain(source, through: measuring, target: group.target, ceiling: .infinity).integrated
+            own = try measureForGain(source, through: measuring, kinds: kinds, target: group.target, ceiling: .infinity)
+                .integrated
         }
         return own.map { loudness in
             LoudnessGain(
