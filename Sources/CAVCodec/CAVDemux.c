@@ -204,8 +204,8 @@ static int adts_cut(const cafconv_av_demuxer *demuxer, int64_t frame, char *erro
     char at[48] = "";
     if (demuxer->packet->pos >= 0) snprintf(at, sizeof at, " (at byte %lld)", (long long)demuxer->packet->pos);
     if (error && size)
-        snprintf(error, size, "it is cut short: its ADTS frame %lld%s holds %d of the %d bytes its header says", (long long)frame, at,
-                 demuxer->packet->size, length);
+        snprintf(error, size, "it is cut short: its ADTS frame %lld%s holds %d of the %d bytes its header says",
+                 (long long)frame, at, demuxer->packet->size, length);
     return -1;
 }
 

@@ -257,7 +257,8 @@ struct M4ASourceTests {
         let adtsBytes = try #require(readFile(adts))
         let cutADTS = folder.write("cut.aac", Array(adtsBytes.dropLast(100)))
         let adtsReason =
-            "it is cut short: its ADTS frame \(frames.count - 1) (at byte \(frames.dropLast().reduce(0, +))) holds \(last - 100) of the \(last) bytes its header says"
+            "it is cut short: its ADTS frame \(frames.count - 1) (at byte \(frames.dropLast().reduce(0, +))) "
+            + "holds \(last - 100) of the \(last) bytes its header says"
         let frag = try Self.source(
             "f.mp4", frames: 48_000, rate: 48_000, codec: ["-c:a", "aac", "-movflags", "frag_keyframe+empty_moov"], in: folder)
         let packets = try Self.sizes(frag)
@@ -267,7 +268,8 @@ struct M4ASourceTests {
         let fragReason = "it is cut short: its fragments list \(packets.count) packets, the file holds "
         // ffmpeg ends a fragmented file with an `mfra` index: cut at the middle of the last packet.
         let probe = try runMerged(
-            try #require(Self.ffprobe), ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pos", "-of", "csv=p=0", frag])
+            try #require(Self.ffprobe),
+            ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pos", "-of", "csv=p=0", frag])
         let lastAt = try #require(probe.lines.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last)
         let half = try #require(packets.last) / 2
         let lastCut = folder.write("last.mp4", Array(fragBytes.prefix(lastAt + half)))

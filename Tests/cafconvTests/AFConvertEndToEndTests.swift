@@ -109,7 +109,7 @@ struct AFConvertEndToEndTests {
             (["-hf"], "afconvert's -hf is not supported"),
             (["--prime-override", "-1", "-1"], "afconvert's --prime-override is not supported"),
             (["-s", "3"], "-s 3: only strategy 1 (ABR) is supported"),
-            (["-d", "aac", "-s", "0"], "-s 0: only strategy 1 (ABR) is supported: cafconv's AAC encoder (libavcodec's) codes an average bit rate"),
+            (["-d", "aac", "-s", "0"], "-s 0: only strategy 1 (ABR) is supported: cafconv's AAC encoder (libavcodec's)"),
             (["-d", "aac", "-u", "acbf", "0"], "-s 0: only strategy 1 (ABR) is supported"),
             (["-f", "WAVE"], "-f WAVE: cafconv writes CAF only"),
             (["--frobnicate"], "Unknown option '--frobnicate'"),

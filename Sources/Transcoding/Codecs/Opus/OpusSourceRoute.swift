@@ -76,8 +76,8 @@ package enum OpusSourceRoute {
                         packets: header.numberPackets, framesPerPacket: decoder.framesPerPacket,
                         validFrames: header.numberValidFrames)))
             if let frames = decoder.tocFrames {
-                warnings.append(
-                    .source(.opusDurationsByTOC(packets: header.numberPackets, declared: decoder.framesPerPacket, frames: frames)))
+                let declared = decoder.framesPerPacket
+                warnings.append(.source(.opusDurationsByTOC(packets: header.numberPackets, declared: declared, frames: frames)))
             }
         }
         let info = SoundInfo(
