@@ -45,6 +45,10 @@ public final class AVDemuxer {
     /// The packets the container's index lists (an MP4's sample table); 0 when it does not say.
     public var listedPackets: Int64 { cafconv_av_demuxer_listed_packets(handle) }
 
+    /// The packets libavformat's index of the stream holds so far; once every packet was read, in
+    /// a fragmented MP4 (whose sample table lists none) those its fragments' `trun` boxes list.
+    public var indexedPackets: Int64 { cafconv_av_demuxer_indexed_packets(handle) }
+
     /// The duration of `path`'s audio stream in its time base as the sample table gives it (an
     /// MP4's `stts` added up, or its fragments'), the edit list not applied: a second opening
     /// of the file. `nil` when it cannot be opened or does not say.
@@ -92,10 +96,15 @@ public final class AVDemuxer {
         /// Frames libavformat says to drop at its start and end.
         public var skipStart: Int64
         public var skipEnd: Int64
+        /// libavformat marks it damaged (`AV_PKT_FLAG_CORRUPT`): the file ends inside it.
+        public var corrupt = false
+        /// Its byte offset in the file (`nil`: unknown).
+        public var position: Int64?
     }
 
     /// The next packet, `nil` at the end; throws a sentence when the file cannot be read, or (ADTS)
-    /// when a frame's header changes the profile, rate or channel configuration of the first.
+    /// when a frame's header changes the profile, rate or channel configuration of the first, or
+    /// the file ends before the frame_length its header says.
     public func next() throws(AACCodecError) -> Packet? {
         var packet = cafconv_av_packet()
         let (status, message) = withErrorBuffer { cafconv_av_demuxer_next(handle, &packet, $0, $1) }
@@ -104,6 +113,7 @@ public final class AVDemuxer {
         let bytes = packet.bytes.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, packet.size)))) } ?? []
         return Packet(
             bytes: bytes, pts: packet.pts == Int64.min ? nil : packet.pts, duration: packet.duration,
-            discard: packet.discard != 0, skipStart: packet.skip_start, skipEnd: packet.skip_end)
+            discard: packet.discard != 0, skipStart: packet.skip_start, skipEnd: packet.skip_end, corrupt: packet.corrupt != 0,
+            position: packet.position >= 0 ? packet.position : nil)
     }
 }

@@ -46,6 +46,7 @@ static struct {
     AVDictionaryEntry *(*dict_get)(const AVDictionary *, const char *, const AVDictionaryEntry *, int);
     void (*dict_free)(AVDictionary **);
     int (*strerror)(int, char *, size_t);
+    int (*index_count)(AVStream *);
 } dx;
 
 static pthread_once_t demux_once = PTHREAD_ONCE_INIT;
@@ -95,6 +96,7 @@ static void demux_load(void) {
     RESOLVE(dict_get, util, "av_dict_get", DEMUX_UTIL);
     RESOLVE(dict_free, util, "av_dict_free", DEMUX_UTIL);
     RESOLVE(strerror, util, "av_strerror", DEMUX_UTIL);
+    RESOLVE(index_count, format, "avformat_index_get_entries_count", DEMUX_FORMAT);
 #undef RESOLVE
     if (demux_error[0]) return;
     unsigned version = dx.version();
@@ -193,12 +195,28 @@ static void adts_describe(int config, char *text, size_t size) {
     else snprintf(text, size, "%s, %s, %d channel%s", profiles[config >> 7 & 3], rate, channels == 7 ? 8 : channels, channels == 1 ? "" : "s");
 }
 
-// ADTS: refuses a frame whose header's profile, rate or channel configuration is not the first
-// frame's (concatenated streams): the stream is one configuration, as a CAF's `desc` is.
+// ADTS: refuses a frame cut short, whose header's frame_length (header included) runs past the
+// bytes libavformat hands back (the file ends inside it): no decoder can decode its part.
+static int adts_cut(const cafconv_av_demuxer *demuxer, int64_t frame, char *error, size_t size) {
+    const uint8_t *b = demuxer->packet->data;
+    int length = (b[3] & 3) << 11 | b[4] << 3 | b[5] >> 5;
+    if (length <= demuxer->packet->size) return 0;
+    char at[48] = "";
+    if (demuxer->packet->pos >= 0) snprintf(at, sizeof at, " (at byte %lld)", (long long)demuxer->packet->pos);
+    if (error && size)
+        snprintf(error, size, "it is cut short: its ADTS frame %lld%s holds %d of the %d bytes its header says",
+                 (long long)frame, at, demuxer->packet->size, length);
+    return -1;
+}
+
+// ADTS: refuses a frame cut short (adts_cut), or whose header's profile, rate or channel
+// configuration is not the first frame's (concatenated streams): the stream is one
+// configuration, as a CAF's `desc` is.
 static int adts_check(cafconv_av_demuxer *demuxer, char *error, size_t size) {
     int config = adts_config(demuxer->packet);
     int64_t frame = demuxer->frames++;
     if (config < 0) return 0;
+    if (adts_cut(demuxer, frame, error, size) != 0) return -1;
     if (demuxer->adts_config < 0) demuxer->adts_config = config;
     if (config == demuxer->adts_config) return 0;
     char first[64], changed[64], at[48] = "";
@@ -287,6 +305,9 @@ int64_t cafconv_av_demuxer_listed_packets(const cafconv_av_demuxer *demuxer) {
     int64_t listed = demuxer->format->streams[demuxer->stream]->nb_frames;
     return listed > 0 ? listed : 0;
 }
+int64_t cafconv_av_demuxer_indexed_packets(const cafconv_av_demuxer *demuxer) {
+    return dx.index_count(demuxer->format->streams[demuxer->stream]);
+}
 
 int cafconv_av_demuxer_time_base(const cafconv_av_demuxer *demuxer, int *den) {
     AVRational base = demuxer->format->streams[demuxer->stream]->time_base;
@@ -333,6 +354,8 @@ static void fill(cafconv_av_demuxer *demuxer, const AVPacket *source, cafconv_av
     packet->pts = source->pts == AV_NOPTS_VALUE ? INT64_MIN : source->pts;
     packet->duration = source->duration;
     packet->discard = (source->flags & AV_PKT_FLAG_DISCARD) != 0;
+    packet->corrupt = (source->flags & AV_PKT_FLAG_CORRUPT) != 0;
+    packet->position = source->pos;
     packet->skip_start = 0;
     packet->skip_end = 0;
     size_t count = 0;
@@ -407,6 +430,7 @@ int cafconv_av_demuxer_rate(const cafconv_av_demuxer *demuxer) { (void)demuxer; 
 int64_t cafconv_av_demuxer_bit_rate(const cafconv_av_demuxer *demuxer) { (void)demuxer; return 0; }
 int cafconv_av_demuxer_audio_streams(const cafconv_av_demuxer *demuxer) { (void)demuxer; return 0; }
 int64_t cafconv_av_demuxer_listed_packets(const cafconv_av_demuxer *demuxer) { (void)demuxer; return 0; }
+int64_t cafconv_av_demuxer_indexed_packets(const cafconv_av_demuxer *demuxer) { (void)demuxer; return 0; }
 int cafconv_av_demuxer_time_base(const cafconv_av_demuxer *demuxer, int *den) { (void)demuxer; *den = 1; return 0; }
 int cafconv_av_demuxer_config(const cafconv_av_demuxer *demuxer, const uint8_t **bytes) { (void)demuxer; *bytes = NULL; return 0; }
 const char *cafconv_av_demuxer_tag(const cafconv_av_demuxer *demuxer, const char *key) { (void)demuxer; (void)key; return NULL; }

@@ -54,8 +54,9 @@ public struct ConversionOptions: Sendable, Equatable {
     /// source's channel count (64 kb/s per channel, at most AAC's ceiling for the rate).
     public var bitRate: Int?
     /// `-s`: afconvert's bit-rate strategy (0 constant, 1 average, 2 constrained variable, 3
-    /// variable); `-d opus` codes CBR for 0 and constrained VBR otherwise (the default). Its part of
-    /// the fingerprint is the codec's.
+    /// variable); `-d opus` codes CBR for 0 and constrained VBR otherwise (the default); `-d aac`
+    /// refuses 0 (libavcodec's encoder has no CBR mode) and codes its one mode, an average bit
+    /// rate, for 1-3. Its part of the fingerprint is the codec's.
     public var bitRateStrategy: Int?
     /// `-d 0` (afconvert's "keep the source's format"): a source whose codec cafconv writes (an
     /// Ogg Opus stream) keeps it, its packets moved; any other source is converted as without `-d`.
@@ -163,6 +164,12 @@ public struct ConversionOptions: Sendable, Equatable {
         if bitRateStrategy != nil, dataFormat?.kind.takesBitRate != true {
             throw DataFormatError(
                 "-s sets the bit-rate strategy of -d \(codecs.bitRateNames); it does nothing for -d \(dataFormat?.text ?? "(source format)")")
+        }
+        // libavcodec's AAC encoder has one mode, an average bit rate at -b (its packets vary in
+        // size): a constant bit rate asked of it would be ignored without a word.
+        if bitRateStrategy == 0, dataFormat?.kind.codec == "aac" {
+            throw DataFormatError(
+                "-s 0 asks for a constant bit rate, which -d aac cannot give: libavcodec's AAC encoder has no constant-bit-rate mode (it codes an average bit rate at -b, its packets varying in size); -s 1 to 3 change nothing for -d aac")
         }
         if let kind = dataFormat?.kind, let name = kind.byteOrderless, endian != nil {
             throw DataFormatError("--endian does not apply to -d \(kind.codec) (\(name) packets have no byte order)")

@@ -138,7 +138,8 @@ public enum Settings {
             options: [
                 SettingOption(
                     "strategy", short: "s", valueName: "0-3", .wholeNumber,
-                    help: "Bit-rate strategy, as afconvert's -s: 0 constant bit rate (Safari needs it), 1-3 variable (the default); -d opus.")
+                    help:
+                        "Bit-rate strategy, as afconvert's -s: -d opus codes 0 at a constant bit rate (Safari needs it), 1-3 variable (the default); -d aac refuses 0 (libavcodec's AAC encoder has no CBR mode) and 1-3 change nothing (it codes an average bit rate at -b).")
             ],
             fromCommandLine: { given, options throws(DataFormatError) in
                 guard let text = given("strategy") else { return [] }

@@ -171,11 +171,17 @@ extension M4ASource {
         /// MP4: the frames the sample table gives the packets (their durations added up, the edit
         /// list not applied); `nil` when unknown.
         var tableFrames: Int64?
+        /// MP4: the first packet libavformat marks damaged (the file ends inside it), described.
+        var damaged: String?
 
         /// Adds one packet: its bytes, and (MP4) its timestamp in frames, which must follow the
         /// one before by `framesPerPacket`.
         mutating func add(_ packet: AVDemuxer.Packet, framesPerPacket: Int, demuxer: AVDemuxer) throws(AACFormatError) {
             guard !packet.bytes.isEmpty else { throw AACFormatError("its packet \(packets) is empty") }
+            if packet.corrupt, damaged == nil {
+                let at = packet.position.map { " (at byte \($0))" } ?? ""
+                damaged = "the file ends \(packet.bytes.count) bytes into its packet \(packets)\(at)"
+            }
             defer {
                 packets += 1
                 bytes += UInt64(packet.bytes.count)
@@ -220,10 +226,7 @@ extension M4ASource {
                 sampleRate: Double(demuxer.sampleRate), formatID: .aac, formatFlags: 0, bytesPerPacket: 0,
                 framesPerPacket: UInt32(framesPerPacket), channelsPerFrame: UInt32(demuxer.channels), bitsPerChannel: 0)
             try AACFileDecoder.check(config, against: description)
-            let listed = demuxer.listedPackets
-            guard listed == 0 || listed == packets else {
-                throw AACFormatError("it is cut short: its sample table lists \(listed) packets, the file holds \(packets)")
-            }
+            try cutShort(demuxer)
             let coded = packets * Int64(framesPerPacket)
             var (priming, valid, known) = (Int64(0), coded, false)
             if !demuxer.isADTS {
@@ -241,6 +244,22 @@ extension M4ASource {
                 framesPerPacket: framesPerPacket, packets: packets, priming: Int(priming), remainder: Int(remainder),
                 validFrames: valid, audioBytes: bytes, largestPacket: largest, primingKnown: known, tags: tags,
                 audioTracks: max(1, demuxer.audioStreams))
+        }
+
+        /// Throws when the file is cut short: a sample table (or, in a fragmented MP4, the
+        /// fragments' `trun` boxes) listing more packets than the file holds, or a packet
+        /// libavformat marks damaged because the file ends inside it. (ADTS: the demuxer refuses
+        /// a frame shorter than its header says.)
+        func cutShort(_ demuxer: AVDemuxer) throws(AACFormatError) {
+            let listed = demuxer.listedPackets
+            guard listed == 0 || listed == packets else {
+                throw AACFormatError("it is cut short: its sample table lists \(listed) packets, the file holds \(packets)")
+            }
+            let indexed = demuxer.isADTS ? 0 : demuxer.indexedPackets
+            guard listed > 0 || indexed <= packets else {
+                throw AACFormatError("it is cut short: its fragments list \(indexed) packets, the file holds \(packets)")
+            }
+            if let damaged { throw AACFormatError("it is cut short: \(damaged)") }
         }
 
         /// An MP4's priming and valid frames, and whether the file records them. The audio ends at

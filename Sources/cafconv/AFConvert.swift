@@ -40,7 +40,7 @@ struct AFConvert {
         help: "Codec quality 0-127: accepted; cafconv's encoders have no such setting, so it changes nothing.")
     static let strategy = Option<String>(
         "strategy", short: "s", valueName: "strategy",
-        help: "Bit rate strategy of -d aac: 0 (CBR), or 1 (ABR, written as CBR at -b); 2 and 3 (VBR) are refused.")
+        help: "Bit rate strategy of -d aac: 1 (ABR, what cafconv's AAC encoder codes at -b); 0 (CBR), 2 and 3 (VBR) are refused.")
     static let srcQuality = Option<String>(
         "src-quality", short: "r", valueName: "src_quality",
         help: "Sample rate converter quality 0-127 (default 127): 127 vhq, 96-126 hq, 64-95 mq, 32-63 lq, 0-31 qq (libsoxr).")
@@ -266,12 +266,13 @@ struct AFConvert {
             }
             notes.append("-q \(quality) changes nothing: cafconv's encoders have no quality setting")
         }
+        // cafconv's AAC encoder (libavcodec's) codes an average bit rate at -b, its packets varying
+        // in size: it has no constant-bit-rate or quality-VBR mode, as convert's -s says for -d aac.
         switch invocation[Self.strategy] {
-        case nil, "0": break
-        case "1": notes.append("-s 1 (ABR) is written as constant bit rate at -b: cafconv's AAC encoder is CBR")
+        case nil, "1": break
         case let strategy?:
             throw CommandLineError(
-                "-s \(strategy): only strategies 0 (CBR) and 1 (ABR, written as CBR at -b) are supported: cafconv's AAC encoder is constant bit rate",
+                "-s \(strategy): only strategy 1 (ABR) is supported: cafconv's AAC encoder (libavcodec's) codes an average bit rate at -b and has no constant-bit-rate (0) or variable (2, 3) mode",
                 path: [Self.name])
         }
         if let complexity = invocation[Self.srcComplexity], !["line", "norm", "bats"].contains(complexity) {

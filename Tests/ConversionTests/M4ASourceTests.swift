@@ -246,6 +246,51 @@ struct M4ASourceTests {
         #expect(plain.status == .converted, "\(plain.reason ?? "")")
     }
 
+    @Test(
+        "a cut-short ADTS frame or fragmented MP4 is refused, moved, decoded or described, naming the frame or the packets",
+        .enabled(if: ready, "ffmpeg, ffprobe or libavcodec is absent"))
+    func cutShort() throws {
+        let folder = TempDirectory()
+        let adts = try Self.source("a.aac", frames: 20_000, rate: 48_000, codec: ["-c:a", "aac", "-f", "adts"], in: folder)
+        let frames = try Self.sizes(adts)
+        let last = try #require(frames.last)
+        let adtsBytes = try #require(readFile(adts))
+        let cutADTS = folder.write("cut.aac", Array(adtsBytes.dropLast(100)))
+        let adtsReason =
+            "it is cut short: its ADTS frame \(frames.count - 1) (at byte \(frames.dropLast().reduce(0, +))) "
+            + "holds \(last - 100) of the \(last) bytes its header says"
+        let frag = try Self.source(
+            "f.mp4", frames: 48_000, rate: 48_000, codec: ["-c:a", "aac", "-movflags", "frag_keyframe+empty_moov"], in: folder)
+        let packets = try Self.sizes(frag)
+        let fragBytes = try #require(readFile(frag))
+        // Cut inside the fragment's mdat, packets missing; and inside the last packet only.
+        let cutFrag = folder.write("cut.mp4", Array(fragBytes.prefix(fragBytes.count * 2 / 3)))
+        let fragReason = "it is cut short: its fragments list \(packets.count) packets, the file holds "
+        // ffmpeg ends a fragmented file with an `mfra` index: cut at the middle of the last packet.
+        let probe = try runMerged(
+            try #require(Self.ffprobe),
+            ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pos", "-of", "csv=p=0", frag])
+        let lastAt = try #require(probe.lines.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last)
+        let half = try #require(packets.last) / 2
+        let lastCut = folder.write("last.mp4", Array(fragBytes.prefix(lastAt + half)))
+        let lastReason = "it is cut short: the file ends \(half) bytes into its packet \(packets.count - 1) (at byte \(lastAt))"
+        for (path, reason) in [(cutADTS, adtsReason), (cutFrag, fragReason), (lastCut, lastReason)] {
+            for format in ["aac", "LEI16"] {
+                let (result, _) = try Self.run(path, try Self.options(format), in: folder, name: "\(format).caf")
+                #expect(result.status == .failed && result.reason?.contains(reason) == true, "\(format): \(result.reason ?? "")")
+            }
+            // `info` reads the file through the same scan.
+            do {
+                _ = try M4ASource.scan(path)
+                Issue.record("\(path) scanned")
+            } catch { #expect("\(error.message)".contains(reason), "\(error.message)") }
+        }
+        for whole in [adts, frag] {
+            let (result, _) = try Self.run(whole, try Self.options("aac"), in: folder, name: "whole.caf")
+            #expect(result.status == .converted, "\(result.reason ?? "")")
+        }
+    }
+
     /// An ID3v2.4 tag holding a `TIT2` title and `padding` zero bytes, its size field `size`
     /// (syncsafe) unless `declared` says otherwise.
     static func id3v2(title: String, padding: Int = 64, declared: [UInt8]? = nil) -> [UInt8] {

@@ -113,6 +113,40 @@ struct OpusSourceTests {
     }
 
     @Test(
+        "ffmpeg's native-encoder Opus CAF ('desc' 120 frames a packet, packets of 960) decodes by its TOC durations, warned",
+        .enabled(if: ffmpeg != nil, "ffmpeg is absent"),
+        arguments: [nil, "opus", "LEI24"] as [String?])
+    func ffmpegNativeLayout(format: String?) throws {
+        let folder = TempDirectory()
+        let wav = folder.write("n.wav", toneFixture(frames: 48_000, channels: 2, sampleRate: 48_000).bytes(order: .little))
+        let caf = folder.file("n.caf")
+        let made = try runMerged(
+            try #require(ffmpeg), ["-hide_banner", "-loglevel", "error", "-y", "-i", wav, "-strict", "-2", "-c:a", "opus", caf])
+        try #require(made.status == 0, "\(made.text)")
+        let file = try CAFFile(reading: try FileByteSource(path: caf))
+        let header = try #require(file.packetTableHeader)
+        try #require(file.audioDescription.framesPerPacket == 120 && header.numberValidFrames == header.numberPackets * 120)
+        let (result, _) = try Self.convert(caf, to: "out.caf", in: folder, options: try Self.options(format))
+        #expect(result.status == .converted, "\(result.reason ?? "")")
+        let frames = header.numberPackets * 960
+        #expect(result.frames == frames, "\(result.frames ?? 0)")
+        let byTOC = ConversionWarning.source(.opusDurationsByTOC(packets: header.numberPackets, declared: 120, frames: frames))
+        #expect(result.warnings.contains(byTOC), "\(result.warnings)")
+        #expect(result.warnings.contains { if case .source(.opusFrameCountUntrusted) = $0 { true } else { false } })
+        // With a `kuki` (Apple's and cafconv's files have one) the 'desc' is held to: decoding the
+        // same packets is refused, naming the first (`-d opus` moves them as they are).
+        guard format != "opus" else { return }
+        let cookie = OpusCookie(application: 2049, sampleRate: 48_000, framesPerPacket: 120, bitRate: 0, channels: 2)
+        var bytes = try #require(readFile(caf))
+        bytes.insert(contentsOf: Array("kuki".utf8) + [0, 0, 0, 0, 0, 0, 0, 28] + cookie.bytes, at: 8 + 12 + 32)
+        let withCookie = folder.write("kuki.caf", bytes)
+        let (refused, _) = try Self.convert(withCookie, to: "kuki-out.caf", in: folder, options: try Self.options(format))
+        #expect(refused.status == .failed, "\(refused.frames ?? 0)")
+        let strict = "packet 0 holds 960 frames, the file's 'desc' declares 120 frames per packet"
+        #expect(refused.reason?.contains(strict) == true, "\(refused.reason ?? "")")
+    }
+
+    @Test(
         "Ogg Opus decodes to any format: pre-skip dropped and the end trimmed by granule position (exactly the source's frames)",
         .enabled(if: ffmpeg != nil, "ffmpeg is absent"),
         arguments: [nil, "alac", "aac", "LEI24"] as [String?])

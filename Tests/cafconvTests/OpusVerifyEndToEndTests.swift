@@ -29,7 +29,7 @@ struct OpusVerifyEndToEndTests {
         let result = try run(RepositoryPaths.executable, ["verify", caf])
         #expect(result.status == 1)
         #expect(result.text.contains("opus-priming"), "\(result.text)")
-        #expect(result.text.contains("48960 valid frames = 51 packets x 960"), "\(result.text)")
+        #expect(result.text.contains("48960 valid frames, its 51 packets x the 960 frames per packet"), "\(result.text)")
         #expect(result.text.contains("cafconv convert"), "\(result.text)")
     }
 

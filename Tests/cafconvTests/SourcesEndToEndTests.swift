@@ -64,6 +64,7 @@ struct SourcesEndToEndTests {
             (["--quality", "127"], "afconvert's --quality is not supported"),
             (["-s", "3"], "-s sets the bit-rate strategy of -d"),
             (["-d", "opus", "-s", "9"], "-s 9: the strategy is 0 (constant bit rate) to 3 (variable)"),
+            (["-d", "aac", "-s", "0"], "-s 0 asks for a constant bit rate, which -d aac cannot give: libavcodec's AAC"),
             (["--src-complexity", "mats"], "afconvert's --src-complexity is not supported: cafconv resamples with libsoxr"),
             (["-c", "0"], "--channels must be from 1 to 1024"),
             (["-l", "Stereo"], "afconvert's -l is not supported"),

@@ -21,7 +21,7 @@ extension CAFValidator {
                 expected:
                     "the encoder's pre-skip as priming frames and the source's length as valid frames (convert the file again with `cafconv convert` from its source to fix it)",
                 found:
-                    "priming 0, remainder 0 and \(header.numberValidFrames) valid frames = \(header.numberPackets) packets x \(desc.framesPerPacket): the pre-skip was dropped and the padding counted as audio (ffmpeg's Opus CAF), so the frame count cannot be trusted"
+                    "priming 0, remainder 0 and \(header.numberValidFrames) valid frames, its \(header.numberPackets) packets x the \(desc.framesPerPacket) frames per packet its 'desc' declares, a count of packets rather than the audio's length (the packets' own durations may differ): the pre-skip was dropped and the padding counted as audio (ffmpeg's Opus CAF), so the frame count cannot be trusted"
             )
         ]
     }

@@ -27,6 +27,9 @@ int64_t cafconv_av_demuxer_bit_rate(const cafconv_av_demuxer *demuxer);
 int cafconv_av_demuxer_audio_streams(const cafconv_av_demuxer *demuxer);
 /// The packets the container's index lists (an MP4's sample table), 0 when it does not say.
 int64_t cafconv_av_demuxer_listed_packets(const cafconv_av_demuxer *demuxer);
+/// The packets libavformat's index of the stream holds so far: after the last packet, those
+/// every fragment's `trun` listed in a fragmented MP4 (whose sample table lists none).
+int64_t cafconv_av_demuxer_indexed_packets(const cafconv_av_demuxer *demuxer);
 /// The best audio stream's duration in its time base as its sample table gives it, the edit list
 /// not applied (a second opening of `path` with libavformat's `ignore_editlist`); -1 when it
 /// cannot be opened or does not say.
@@ -47,12 +50,15 @@ typedef struct {
     int64_t pts;           // INT64_MIN when unknown
     int64_t duration;      // 0 when unknown
     int discard;           // the container marks it decoded but not presented (before an edit)
+    int corrupt;           // libavformat marks it damaged (AV_PKT_FLAG_CORRUPT: the file ends inside it)
+    int64_t position;      // its byte offset in the file, -1 when unknown
     int64_t skip_start;    // frames to drop at its start (libavformat's skip-samples side data)
     int64_t skip_end;      // frames to drop at its end
 } cafconv_av_packet;
 
 /// The next packet of the stream: 1 with `*packet` filled, 0 at the end, -1 with `error` set
-/// (also for an ADTS frame whose header changes the first frame's profile, rate or channels).
+/// (also for an ADTS frame whose header changes the first frame's profile, rate or channels, or
+/// that the file's end cuts short of its header's frame_length).
 int cafconv_av_demuxer_next(cafconv_av_demuxer *demuxer, cafconv_av_packet *packet, char *error, size_t size);
 
 /// Frees the demuxer (NULL is fine).

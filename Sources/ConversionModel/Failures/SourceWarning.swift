@@ -64,6 +64,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
             "the source has no channel mask (it is not WAVE_FORMAT_EXTENSIBLE): its \(channels) channels were mixed as the WAVE default order \(layout)"
         case .opusFrameCountUntrusted(let packets, let framesPerPacket, let validFrames):
             "its 'pakt' declares no priming and \(validFrames) valid frames, exactly its \(packets) packets of \(framesPerPacket) frames (ffmpeg's layout, which drops the encoder's pre-skip): the frame count cannot be trusted, and the encoder's priming is decoded as audio at the start"
+        case .opusDurationsByTOC(let packets, let declared, let frames):
+            "its 'desc' declares \(declared) frames per packet, but its \(packets) packets' TOC bytes say they hold \(frames) frames (ffmpeg's native Opus encoder's CAF): they are decoded by those durations, \(frames) frames, the encoder's priming included"
         case .otherAudioTracks(let count):
             "it holds \(count) audio tracks: only one is converted (libavformat's choice, `av_find_best_stream`); \(count == 2 ? "the other is" : "the other \(count - 1) are") left out"
         case .loudnessCapped(let asked, let reached, let ceiling):
@@ -93,4 +95,8 @@ public enum SourceWarning: Equatable, Sendable, CustomStringConvertible {
     /// `framesPerPacket` frames (ffmpeg's layout, which drops the encoder's pre-skip): its frame
     /// count cannot be trusted, and the encoder's priming is decoded as audio.
     case opusFrameCountUntrusted(packets: Int64, framesPerPacket: Int, validFrames: Int64)
+    /// An Opus CAF in ffmpeg's layout whose `desc` declares `declared` frames per packet while its
+    /// `packets` packets' TOC bytes add up to `frames` (ffmpeg's native encoder: 120 declared, 960
+    /// coded): it is decoded by the TOC durations, `frames` frames.
+    case opusDurationsByTOC(packets: Int64, declared: Int, frames: Int64)
 }

@@ -21,6 +21,10 @@ package final class OpusFileDecoder {
     package let framesPerPacket: Int
     /// The `kuki`, when the file has Apple's.
     package let cookie: OpusCookie?
+    /// ffmpeg's native encoder's CAF (``measuredByTOC(_:source:rate:declared:)``): the frames its
+    /// packets' TOC bytes add up to, decoded as the valid frames in place of the `pakt`'s; `nil`
+    /// for any other file.
+    package let tocFrames: Int64?
     /// Where the packets come from.
     private var packets: OpusPackets
     /// Every packet holds `framesPerPacket` frames (CAF); Ogg's packets may vary.
@@ -96,15 +100,38 @@ package final class OpusFileDecoder {
         do { decoder = try OpusDecoder(sampleRate: rate, channels: Int(desc.channelsPerFrame)) } catch {
             throw OpusFormatError(error.message)
         }
+        tocFrames = try Self.measuredByTOC(file, source: source, rate: rate, declared: capacity)
         channels = Int(desc.channelsPerFrame)
         sampleRate = rate
-        validFrames = header.numberValidFrames
+        validFrames = tocFrames ?? header.numberValidFrames
         primingFrames = Int64(header.primingFrames)
         self.framesPerPacket = framesPerPacket
         self.cookie = cookie
         toDrop = primingFrames
-        fixedDuration = true
+        fixedDuration = tocFrames == nil
         gain = 1
+    }
+
+    /// ffmpeg's native Opus encoder (`-strict -2 -c:a opus`) writes a CAF in ffmpeg's layout (no
+    /// `kuki`, no priming, valid frames = packets x `desc` frames per packet:
+    /// ``OpusSourceRoute/untrusted(_:)``) whose `desc` says 120 frames per packet while its packets'
+    /// TOC bytes say 960. For such a file, the frames the TOCs add up to (a pass over the packets,
+    /// nothing decoded) when they differ from `declared` (the packets x `desc` count): the file is
+    /// decoded by its packets' durations. `nil` for any other file: with a `kuki` (Apple's,
+    /// cafconv's) every packet must hold the `desc` frames.
+    static func measuredByTOC(_ file: CAFFile, source: any ByteSource, rate: Int, declared: Int64) throws(OpusFormatError)
+        -> Int64?
+    {
+        guard OpusSourceRoute.untrusted(file) else { return nil }
+        var packets = try OpusPackets(caf: file, source: source)
+        var total: Int64 = 0
+        while let (bytes, _) = try packets.next() {
+            guard let frames = bytes.withUnsafeBytes({ LibOpus.frames(inPacket: $0, sampleRate: rate) }) else {
+                throw OpusFormatError("packet \(packets.packetsRead - 1) has no valid Opus TOC byte")
+            }
+            total += Int64(frames)
+        }
+        return total == declared ? nil : total
     }
 
     /// Opens the Ogg Opus stream in `source` (one logical stream, mapping family 0: chained,
@@ -129,6 +156,7 @@ package final class OpusFileDecoder {
         primingFrames = accounting.priming
         framesPerPacket = 960
         cookie = nil
+        tocFrames = nil
         toDrop = primingFrames
         fixedDuration = false
         gain = Float(pow(10, Double(scan.head.outputGain) / 256 / 20))

@@ -55,7 +55,9 @@ package enum OpusSourceRoute {
     /// A `convert` job's Opus source (``SourceStage/open(_:options:warnings:)``): libopus loaded,
     /// the accounting read (no decoding), refused when the output would replace it. An Opus CAF
     /// in ffmpeg's layout (no priming, valid frames = packets x frames per packet) is read, with
-    /// the warning that its frame count cannot be trusted.
+    /// the warning that its frame count cannot be trusted; one whose packets' TOC bytes say
+    /// another duration than its `desc` (ffmpeg's native encoder) is decoded by the TOC
+    /// durations, and a second warning says so.
     package static func admit(
         _ path: String, input: FileByteSource, content: SourceContent, output: String, warnings: inout [ConversionWarning]
     ) throws(ConversionError) -> SourceStage {
@@ -73,6 +75,10 @@ package enum OpusSourceRoute {
                     .opusFrameCountUntrusted(
                         packets: header.numberPackets, framesPerPacket: decoder.framesPerPacket,
                         validFrames: header.numberValidFrames)))
+            if let frames = decoder.tocFrames {
+                let declared = decoder.framesPerPacket
+                warnings.append(.source(.opusDurationsByTOC(packets: header.numberPackets, declared: declared, frames: frames)))
+            }
         }
         let info = SoundInfo(
             frames: decoder.validFrames, sampleRate: decoder.sampleRate, channels: decoder.channels,
