@@ -40,7 +40,7 @@ struct AFConvert {
         help: "Codec quality 0-127: accepted; cafconv's encoders have no such setting, so it changes nothing.")
     static let strategy = Option<String>(
         "strategy", short: "s", valueName: "strategy",
-        help: "Bit rate strategy of -d aac: 1 (ABR, what cafconv's AAC encoder codes at -b); 0 (CBR), 2 and 3 (VBR) are refused.")
+        help: "Bit rate strategy of -d aac: 1 (ABR, what cafconv's AAC encoder codes at -b); 0 (CBR) is written as 1, with a note; 2 and 3 (VBR) are refused.")
     static let srcQuality = Option<String>(
         "src-quality", short: "r", valueName: "src_quality",
         help: "Sample rate converter quality 0-127 (default 127): 127 vhq, 96-126 hq, 64-95 mq, 32-63 lq, 0-31 qq (libsoxr).")
@@ -270,9 +270,12 @@ struct AFConvert {
         // in size: it has no constant-bit-rate or quality-VBR mode, as convert's -s says for -d aac.
         switch invocation[Self.strategy] {
         case nil, "1": break
+        case "0":
+            // Mac scripts pass -s 0 for Safari: they run, told what they get.
+            notes.append("-s 0 (CBR) is written at an average bit rate at -b: cafconv's AAC encoder (libavcodec's) has no constant-bit-rate mode")
         case let strategy?:
             throw CommandLineError(
-                "-s \(strategy): only strategy 1 (ABR) is supported: cafconv's AAC encoder (libavcodec's) codes an average bit rate at -b and has no constant-bit-rate (0) or variable (2, 3) mode",
+                "-s \(strategy): only strategies 0 and 1 are supported, both written at an average bit rate at -b: cafconv's AAC encoder (libavcodec's) has no variable (2, 3) or constant-bit-rate mode",
                 path: [Self.name])
         }
         if let complexity = invocation[Self.srcComplexity], !["line", "norm", "bats"].contains(complexity) {
