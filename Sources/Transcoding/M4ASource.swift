@@ -208,8 +208,9 @@ extension M4ASource {
         func frames(_ time: Int64, _ demuxer: AVDemuxer) -> Int64? {
             let (numerator, denominator) = demuxer.timeBase
             guard numerator > 0, denominator > 0, demuxer.sampleRate > 0, abs(time) < 1 << 40 else { return nil }
-            let scaled = time * Int64(numerator) * Int64(demuxer.sampleRate)
-            guard scaled % Int64(denominator) == 0 else { return nil }
+            let (partial, overflowed) = time.multipliedReportingOverflow(by: Int64(numerator))
+            let (scaled, overflowedAgain) = partial.multipliedReportingOverflow(by: Int64(demuxer.sampleRate))
+            guard !overflowed, !overflowedAgain, scaled % Int64(denominator) == 0 else { return nil }
             return scaled / Int64(denominator)
         }
 
@@ -268,7 +269,11 @@ extension M4ASource {
         /// libavformat's end of the last packet may run a few frames past the samples.
         func timing(_ demuxer: AVDemuxer, coded: Int64) throws(AACFormatError) -> (Int64, Int64, Bool) {
             let start = first ?? 0
-            let end = tableFrames.map { Swift.min(self.end, start + $0) } ?? self.end
+            // The sample table's end only where it falls less than a packet before the edit's
+            // (the edit's duration rounded to the movie's time scale); libavformat's table
+            // duration is also the track header's, which files get wrong by far more.
+            var end = self.end
+            if let table = tableFrames, start + table < end, end - (start + table) < 1024 { end = start + table }
             if start < 0 { return (-start, end, true) }
             guard start == 0 else {
                 throw AACFormatError("its audio starts at frame \(start) (an edit list that delays it), which a CAF cannot say")

@@ -135,4 +135,22 @@ struct M4APrimingTests {
         #expect(header.numberValidFrames == Int64(stated) && result.frames == Int64(stated), "\(header), ffprobe \(stated)")
         #expect(header.numberValidFrames < header.numberPackets * 1024, "\(header)")
     }
+
+    @Test(
+        "a track header (mdhd) whose duration is wrong by far more than the edit's rounding does not cut the audio",
+        .enabled(if: M4ASourceTests.ready, "ffmpeg, ffprobe or libavcodec is absent"), arguments: [0, 1000])
+    func wrongTrackDuration(duration: Int) throws {
+        let folder = TempDirectory()
+        let m4a = try M4ASourceTests.source("in.m4a", frames: 48_000, channels: 1, rate: 48_000, in: folder)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: m4a)))
+        let mdhd = try Self.box(bytes, path: ["moov", "trak", "mdia", "mdhd"])
+        try #require(bytes[mdhd.offset + 8] == 0, "mdhd version 0")
+        bytes.replaceSubrange(mdhd.offset + 24..<mdhd.offset + 28, with: Self.be32(duration))
+        let patched = folder.write("patched.m4a", bytes)
+        // Converted, not refused ("-1024 valid frames"): at most what the packets hold past the
+        // priming, at least the source's frames.
+        let (result, header) = try Self.moved(patched, in: folder)
+        #expect((48_000...48_128).contains(header.numberValidFrames), "\(header) \(result.warnings)")
+        #expect(result.frames == header.numberValidFrames)
+    }
 }
