@@ -164,17 +164,24 @@ struct AACAlignmentTests {
         #expect(measured.isNearSilent == false && measured.snr == .infinity)
     }
 
+    /// White noise uniform in ±0.3, from a 64-bit linear congruential generator.
+    struct Noise {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> Float {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(Int64(bitPattern: state) >> 11) / Float(1 << 52) * 0.3
+        }
+    }
+
     @Test(
         "noise rebuilt by energy (SNR near 0 dB) passes when its energy follows the source's, not when it is much quieter or silent",
         arguments: [(0.7, 0.7, true), (0.9, 0.0, true), (0.25, 0.25, false), (0.0, 0.0, false), (0.0, 1.0, false)])
     func noiseByEnvelope(kept: Float, substituted: Float, passes: Bool) throws {
         // Stereo white noise; the "decoding" keeps `kept` of it and adds `substituted` of other
         // noise (a codec's noise fill): SNR about 0 dB for 0.7/0.7, energy within 0.1 dB.
-        var state: UInt64 = 3
-        func next() -> Float {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Float(Int64(bitPattern: state) >> 11) / Float(1 << 52) * 0.3
-        }
+        var noise = Noise(seed: 3)
+        func next() -> Float { noise.next() }
         let frames = 48_000
         let source = (0..<(2 * frames)).map { _ in next() }
         let output = source.map { $0 * kept + next() * substituted }
@@ -191,11 +198,8 @@ struct AACAlignmentTests {
 
     @Test("noise whose decoding drops out for a window, or whose channels are swapped, does not pass by its envelope")
     func noiseDropoutOrSwap() throws {
-        var state: UInt64 = 5
-        func next() -> Float {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Float(Int64(bitPattern: state) >> 11) / Float(1 << 52) * 0.3
-        }
+        var noise = Noise(seed: 5)
+        func next() -> Float { noise.next() }
         let frames = 96_000
         let source = (0..<(2 * frames)).map { _ in next() }
         var dropped = source.map { $0 * 0.7 + next() * 0.7 }
