@@ -233,7 +233,7 @@ public enum Settings {
             options: [
                 SettingOption(
                     "true-peak", valueName: "dBTP", .text,
-                    help: "With --loudness: the true-peak ceiling the gain may not exceed (default -1).")
+                    help: "With --loudness: the true-peak ceiling the gain may not exceed (default -1; at most 0 but for float outputs).")
             ],
             fromCommandLine: { given, options throws(DataFormatError) in
                 guard let text = given("true-peak") else { return [] }

@@ -52,11 +52,6 @@ package enum LoudnessScan {
         }
     }
 
-    /// The loudness of every frame `source` yields from where it stands.
-    package static func measure(_ source: some FrameSource) throws(SourceError) -> LoudnessMeasurement {
-        try metered(source).finish()
-    }
-
     /// A meter that has taken every frame `source` yields from where it stands, its channels
     /// weighed as `kinds` says (by their count when `nil`: ``LoudnessMeter/ChannelKind/standard(channels:)``).
     static func metered(
